@@ -1,0 +1,276 @@
+"""Run folders: writing them atomically, reading them back into the tidy tables.
+
+A run folder ``data/<experiment>/<run>/`` holds
+
+- ``meta.json``      format version, benchlib version, status, resolved parameters,
+                     host and DBMS facts, start/end times (passwords masked);
+- ``steps.parquet``, ``latency.parquet``, ``intervals.parquet``, ``hw.parquet``
+                     the tidy tables of :mod:`benchlib.schema`;
+- ``intervals.jsonl`` while a run is going: one line per completed second, flushed,
+                     so a killed run keeps every completed interval;
+- ``ycsb.txt``       the run in YCSB's text format, for existing YCSB scripts.
+
+Every file is written to a temporary name and renamed, so a reader never sees a
+half-written table. A folder whose ``meta.json`` says ``running`` but whose process
+is gone was killed: :func:`recover_run` marks it failed and turns its interval log
+into the table.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from . import schema
+
+META = "meta.json"
+INTERVAL_LOG = "intervals.jsonl"
+TABLE_NAMES = tuple(schema.TABLES)
+
+
+class ResultsError(Exception):
+    """A run folder that cannot be read or written; the message is one line."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj: Any) -> None:
+    _atomic_write_bytes(Path(path), json.dumps(obj, indent=2, default=str).encode())
+
+
+def write_table(run_dir: Path, name: str, df: pd.DataFrame | None) -> Path:
+    """Write one tidy table as Parquet, atomically, conformed to its schema."""
+    df = schema.conform(name, df)
+    path = Path(run_dir) / f"{name}.parquet"
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=run_dir)
+    os.close(fd)
+    try:
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text(path: Path, text: str) -> None:
+    _atomic_write_bytes(Path(path), text.encode())
+
+
+def base_meta(run_id: str, experiment: str, **extra: Any) -> dict:
+    from . import __version__
+
+    meta = {
+        "format_version": schema.FORMAT_VERSION,
+        "benchlib_version": __version__,
+        "run_id": run_id,
+        "experiment": experiment,
+        "status": "running",
+        "pid": os.getpid(),
+        "hostname": socket.gethostname(),
+        "started": utcnow().isoformat(),
+        "ended": None,
+    }
+    meta.update(extra)
+    return meta
+
+
+def write_run(run_dir: Path | str, meta: dict, *, overwrite: bool = False,
+              text_files: dict[str, str] | None = None,
+              **tables: pd.DataFrame | None) -> Path:
+    """Write a whole run folder at once (importers use this).
+
+    The folder is built under a temporary name beside ``run_dir`` and renamed into
+    place at the end, so a failure leaves nothing behind. ``tables`` are any of
+    steps, latency, intervals, hw; a table not given is written empty.
+    """
+    run_dir = Path(run_dir)
+    unknown = set(tables) - set(TABLE_NAMES)
+    if unknown:
+        raise ValueError(f"unknown tables {sorted(unknown)}")
+    if run_dir.exists() and not overwrite:
+        raise ResultsError(f"{run_dir}: already exists (use another name, or overwrite)")
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", dir=run_dir.parent))
+    try:
+        for name in TABLE_NAMES:
+            write_table(tmp, name, tables.get(name))
+        for fname, text in (text_files or {}).items():
+            write_text(tmp / fname, text)
+        meta = {"format_version": schema.FORMAT_VERSION, **meta}
+        meta.setdefault("status", "ok")
+        write_json(tmp / META, meta)
+        if run_dir.exists():
+            shutil.rmtree(run_dir)
+        os.replace(tmp, run_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return run_dir
+
+
+# ---------------------------------------------------------------- reading
+
+def read_meta(run_dir: Path | str) -> dict:
+    path = Path(run_dir) / META
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ResultsError(f"{run_dir}: not a run folder (no {META})") from None
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{path}: not valid JSON (line {e.lineno}): {e.msg}") from None
+    return upgrade_meta(meta, path)
+
+
+def upgrade_meta(meta: dict, path: Path) -> dict:
+    """Bring an older meta.json up to the current format (none older exists yet)."""
+    version = meta.get("format_version")
+    if version is None:
+        raise ResultsError(f"{path}: no format_version: not written by benchlib")
+    if int(version) > schema.FORMAT_VERSION:
+        raise ResultsError(f"{path}: format {version} is newer than this benchlib reads "
+                           f"({schema.FORMAT_VERSION}); upgrade benchlib")
+    return meta
+
+
+def read_interval_log(run_dir: Path) -> pd.DataFrame:
+    """The intervals a running (or killed) run has flushed so far."""
+    path = Path(run_dir) / INTERVAL_LOG
+    rows = []
+    if path.exists():
+        with path.open() as f:
+            for line in f:
+                try:
+                    rows.extend(json.loads(line))
+                except json.JSONDecodeError:
+                    break  # the last line of a killed run may be cut short
+    return schema.conform("intervals", pd.DataFrame(rows) if rows else None)
+
+
+def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
+    run_dir = Path(run_dir)
+    path = run_dir / f"{name}.parquet"
+    if path.exists():
+        return schema.conform(name, pd.read_parquet(path))
+    if name == "intervals":
+        return read_interval_log(run_dir)
+    return schema.empty(name)
+
+
+def is_run_dir(path: Path) -> bool:
+    return (Path(path) / META).is_file()
+
+
+def find_runs(path: Path | str) -> list[Path]:
+    """Run folders at ``path``: itself, or those below it (experiment or data dir)."""
+    path = Path(path)
+    if not path.exists():
+        raise ResultsError(f"{path}: no such folder")
+    if is_run_dir(path):
+        return [path]
+    return sorted(p.parent for p in path.rglob(META) if not p.parent.name.startswith("."))
+
+
+def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
+                 statuses: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
+    """Load the tidy tables of a run, an experiment or a data folder.
+
+    Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
+    each table carries ``experiment`` and ``config`` columns for grouping.
+    """
+    out: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
+    runs = []
+    for rd in find_runs(path):
+        meta = recover_run(rd) if _looks_killed(rd) else read_meta(rd)
+        if statuses is not None and meta.get("status") not in set(statuses):
+            continue
+        runs.append(run_row(rd, meta))
+        for t in tables:
+            df = read_table(rd, t)
+            if len(df):
+                df = df.assign(experiment=meta.get("experiment"), config=meta.get("config"))
+                out[t].append(df)
+    result = {"runs": pd.DataFrame(runs)}
+    for t, dfs in out.items():
+        result[t] = pd.concat(dfs, ignore_index=True) if dfs else schema.empty(t)
+    return result
+
+
+def run_row(run_dir: Path, meta: dict) -> dict:
+    return {
+        "run_id": meta.get("run_id"),
+        "experiment": meta.get("experiment"),
+        "config": meta.get("config"),
+        "status": meta.get("status"),
+        "workload": meta.get("workload"),
+        "target": meta.get("target", {}).get("name") if isinstance(meta.get("target"), dict) else meta.get("target"),
+        "dbms": (meta.get("dbms") or {}).get("name"),
+        "dbms_version": (meta.get("dbms") or {}).get("version"),
+        "threads": meta.get("threads"),
+        "target_ops_per_s": meta.get("target_ops_per_s"),
+        "repetition": meta.get("repetition"),
+        "started": meta.get("started"),
+        "ended": meta.get("ended"),
+        "source": meta.get("source", "benchlib"),
+        "path": str(run_dir),
+    }
+
+
+# ---------------------------------------------------------------- killed runs
+
+def _pid_alive(pid: int | None, hostname: str | None) -> bool:
+    if not pid or (hostname and hostname != socket.gethostname()):
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _looks_killed(run_dir: Path) -> bool:
+    try:
+        meta = read_meta(run_dir)
+    except ResultsError:
+        return False
+    return meta.get("status") == "running" and not _pid_alive(meta.get("pid"), meta.get("hostname"))
+
+
+def recover_run(run_dir: Path | str) -> dict:
+    """Mark a run whose process died as failed, keeping every completed interval."""
+    run_dir = Path(run_dir)
+    meta = read_meta(run_dir)
+    if meta.get("status") != "running" or _pid_alive(meta.get("pid"), meta.get("hostname")):
+        return meta
+    if not (run_dir / "intervals.parquet").exists():
+        write_table(run_dir, "intervals", read_interval_log(run_dir))
+    meta["status"] = "failed"
+    meta.setdefault("error", "the benchmark process ended without finishing the run (killed?)")
+    meta["ended"] = meta.get("ended") or utcnow().isoformat()
+    write_json(run_dir / META, meta)
+    return meta
