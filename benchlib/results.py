@@ -191,7 +191,9 @@ def find_runs(path: Path | str) -> list[Path]:
         raise ResultsError(f"{path}: no such folder")
     if is_run_dir(path):
         return [path]
-    return sorted(p.parent for p in path.rglob(META) if not p.parent.name.startswith("."))
+    # folders whose name starts with "." (.attempts, temporary writes) are not results
+    return sorted(p.parent for p in path.rglob(META)
+                  if not any(part.startswith(".") for part in p.parent.relative_to(path).parts))
 
 
 def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,

@@ -1,0 +1,26 @@
+# The two commands of a fresh machine (see README.md):
+#   make quickstart   creates .venv, installs benchlib, runs the quickstart experiment + report
+#   make test         creates .venv, installs benchlib, runs the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: quickstart test install clean-data
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+install: $(BIN)/.installed
+
+quickstart: $(BIN)/.installed
+	$(BIN)/benchlib run parameters/quickstart.yaml --report
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q
+
+clean-data:
+	rm -rf data/quickstart data/smoke data/catalog.sqlite

@@ -1,0 +1,171 @@
+"""``benchlib`` — the command line: parses arguments, calls the API, nothing else.
+
+Exit codes: 0 done, 1 a run failed (its folder says why), 2 bad input (parameters,
+a file, an unreachable database: one line on stderr), 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _add_run(sub):
+    p = sub.add_parser("run", help="run an experiment (YAML) or a YCSB workload property file")
+    p.add_argument("params", help="parameters/*.yaml, or a YCSB workload file such as workloada")
+    p.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a parameter (run.threads=[1,4]) or a workload property (recordcount=1000)")
+    p.add_argument("--data-dir", default="data", help="where run folders go (default: data)")
+    p.add_argument("--force", action="store_true", help="run again the runs that finished before")
+    p.add_argument("--target", default=None,
+                   help="for a YCSB property file: sqlite | embedded-postgres | basic | URL (default sqlite)")
+    p.add_argument("--threads", type=int, default=None, help="for a YCSB property file: client threads")
+    p.add_argument("--report", action="store_true", help="render the HTML report afterwards")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+
+def _add_show(sub):
+    p = sub.add_parser("show", help="print a tidy table of a run or an experiment")
+    p.add_argument("path")
+    p.add_argument("--table", default="steps", choices=["steps", "latency", "intervals", "hw", "runs"])
+    p.add_argument("--format", default="text", choices=["text", "csv", "json"])
+    p.set_defaults(func=cmd_show)
+
+
+def _add_list(sub):
+    p = sub.add_parser("list", help="list the runs in the catalog")
+    p.add_argument("--data-dir", default="data")
+    p.add_argument("--rebuild", action="store_true", help="rebuild the catalog from the run folders first")
+    p.set_defaults(func=cmd_list)
+
+
+def _add_summary(sub):
+    p = sub.add_parser("summary", help="one-line summaries of a run or an experiment")
+    p.add_argument("path")
+    p.add_argument("--kind", default="eff.op", choices=["eff.op", "eff.sec", "rt", "run", "experiment"])
+    p.add_argument("--format", default="text", choices=["text", "csv", "json"])
+    p.set_defaults(func=cmd_summary)
+
+
+def _add_import(sub):
+    p = sub.add_parser("import", help="import another tool's output into a run folder")
+    p.add_argument("kind", help="ycsb | go-ycsb | linkbench | pgbench | sysbench | auto")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--into", required=True, help="the run folder to create")
+    p.add_argument("--name", default=None, help="the configuration name (cnf)")
+    p.add_argument("--hw", nargs="*", default=[], help="vmstat / iostat / mpstat / ps logs of the run")
+    p.set_defaults(func=cmd_import)
+
+
+def cmd_run(args) -> int:
+    from . import params, runner
+    src = Path(args.params)
+    if src.suffix in (".yaml", ".yml"):
+        exp = params.load_experiment(src, args.overrides)
+    else:
+        exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
+                                                   args.overrides)
+    runner.preflight(exp)
+    res = runner.run_experiment(exp, args.data_dir, force=args.force,
+                                progress=False if args.no_progress else None)
+    print(f"experiment {exp.experiment}: {sum(s in ('ok', 'skipped') for s in res.runs.values())}"
+          f"/{len(res.runs)} runs ok; run folders in {res.path}")
+    if args.report:
+        from . import reports
+        print(f"report: {reports.report(res.path)}")
+    return EXIT_OK if res.ok else EXIT_FAILED
+
+
+def _emit(df, fmt: str) -> None:
+    if fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        print(df.to_json(orient="records", date_format="iso", indent=1))
+    else:
+        import pandas as pd
+        with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 250):
+            print(df.to_string(index=False) if len(df) else "(no rows)")
+
+
+def cmd_show(args) -> int:
+    from . import results
+    tables = ["steps", "latency", "intervals", "hw"] if args.table != "runs" else []
+    res = results.load_results(args.path, tables=tables)
+    df = res[args.table]
+    if args.table == "latency" and "hdr" in df:
+        df = df.drop(columns=["hdr"])
+    _emit(df, args.format)
+    return EXIT_OK
+
+
+def cmd_list(args) -> int:
+    from . import catalog
+    if args.rebuild:
+        catalog.rebuild(args.data_dir)
+    df = catalog.list_runs(args.data_dir)
+    _emit(df.drop(columns=["path"]) if len(df) else df, "text")
+    return EXIT_OK
+
+
+def cmd_summary(args) -> int:
+    from . import results, summaries
+    res = results.load_results(args.path)
+    if args.format == "text":
+        print(summaries.summarize(res, args.kind))
+    else:
+        table = {"eff.op": summaries.eff_op, "eff.sec": summaries.eff_sec,
+                 "rt": summaries.response_times, "run": summaries.run_lines}
+        if args.kind == "experiment":
+            raise SystemExit("benchlib: --kind experiment prints as text only")
+        _emit(table[args.kind](res), args.format)
+    return EXIT_OK
+
+
+def cmd_import(args) -> int:
+    from .importers import import_output
+    path = import_output(args.kind, args.files, into=args.into, name=args.name, hw=args.hw or None)
+    print(f"imported into {path}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    parser = argparse.ArgumentParser(prog="benchlib", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_run, _add_show, _add_list, _add_summary, _add_import):
+        add(sub)
+    return parser
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    from .params import ParameterError
+    from .results import ResultsError
+    from .targets.base import TargetError
+    errors: list[type[BaseException]] = [ParameterError, ResultsError, TargetError]
+    try:
+        from .importers.base import ImportFormatError
+        errors.append(ImportFormatError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except _input_errors() as e:
+        print(f"benchlib: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("benchlib: interrupted; completed runs and intervals are kept, "
+              "run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

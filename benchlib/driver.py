@@ -1,0 +1,266 @@
+"""The driver: one step as N client processes × T threads, timed and paced.
+
+Python threads alone cannot saturate a DBMS, so clients are processes (spawned), each
+with threads. Every thread runs the hot loop of :class:`ClientThread`: take the next
+prepared operation, wait for its intended start when paced, call it, time it, append
+the latency to a plain list. Nothing else happens per operation; once per second
+(the first operation to complete in a new second) the thread hands its lists to its
+process, which records them into HdrHistograms per operation (the step's, kept in the
+process) and sends the raw per-second latencies to the controller. The controller
+merges seconds across processes exactly, emits interval rows as soon as every process
+is past a second (so a killed run keeps them), prints YCSB-style status lines, and at
+the end merges the processes' histograms exactly (:mod:`benchlib.measure`).
+
+Pacing: with a target throughput, thread k of K issues operation i at
+``start + (i + k/K) × K/target`` — an open-loop schedule. Latency is recorded from that
+intended start (``Intended-<OP>``, coordinated-omission corrected) and from the actual
+start (service time); both are kept.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import measure
+from .workloads.base import STATUS_NAMES, StepSpec, WorkloadSpec
+
+NS = 1_000_000_000
+CHUNK_OPS = 20_000
+ABORT_AFTER_BROKEN_S = 5.0
+
+
+class StepError(Exception):
+    """A step that could not run or finish; the message is one line."""
+
+
+def one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+# ---------------------------------------------------------------- client side
+
+class ClientThread(threading.Thread):
+    """One client: a connection, its prepared operations, the hot loop."""
+
+    def __init__(self, client, gindex: int, total: int, step: StepSpec, start_box: list):
+        super().__init__(daemon=True)
+        self.client = client
+        self.gindex, self.total, self.step = gindex, total, step
+        self.start_box = start_box
+        nops = len(client.op_names)
+        self.nops = nops
+        self.svc = [[] for _ in range(nops)]
+        self.itd = [[] for _ in range(nops)]
+        self.errs: list[tuple[int, int]] = []
+        self.units = [0] * nops
+        self.done: list[tuple] = []     # (second, svc, itd, errs, units) handed to the process
+        self.second = 0
+        self.finished = False
+        self.error: str | None = None
+        self.stop_flag = False
+        client.record = self._record_inner
+        self.first = client.next_chunk(CHUNK_OPS)
+
+    def _record_inner(self, code: int, dt_ns: int) -> None:
+        self.svc[code].append(dt_ns)
+
+    def _rollover(self, t1: int, start: int) -> None:
+        self.done.append((self.second, self.svc, self.itd, self.errs, self.units))
+        n = self.nops
+        self.svc, self.itd = [[] for _ in range(n)], [[] for _ in range(n)]
+        self.errs, self.units = [], [0] * n
+        self.second = (t1 - start) // NS
+
+    def run(self):
+        try:
+            self._loop()
+        except BaseException as e:  # reported by the process, never lost
+            self.error = one_line(e)
+        finally:
+            self.done.append((self.second, self.svc, self.itd, self.errs, self.units))
+            self.svc = self.itd = None
+            self.finished = True
+            try:
+                self.client.close()
+            except Exception:
+                pass
+
+    def _loop(self):
+        step = self.step
+        while self.start_box[0] == 0:
+            time.sleep(0.001)
+        start = self.start_box[0]
+        end = start + int(step.duration_s * NS) if step.duration_s else None
+        paced = bool(step.target_ops_per_s)
+        period = self.total * NS / step.target_ops_per_s if paced else 0
+        offset = self.gindex * NS / step.target_ops_per_s if paced else 0
+        ns = time.perf_counter_ns
+        sleep = time.sleep
+        client = self.client
+        fns = client.fns
+        next_tick = start + NS
+        if end is not None:
+            next_tick = min(next_tick, end)
+        issued = 0
+        broken_since = None
+        chunk = self.first
+        self.first = None
+        while chunk is not None:
+            units = chunk.units
+            for idx, (code, a) in enumerate(zip(chunk.codes, chunk.args)):
+                if paced:
+                    intended = start + offset + int(issued * period)
+                    if end is not None and intended >= end:
+                        return
+                    now = ns()
+                    if now < intended:
+                        sleep((intended - now) / NS)
+                t0 = ns()
+                try:
+                    st = fns[code](*a)
+                except Exception:
+                    st = 2
+                    if client.is_broken():
+                        broken_since = broken_since or t0
+                        if (t0 - broken_since) / NS > ABORT_AFTER_BROKEN_S:
+                            raise
+                        try:
+                            client.reconnect()
+                            fns = client.fns
+                        except Exception:
+                            sleep(0.2)
+                t1 = ns()
+                if t1 >= next_tick:
+                    self._rollover(t1, start)
+                    if self.stop_flag or (end is not None and t1 >= end):
+                        return
+                    next_tick = start + (self.second + 1) * NS
+                    if end is not None:
+                        next_tick = min(next_tick, end)
+                self.svc[code].append(t1 - t0)
+                if paced:
+                    self.itd[code].append(t1 - intended)
+                if st:
+                    self.errs.append((code, st))
+                if units is not None:
+                    self.units[code] += units[idx]
+                issued += 1
+            chunk = client.next_chunk(CHUNK_OPS)
+
+
+@dataclass
+class _ProcState:
+    hists: dict = field(default_factory=dict)     # op -> service HdrHistogram
+    ihists: dict = field(default_factory=dict)    # op -> intended HdrHistogram
+    returns: dict = field(default_factory=dict)   # op -> {status: count}
+    units: dict = field(default_factory=dict)
+
+
+def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int, second: int):
+    """Combine the threads' lists of one second; record into the step histograms."""
+    payload = {}
+    for code, name in enumerate(op_names):
+        svc = [p[1][code] for p in parts if p[1][code]]
+        itd = [p[2][code] for p in parts if p[2][code]]
+        errs = [s for p in parts for c, s in p[3] if c == code]
+        units = sum(p[4][code] for p in parts)
+        if not svc and not errs:
+            continue
+        svc_us = np.concatenate([np.asarray(x, dtype=np.int64) for x in svc]) // 1000 if svc else np.zeros(0, np.int64)
+        itd_us = np.concatenate([np.asarray(x, dtype=np.int64) for x in itd]) // 1000 if itd else np.zeros(0, np.int64)
+        n = len(svc_us)
+        ret = state.returns.setdefault(name, {})
+        ret["OK"] = ret.get("OK", 0) + n - len(errs)
+        for s in errs:
+            k = STATUS_NAMES.get(s, "ERROR")
+            ret[k] = ret.get(k, 0) + 1
+        if second * 1_000_000_000 >= warm_ns:
+            measure.record_many(state.hists.setdefault(name, measure.new_histogram()), svc_us)
+            if len(itd_us):
+                measure.record_many(state.ihists.setdefault(name, measure.new_histogram()), itd_us)
+        if name in batch_units and units:
+            # a batch of u records taking t µs counts as u records of t/u µs each
+            unit_name = batch_units[name]
+            per = np.maximum(svc_us // max(units // max(n, 1), 1), 1)
+            measure.record_many(state.hists.setdefault(unit_name, measure.new_histogram()), per,
+                                count_each=max(units // max(n, 1), 1))
+            ur = state.returns.setdefault(unit_name, {})
+            ur["OK"] = ur.get("OK", 0) + units
+            state.units[unit_name] = state.units.get(unit_name, 0) + units
+        payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), len(errs), units)
+    return payload
+
+
+def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
+    """A client process: build its threads, run them, stream seconds, return histograms."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C
+    p = task["proc_index"]
+    step: StepSpec = task["step"]
+    try:
+        workload = WorkloadSpec(**task["workload"]).build()
+        start_box = [0]
+        threads = []
+        for t in range(task["threads"]):
+            g = task["thread_offset"] + t
+            client = workload.client(step, task["endpoint"], g, step.threads,
+                                     seed=task["seed"] + g, batch_size=task.get("batch_size", 1000))
+            threads.append(ClientThread(client, g, step.threads, step, start_box))
+    except BaseException as e:
+        out_q.put(("error", p, one_line(e)))
+        return
+    out_q.put(("ready", p))
+    while start_val.value == 0:
+        if stop_evt.is_set():
+            return
+        time.sleep(0.001)
+    first = threads[0].client
+    op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
+    state = _ProcState()
+    warm_ns = int(step.warmup_s * NS)
+    for th in threads:
+        th.start()
+    start_box[0] = start_val.value
+    sent = -1
+    pending: dict[int, list] = {}
+
+    def collect(final: bool):
+        nonlocal sent
+        for th in threads:
+            while th.done:
+                item = th.done.pop(0)
+                pending.setdefault(item[0], []).append(item)
+        upto = (max(pending) if pending else sent) if final else \
+            min((th.second if not th.finished else 1 << 62) for th in threads) - 1
+        if final or all(th.finished for th in threads):
+            upto = max(pending) if pending else sent
+        for s in range(sent + 1, upto + 1):
+            parts = pending.pop(s, [])
+            payload = _merge_second(parts, op_names, batch_units, state, warm_ns, s) if parts else {}
+            out_q.put(("second", p, s, payload))
+            sent = s
+
+    while not all(th.finished for th in threads):
+        time.sleep(0.2)
+        if stop_evt.is_set():
+            for th in threads:
+                th.stop_flag = True
+        collect(False)
+    collect(True)
+    result = measure.ClientResult(client_id=f"{socket.gethostname()}:{os.getpid()}",
+                                  host=socket.gethostname(), step=step.name,
+                                  started_ns=start_box[0], ended_ns=time.perf_counter_ns(),
+                                  error=next((th.error for th in threads if th.error), None))
+    for name in set(state.hists) | set(state.returns):
+        result.ops[name] = measure.OpResult(
+            hdr=measure.encode(state.hists[name]) if name in state.hists else "",
+            intended_hdr=measure.encode(state.ihists[name]) if name in state.ihists else "",
+            returns=state.returns.get(name, {}), units=state.units.get(name, 0))
+    out_q.put(("done", p, result.to_dict()))

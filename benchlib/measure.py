@@ -1,0 +1,144 @@
+"""Latency measurement: HdrHistograms per operation, merged exactly, and per-second stats.
+
+Latencies are recorded in microseconds into HdrHistograms (the ``hdrhistogram``
+package, module ``hdrh``) covering 1 µs … 1 h at 3 significant digits. Histograms of
+different clients are merged by adding them (``Histogram.add``), never by averaging
+percentiles. A :class:`ClientResult` is what one client (process) hands back: its
+histograms encoded as text, so a client on another host can send the same thing
+and be merged the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from hdrh.histogram import HdrHistogram
+
+LOWEST_US = 1
+HIGHEST_US = 3_600_000_000  # one hour
+DIGITS = 3
+PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p95_us": 95.0, "p99_us": 99.0, "p999_us": 99.9}
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, DIGITS)
+
+
+def record_many(hist: HdrHistogram, values_us: np.ndarray, count_each: int = 1) -> None:
+    """Record many latencies at once: one record_value per distinct value.
+
+    Values are clipped into the histogram's range (a sub-microsecond operation
+    counts as 1 µs, as YCSB rounds up).
+    """
+    if len(values_us) == 0:
+        return
+    v = np.clip(np.asarray(values_us, dtype=np.int64), LOWEST_US, HIGHEST_US)
+    uniq, counts = np.unique(v, return_counts=True)
+    rec = hist.record_value
+    for value, c in zip(uniq.tolist(), counts.tolist()):
+        rec(value, c * count_each)
+
+
+def encode(hist: HdrHistogram) -> str:
+    return hist.encode().decode() if hist.get_total_count() else ""
+
+
+def decode(text: str) -> HdrHistogram:
+    if not text:
+        return new_histogram()
+    return HdrHistogram.decode(text.encode())
+
+
+def merge(histograms) -> HdrHistogram:
+    """Exact merge: the sum of the counts of every histogram (encoded or not)."""
+    out = new_histogram()
+    for h in histograms:
+        if isinstance(h, str):
+            if not h:
+                continue
+            h = decode(h)
+        if h.get_total_count():
+            out.add(h)
+    return out
+
+
+def summarize(hist: HdrHistogram) -> dict:
+    """count, mean, min, percentiles and max of a histogram, in µs (NaN when empty)."""
+    n = hist.get_total_count()
+    if not n:
+        return {"count": 0, "mean_us": np.nan, "min_us": np.nan, **{k: np.nan for k in PERCENTILES},
+                "max_us": np.nan}
+    pct = hist.get_percentile_to_value_dict(list(PERCENTILES.values()))
+    return {
+        "count": n,
+        "mean_us": float(hist.get_mean_value()),
+        "min_us": float(hist.get_min_value()),
+        **{k: float(pct[p]) for k, p in PERCENTILES.items()},
+        "max_us": float(hist.get_max_value()),
+    }
+
+
+def interval_stats(values_us: np.ndarray) -> tuple[float, float, float]:
+    """(mean, p99, max) of one second's latencies, exact (NaN when none).
+
+    p99 is the value at rank ceil(0.99 n), as HdrHistogram reports it (no
+    interpolation between samples).
+    """
+    n = len(values_us)
+    if n == 0:
+        return (np.nan, np.nan, np.nan)
+    v = np.asarray(values_us)
+    k = max(int(np.ceil(0.99 * n)) - 1, 0)
+    p99 = float(np.partition(v, k)[k])
+    return (float(v.mean()), p99, float(v.max()))
+
+
+@dataclass
+class OpResult:
+    """One operation's figures of one client in one step."""
+
+    hdr: str = ""                     # service time (from the actual start)
+    intended_hdr: str = ""            # from the intended start; empty when unpaced
+    returns: dict[str, int] = field(default_factory=dict)  # OK, NOT_FOUND, ERROR … counts
+    units: int = 0                    # records, for batched ops (rows of a batch insert)
+
+
+@dataclass
+class ClientResult:
+    """What one client process returns for one step; JSON-serialisable."""
+
+    client_id: str
+    host: str
+    step: str
+    ops: dict[str, OpResult] = field(default_factory=dict)
+    started_ns: int = 0
+    ended_ns: int = 0
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"client_id": self.client_id, "host": self.host, "step": self.step,
+                "started_ns": self.started_ns, "ended_ns": self.ended_ns, "error": self.error,
+                "ops": {k: vars(v) for k, v in self.ops.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ClientResult":
+        ops = {k: OpResult(**v) for k, v in d.get("ops", {}).items()}
+        return cls(d["client_id"], d["host"], d["step"], ops, d.get("started_ns", 0),
+                   d.get("ended_ns", 0), d.get("error"))
+
+
+def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:
+    """Per operation: merged service and intended histograms and summed return counts."""
+    by_op: dict[str, dict] = {}
+    for r in results:
+        for op, o in r.ops.items():
+            m = by_op.setdefault(op, {"hdr": [], "intended_hdr": [], "returns": {}, "units": 0})
+            m["hdr"].append(o.hdr)
+            m["intended_hdr"].append(o.intended_hdr)
+            m["units"] += o.units
+            for k, v in o.returns.items():
+                m["returns"][k] = m["returns"].get(k, 0) + v
+    for m in by_op.values():
+        m["hdr"] = merge(m["hdr"])
+        m["intended_hdr"] = merge(m["intended_hdr"])
+    return by_op

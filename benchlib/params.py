@@ -1,0 +1,332 @@
+"""Experiments: the YAML (or a YCSB property file) → a validated model → a plan of runs.
+
+An experiment is a workload with its properties, one or more targets (a DBMS
+configuration each: the seed's ``cnf``), and a matrix like the seed's:
+targets × loader processes × run threads × target-throughput factors × repetitions.
+Each point of the matrix is a :class:`RunSpec`: one run folder, with a load step,
+an optional index step and ``loops`` run loops.
+
+Everything is validated before anything runs: an unknown key, a proportion sum ≠ 1,
+a bad URL each give one line naming the file, the key and what is allowed
+(:class:`ParameterError`; the CLI exits 2).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+EMBEDDED_TARGETS = ("sqlite", "embedded-postgres", "basic")
+URL_SCHEMES = {
+    "postgresql": "postgres", "postgres": "postgres", "postgresql+psycopg": "postgres",
+    "mysql": "mysql", "mariadb": "mysql", "mysql+pymysql": "mysql", "mariadb+pymysql": "mysql",
+    "sqlite": "sqlite", "redis": "redis",
+}
+
+
+class ParameterError(Exception):
+    """Invalid experiment parameters; the message is one line."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class TargetSpec(Strict):
+    """One DBMS configuration: a name (the summaries' ``cnf``) and where it is."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    url: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        target_kind(v)  # raises ValueError with what is allowed
+        return v
+
+    @property
+    def kind(self) -> str:
+        return target_kind(self.url)
+
+
+def target_kind(url: str) -> str:
+    """The target family of a URL or embedded name (sqlite, postgres, mysql, …)."""
+    if url in EMBEDDED_TARGETS:
+        return url
+    m = re.match(r"^([a-z0-9+]+)://", url)
+    if not m or m.group(1) not in URL_SCHEMES:
+        raise ValueError(
+            f"{url!r} is not a target: use one of {', '.join(EMBEDDED_TARGETS)} or a URL "
+            f"with scheme {', '.join(sorted(URL_SCHEMES))}")
+    from sqlalchemy.engine import make_url
+    try:
+        make_url(url)
+    except Exception as e:  # sqlalchemy's own message names the problem
+        raise ValueError(f"{mask_url(url)} is not a valid URL: {e}") from None
+    return URL_SCHEMES[m.group(1)]
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password replaced by ***: credentials never reach a report."""
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+
+
+class LoadSpec(Strict):
+    """The load step (``l.pre``)."""
+
+    skip: bool = False
+    threads: int = Field(4, ge=1, le=1024)
+    # the load's threads are split into N loader processes, as the seed splits into pods
+    processes: list[int] = Field(default_factory=lambda: [1])
+    batch_size: int = Field(1000, ge=1, le=100_000)
+    target_factors: list[float] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+
+    @field_validator("processes")
+    @classmethod
+    def _procs(cls, v):
+        if not v or any(p < 1 for p in v):
+            raise ValueError("a non-empty list of process counts ≥ 1")
+        return v
+
+
+class IndexSpec(Strict):
+    """The optional index step (``l.post``): a secondary index created after the load."""
+
+    enabled: bool = False
+    column: str = "field0"
+
+
+class RunLoopSpec(Strict):
+    """The run loops (``r.L1`` … ``r.Ln``)."""
+
+    skip: bool = False
+    threads: list[int] = Field(default_factory=lambda: [1])
+    processes: int | Literal["auto"] = "auto"   # client processes; threads are split among them
+    target_base: float = Field(16384, gt=0)
+    target_factors: list[float] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    loops: int = Field(1, ge=1, le=1000)
+    loop_secs: float | None = Field(None, gt=0)  # each loop runs this long (else operationcount)
+    warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
+    status_interval_s: float = Field(10.0, gt=0)
+
+    @field_validator("threads")
+    @classmethod
+    def _threads(cls, v):
+        if not v or any(t < 1 for t in v):
+            raise ValueError("a non-empty list of thread counts ≥ 1")
+        return v
+
+
+class Experiment(Strict):
+    """A validated experiment (see parameters/*.yaml)."""
+
+    experiment: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    description: str = ""
+    workload: Literal["ycsb"] = "ycsb"
+    workload_file: str | None = None   # a YCSB property file, relative to the YAML
+    properties: dict[str, Any] = Field(default_factory=dict)
+    targets: list[TargetSpec]
+    load: LoadSpec = Field(default_factory=LoadSpec)
+    index: IndexSpec = Field(default_factory=IndexSpec)
+    run: RunLoopSpec = Field(default_factory=RunLoopSpec)
+    repetitions: int = Field(1, ge=1, le=100)
+    seed: int | None = None
+    source: str | None = None          # the file it was read from (set by the loader)
+
+    @model_validator(mode="after")
+    def _check(self):
+        names = [t.name for t in self.targets]
+        if not names:
+            raise ValueError("targets: at least one target")
+        if len(set(names)) != len(names):
+            raise ValueError(f"targets: names must be unique, got {names}")
+        return self
+
+    def workload_properties(self) -> dict[str, Any]:
+        """The YCSB properties: the workload file's, overridden by ``properties``."""
+        props: dict[str, Any] = {}
+        if self.workload_file:
+            from .workloads.ycsb_properties import read_property_file
+            base = Path(self.source).parent if self.source else Path.cwd()
+            path = Path(self.workload_file)
+            if not path.is_absolute():
+                path = base / path
+            props.update(read_property_file(path))
+        props.update(self.properties)
+        return props
+
+
+class RunSpec(BaseModel):
+    """One point of the matrix: one run folder."""
+
+    model_config = ConfigDict(frozen=True)
+    run_id: str
+    target: TargetSpec
+    load_processes: int
+    load_target_ops_per_s: float | None
+    threads: int
+    processes: int
+    target_ops_per_s: float | None
+    repetition: int
+
+
+def plan(exp: Experiment) -> list[RunSpec]:
+    """Expand the matrix into runs, in the order they execute."""
+    runs = []
+    cpus = os.cpu_count() or 1
+    for target in exp.targets:
+        for lp in exp.load.processes:
+            for lf in exp.load.target_factors:
+                for threads in exp.run.threads:
+                    procs = (min(threads, cpus) if exp.run.processes == "auto"
+                             else min(int(exp.run.processes), threads))
+                    for rf in exp.run.target_factors:
+                        for rep in range(1, exp.repetitions + 1):
+                            tgt = rf * exp.run.target_base if rf > 0 else None
+                            ltgt = lf * exp.run.target_base if lf > 0 else None
+                            rid = (f"{target.name}-t{threads}-p{procs}-l{lp}"
+                                   f"-tgt{int(tgt or 0)}-r{rep}")
+                            runs.append(RunSpec(
+                                run_id=rid, target=target, load_processes=lp,
+                                load_target_ops_per_s=ltgt, threads=threads, processes=procs,
+                                target_ops_per_s=tgt, repetition=rep))
+    return runs
+
+
+# ---------------------------------------------------------------- loading
+
+def _format_error(source: str, err: ValidationError) -> str:
+    e = err.errors()[0]
+    loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+    msg = e["msg"].removeprefix("Value error, ")
+    if e["type"] == "extra_forbidden":
+        parent = _model_at(e["loc"][:-1])
+        allowed = ", ".join(parent.model_fields) if parent else ""
+        msg = f"unknown key (allowed: {allowed})"
+    more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
+    return f"{source}: {loc}: {msg}{more}"
+
+
+def _model_at(loc: tuple) -> type[BaseModel] | None:
+    model: type[BaseModel] = Experiment
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return None
+        ann = field.annotation
+        inner = getattr(ann, "__args__", None)
+        cand = [a for a in (inner or (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not cand:
+            return None
+        model = cand[0]
+    return model
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``key=value`` → (key, value) with the value typed as YAML would type it."""
+    if "=" not in item:
+        raise ParameterError(f"-p {item}: expected key=value")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def apply_overrides(data: dict, overrides: list[str]) -> dict:
+    """Apply ``-p key=value``: a dotted path into the experiment (``run.threads=[1,4]``),
+    or else a workload property (``recordcount=1000``, ``basicdb.verbose=true``)."""
+    top = set(Experiment.model_fields)
+    for item in overrides:
+        key, value = parse_override(item)
+        head = key.split(".", 1)[0]
+        if head in top and head != "properties":
+            node = data
+            parts = key.split(".")
+            for p in parts[:-1]:
+                node = node.setdefault(p, {})
+                if not isinstance(node, dict):
+                    raise ParameterError(f"-p {item}: {p} is not a section")
+            node[parts[-1]] = value
+        else:
+            key = key.removeprefix("properties.")
+            data.setdefault("properties", {})[key] = value
+    return data
+
+
+def load_experiment(path: str | Path, overrides: list[str] | None = None) -> Experiment:
+    """Read, override and fully validate an experiment YAML; ParameterError on any fault."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: no such file") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark else ""
+        raise ParameterError(f"{path}{where}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    if not isinstance(data, dict):
+        raise ParameterError(f"{path}: expected a mapping of keys (experiment, workload, targets, …)")
+    data = apply_overrides(data, overrides or [])
+    data["source"] = str(path)
+    return validate(data, str(path))
+
+
+def validate(data: dict, source: str) -> Experiment:
+    try:
+        exp = Experiment.model_validate(data)
+    except ValidationError as e:
+        raise ParameterError(_format_error(source, e)) from None
+    # the workload's own properties are checked now too, not when the run starts
+    from .workloads.ycsb import resolve_properties
+    try:
+        resolve_properties(exp)
+    except (ValueError, OSError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ParameterError(f"{source}: properties: {msg}") from None
+    return exp
+
+
+def experiment_from_property_file(path: str | Path, target: str, threads: int | None,
+                                  overrides: list[str] | None = None) -> Experiment:
+    """A YCSB user's workload file run as it is, like ``bin/ycsb run … -P workloada``."""
+    from .workloads.ycsb_properties import PropertyFileError, read_property_file
+    path = Path(path)
+    try:
+        props = read_property_file(path)
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: no such file") from None
+    except PropertyFileError as e:
+        raise ParameterError(str(e)) from None
+    threads = threads or int(props.get("threadcount", 1) or 1)
+    name = "basic" if target == "basic" else (target if target in EMBEDDED_TARGETS else target_kind_safe(target))
+    data: dict[str, Any] = {
+        "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),
+        "workload": "ycsb",
+        "workload_file": str(path.resolve()),
+        "targets": [{"name": name, "url": target}],
+        "run": {"threads": [threads]},
+    }
+    if float(props.get("target", 0) or 0) > 0:
+        data["run"]["target_base"] = float(props["target"])
+        data["run"]["target_factors"] = [1]
+    if float(props.get("maxexecutiontime", 0) or 0) > 0:
+        data["run"]["loop_secs"] = float(props["maxexecutiontime"])
+    data = apply_overrides(data, overrides or [])
+    return validate(data, str(path))
+
+
+def target_kind_safe(url: str) -> str:
+    try:
+        return target_kind(url)
+    except ValueError:
+        return "target"

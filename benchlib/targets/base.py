@@ -1,0 +1,133 @@
+"""The target protocol: what the driver, the sampler and the workloads ask of a DBMS.
+
+A :class:`Target` lives in the controlling process: it starts (embedded) or checks
+(by URL) the server, creates the schema, names the server's processes for the
+sampler and measures the database size. Client processes get a small picklable
+:class:`Endpoint` and open their own connections from it — the hot path then calls
+the DB driver's own connection (psycopg, sqlite3, PyMySQL), never SQLAlchemy.
+
+Targets are found by name in :data:`TARGETS` (``sqlite``, ``postgres``,
+``embedded-postgres``, ``mysql``, ``basic``), imported lazily so that a missing
+optional driver only matters to whoever uses that target.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TARGETS = {
+    "sqlite": "benchlib.targets.sqlite:SqliteTarget",
+    "postgres": "benchlib.targets.postgres:PostgresTarget",
+    "embedded-postgres": "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
+    "mysql": "benchlib.targets.mysql:MysqlTarget",
+    "basic": "benchlib.targets.basic:BasicTarget",
+}
+
+
+class TargetError(Exception):
+    """A target that cannot be reached or used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Everything a client process needs to connect: picklable, no live objects."""
+
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def ycsb_binding(self, props):
+        """A connected YCSB binding (one per client thread) for this endpoint."""
+        cls = _load(TARGETS[self.kind])
+        return cls.ycsb_binding(self, props)
+
+
+def _load(ref: str):
+    mod, _, name = ref.partition(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+class Target:
+    """Base class; a DBMS family overrides what differs."""
+
+    kind = "base"
+
+    def __init__(self, name: str, url: str, options: dict | None = None,
+                 data_dir: Path | None = None):
+        self.name, self.url, self.options = name, url, dict(options or {})
+        self.data_dir = Path(data_dir) if data_dir else Path("data")
+
+    # --- lifecycle (controlling process)
+    def start(self) -> None:
+        """Start an embedded server, or check that the server answers."""
+
+    def stop(self) -> None:
+        """Stop what start() started."""
+
+    def endpoint(self) -> Endpoint:
+        raise NotImplementedError
+
+    def dbms_info(self) -> dict:
+        """{"name": …, "version": …} of the server."""
+        return {"name": self.kind, "version": None}
+
+    # --- for the sampler
+    def dbms_pids(self) -> list[int] | None:
+        """The server's processes on this host; None when none is visible (remote)."""
+        return None
+
+    def db_size_bytes(self) -> int | None:
+        return None
+
+    # --- schema
+    def ycsb_create_table(self, table: str, fields: list[str]) -> None:
+        raise NotImplementedError
+
+    def create_index(self, table: str, column: str) -> None:
+        raise NotImplementedError
+
+    # --- client side
+    @classmethod
+    def ycsb_binding(cls, endpoint: Endpoint, props):
+        raise NotImplementedError
+
+
+def make_target(name: str, url: str, options: dict | None = None,
+                data_dir: Path | None = None) -> Target:
+    from ..params import target_kind
+    kind = target_kind(url)
+    try:
+        cls = _load(TARGETS[kind])
+    except ImportError as e:
+        raise TargetError(f"target {name}: the driver for {kind} is not installed ({e.name}); "
+                          f"install benchlib[{'postgres' if 'postgres' in kind else kind}]") from None
+    return cls(name, url, options, data_dir)
+
+
+def listening_pid(port: int) -> int | None:
+    """The pid of the process listening on a local TCP port (root sees all)."""
+    import psutil
+    try:
+        for c in psutil.net_connections(kind="tcp"):
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid:
+                return c.pid
+    except (psutil.AccessDenied, OSError):
+        return None
+    return None
+
+
+def process_tree(pid: int | None) -> list[int] | None:
+    """``pid`` and all its descendants, listed now (backends come and go)."""
+    if not pid:
+        return None
+    import psutil
+    try:
+        p = psutil.Process(pid)
+        return [pid] + [c.pid for c in p.children(recursive=True)]
+    except psutil.Error:
+        return None
+
+
+def is_local_host(host: str | None) -> bool:
+    return host in (None, "", "localhost", "127.0.0.1", "::1") or str(host).startswith(("/", "127."))

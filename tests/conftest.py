@@ -1,0 +1,69 @@
+"""Shared fixtures: the machine's real servers (never mocks), skipped with the reason
+when a server is absent."""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).parent / "data"
+PG_URL = os.environ.get("BENCHLIB_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+MYSQL_URL = os.environ.get("BENCHLIB_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
+REDIS_URL = os.environ.get("BENCHLIB_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def _port_open(port: int, host: str = "127.0.0.1") -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    if not _port_open(5432):
+        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432 (.ci/start-services.sh starts it)")
+    import psycopg
+    try:
+        psycopg.connect(PG_URL, connect_timeout=5).close()
+    except psycopg.Error as e:
+        pytest.skip(f"PostgreSQL at {PG_URL} refuses: {e}")
+    return PG_URL
+
+
+@pytest.fixture(scope="session")
+def mysql_url() -> str:
+    if not _port_open(3306):
+        pytest.skip("MariaDB/MySQL is not running on 127.0.0.1:3306 (.ci/start-services.sh starts it)")
+    return MYSQL_URL
+
+
+@pytest.fixture
+def data_dir(tmp_path) -> Path:
+    d = tmp_path / "data"
+    d.mkdir()
+    return d
+
+
+def small_experiment(name: str, url: str, **over) -> dict:
+    """A tiny experiment dict (validated by the caller)."""
+    exp = {
+        "experiment": name,
+        "workload": "ycsb",
+        "properties": {"recordcount": 2000, "operationcount": 3000, "readproportion": 0.5,
+                       "updateproportion": 0.5, "requestdistribution": "zipfian"},
+        "targets": [{"name": name.split("-")[0], "url": url}],
+        "load": {"threads": 2},
+        "run": {"threads": [2], "loops": 1},
+        "seed": 1,
+    }
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(exp.get(k), dict):
+            exp[k] = {**exp[k], **v}
+        else:
+            exp[k] = v
+    return exp
