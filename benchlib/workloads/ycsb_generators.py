@@ -1,0 +1,525 @@
+"""YCSB's key, operation and length generators, vectorized with numpy.
+
+Semantics follow YCSB 0.17/0.18 (``core/.../generator/*.java``, ``Utils.fnvhash64``
+and ``CoreWorkload.java``), including their quirks (eta recomputed with the
+*original* item count, the histogram's off-by-one buckets, the 1e10-item zipfian
+behind the scrambled one). What differs is only how the numbers are drawn: a
+seeded ``numpy.random.Generator`` instead of ``ThreadLocalRandom``, unbiased
+``integers`` instead of ``abs(nextLong()) % n``, and whole batches at a time, so
+that the driver prepares a chunk of operations before its timed loop.
+
+:class:`CoreWorkloadPlan` is one client's stream of CoreWorkload operations
+(``doTransaction*``: operation, key, scan length, fields); :func:`load_keynums`
+is one loader's share of the load phase.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .ycsb_properties import (
+    INT_MAX,
+    PROPORTIONS,
+    CoreWorkloadProperties,
+    PropertyFileError,
+)
+
+ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
+SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
+SCRAMBLED_ZETAN = 26.46902820178302     # its precomputed zeta(ITEM_COUNT, 0.99)
+OP_NAMES = ("READ", "UPDATE", "INSERT", "SCAN", "READMODIFYWRITE")
+READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)
+MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
+
+_FNV_OFFSET_BASIS_64 = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME_64 = np.uint64(1099511628211)
+
+
+def fnvhash64(values) -> np.ndarray:
+    """``Utils.fnvhash64`` of each value: FNV-1a over the 8 low-first bytes, then ``Math.abs``.
+
+    uint64 arithmetic wraps like Java's long; ``Math.abs(Long.MIN_VALUE)`` stays
+    negative, and so does numpy's int64 abs.
+    """
+    x = np.asarray(values, dtype=np.int64).view(np.uint64)
+    h = np.full(x.shape, _FNV_OFFSET_BASIS_64, dtype=np.uint64)
+    for i in range(8):
+        h ^= (x >> np.uint64(8 * i)) & np.uint64(0xFF)
+        h *= _FNV_PRIME_64
+    return np.abs(h.view(np.int64))
+
+
+def build_key_names(keynums, hashed: bool, zeropadding: int, prefix: str = "user") -> list[str]:
+    """``CoreWorkload.buildKeyName`` for each keynum.
+
+    Parameters
+    ----------
+    keynums : array-like of int
+    hashed : bool
+        ``insertorder=hashed``: the key is ``fnvhash64(keynum)``, else keynum itself.
+    zeropadding : int
+        Left-pad the decimal number with '0' to this many characters.
+    """
+    nums = (fnvhash64(keynums) if hashed else np.asarray(keynums, dtype=np.int64)).tolist()
+    if zeropadding <= 1:  # every decimal has at least one character: nothing to pad
+        return [f"{prefix}{v}" for v in nums]
+    return [prefix + str(v).rjust(zeropadding, "0") for v in nums]
+
+
+# ------------------------------------------------------------------------ zeta
+
+_DIRECT_MAX_TERMS = 1 << 22   # beyond this, Euler-Maclaurin for the tail
+_CHUNK_TERMS = 1 << 20
+_EM_FROM = 1 << 16            # where the tail starts: its error terms are ~_EM_FROM**-5
+
+
+def _sum_direct(a: int, b: int, theta: float) -> float:
+    total = 0.0
+    for lo in range(a, b + 1, _CHUNK_TERMS):
+        k = np.arange(lo, min(b, lo + _CHUNK_TERMS - 1) + 1, dtype=np.float64)
+        total += float(np.sum(k ** -theta))
+    return total
+
+
+def _sum_euler_maclaurin(a: int, b: int, theta: float) -> float:
+    s = 1.0 - theta
+    integral = a ** s * math.expm1(s * math.log(b / a)) / s  # (b^s - a^s)/s without cancellation
+
+    def d1(x):
+        return -theta * x ** (-theta - 1)
+
+    def d3(x):
+        return -theta * (theta + 1) * (theta + 2) * x ** (-theta - 3)
+    return integral + (a ** -theta + b ** -theta) / 2 + (d1(b) - d1(a)) / 12 - (d3(b) - d3(a)) / 720
+
+
+def zeta_sum(start: int, n: int, theta: float, initial: float = 0.0) -> float:
+    """``ZipfianGenerator.zetastatic(st, n, theta, initialsum)``: initial + Σ_{i=st}^{n-1} (i+1)^-θ.
+
+    Summed directly (vectorized, in chunks) up to 4M terms; beyond, the terms past
+    2^16 are Euler-Maclaurin's (relative error ~1e-15): 1e10 items take a millisecond.
+    """
+    a, b = start + 1, n
+    if b < a:
+        return initial
+    if b - a < _DIRECT_MAX_TERMS:
+        return initial + _sum_direct(a, b, theta)
+    split = max(a, _EM_FROM)
+    head = _sum_direct(a, split - 1, theta) if split > a else 0.0
+    return initial + head + _sum_euler_maclaurin(split, b, theta)
+
+
+@functools.lru_cache(maxsize=256)
+def zeta(n: int, theta: float) -> float:
+    """zeta(n, θ) = Σ_{i=1}^{n} i^-θ, cached by (n, θ)."""
+    return zeta_sum(0, n, theta)
+
+
+# ------------------------------------------------------------------ generators
+
+class Constant:
+    """``ConstantIntegerGenerator``."""
+
+    def __init__(self, value: int):
+        self.value = int(value)
+
+    def next_batch(self, n: int) -> np.ndarray:
+        return np.full(n, self.value, dtype=np.int64)
+
+
+class UniformLong:
+    """``UniformLongGenerator(lb, ub)``: uniform over [lb, ub] inclusive."""
+
+    def __init__(self, lb: int, ub: int, rng: np.random.Generator):
+        if ub < lb:
+            raise ValueError(f"uniform over an empty range [{lb}, {ub}]")
+        self.lb, self.ub, self.rng = int(lb), int(ub), rng
+
+    def next_batch(self, n: int) -> np.ndarray:
+        return self.rng.integers(self.lb, self.ub + 1, size=n, dtype=np.int64)
+
+
+class Zipfian:
+    """``ZipfianGenerator(min, max, theta[, zetan])``: Gray et al., SIGMOD 1994.
+
+    Item ``min`` is the most popular, ``min + 1`` the next, … . :meth:`next_for`
+    is ``nextLong(itemcount)`` with a per-draw item count (``SkewedLatest``):
+    zeta grows incrementally, never shrinks (``allowitemcountdecrease=false``).
+    """
+
+    def __init__(self, min_item: int, max_item: int, rng: np.random.Generator,
+                 theta: float = ZIPFIAN_CONSTANT, zetan: float | None = None):
+        self.base, self.items = int(min_item), int(max_item) - int(min_item) + 1
+        if self.items < 1:
+            raise ValueError(f"zipfian over an empty range [{min_item}, {max_item}]")
+        self.rng, self.theta = rng, float(theta)
+        self.alpha = 1.0 / (1.0 - self.theta)
+        self.zeta2theta = zeta(2, self.theta)
+        self.zetan = zeta(self.items, self.theta) if zetan is None else float(zetan)
+        self.countforzeta = self.items
+        self.eta = float(self._eta(self.zetan))
+
+    def _eta(self, zetan):
+        # YCSB uses the constructor's item count here even after the count grew
+        with np.errstate(divide="ignore", invalid="ignore"):  # 2 items: 0/0, never used
+            return np.divide(1.0 - (2.0 / self.items) ** (1.0 - self.theta),
+                             1.0 - self.zeta2theta / np.asarray(zetan, dtype=np.float64))
+
+    def _draw(self, u: np.ndarray, itemcount, zetan, eta) -> np.ndarray:
+        # itemcount, zetan, eta: scalars, or arrays aligned with u (next_for)
+        uz = u * zetan
+        out = np.full(u.shape, self.base, dtype=np.int64)
+        out[uz >= 1.0] = self.base + 1
+        tail = uz >= 1.0 + 0.5 ** self.theta
+
+        def at_tail(a):
+            return a[tail] if np.ndim(a) else a
+        e = at_tail(eta)
+        x = at_tail(itemcount) * np.power(e * u[tail] - e + 1.0, self.alpha)
+        out[tail] = self.base + x.astype(np.int64)  # Java's (long) cast: truncation, x >= 0
+        return out
+
+    def next_batch(self, n: int) -> np.ndarray:
+        return self._draw(self.rng.random(n), self.items, self.zetan, self.eta)
+
+    def next_for(self, itemcounts) -> np.ndarray:
+        """One draw per entry of ``itemcounts`` (``nextLong(itemcount)`` each, in order)."""
+        counts = np.asarray(itemcounts, dtype=np.int64)
+        if counts.size == 0:
+            return np.empty(0, dtype=np.int64)
+        m = np.maximum.accumulate(np.maximum(counts, self.countforzeta))
+        uniq, inv = np.unique(m, return_inverse=True)
+        if uniq[-1] > self.countforzeta:
+            if uniq[-1] - self.countforzeta <= _DIRECT_MAX_TERMS:
+                terms = np.arange(self.countforzeta + 1, uniq[-1] + 1, dtype=np.float64) ** -self.theta
+                cums = np.concatenate(([0.0], np.cumsum(terms)))
+                zu = self.zetan + cums[uniq - self.countforzeta]
+            else:
+                zu, z, c = np.empty(len(uniq)), self.zetan, self.countforzeta
+                for j, v in enumerate(uniq.tolist()):
+                    z, c = zeta_sum(c, v, self.theta, z), v
+                    zu[j] = z
+            zetan = zu[inv]
+            eta = self._eta(zetan)
+            self.zetan, self.countforzeta, self.eta = float(zu[-1]), int(uniq[-1]), float(eta[-1])
+        else:
+            zetan, eta = self.zetan, self.eta
+        return self._draw(self.rng.random(len(counts)), counts, zetan, eta)
+
+
+class ScrambledZipfian:
+    """``ScrambledZipfianGenerator(min, max)``: zipfian popularity scattered by fnvhash64.
+
+    As YCSB: a zipfian over [0, 1e10] (zeta precomputed for θ = 0.99), then
+    ``min + fnvhash64(v) % itemcount``; so the hottest key has probability ≈ 1/ZETAN
+    whatever the item count.
+    """
+
+    def __init__(self, min_item: int, max_item: int, rng: np.random.Generator,
+                 theta: float = ZIPFIAN_CONSTANT):
+        self.min, self.itemcount = int(min_item), int(max_item) - int(min_item) + 1
+        if self.itemcount < 1:
+            raise ValueError(f"zipfian over an empty range [{min_item}, {max_item}]")
+        zetan = SCRAMBLED_ZETAN if theta == ZIPFIAN_CONSTANT else None
+        self.gen = Zipfian(0, SCRAMBLED_ITEM_COUNT, rng, theta, zetan)
+
+    def next_batch(self, n: int) -> np.ndarray:
+        # np.fmod: Java's % keeps the dividend's sign (only fnvhash64 == Long.MIN_VALUE)
+        return self.min + np.fmod(fnvhash64(self.gen.next_batch(n)), self.itemcount)
+
+
+class SkewedLatest:
+    """``SkewedLatestGenerator``: ``last - zipfian(last)``, favouring the newest keys.
+
+    ``last_keynum`` is the basis counter's ``lastValue()`` at construction;
+    :meth:`next_for` takes the per-draw last keynum as it moves with inserts.
+    """
+
+    def __init__(self, last_keynum: int, rng: np.random.Generator, theta: float = ZIPFIAN_CONSTANT):
+        if last_keynum < 1:
+            raise ValueError("the 'latest' distribution needs recordcount >= 2")
+        self.last = int(last_keynum)
+        self.zipf = Zipfian(0, self.last - 1, rng, theta)  # new ZipfianGenerator(lastValue)
+
+    def next_batch(self, n: int) -> np.ndarray:
+        return self.next_for(np.full(n, self.last, dtype=np.int64))
+
+    def next_for(self, last_keynums) -> np.ndarray:
+        last = np.asarray(last_keynums, dtype=np.int64)
+        return last - self.zipf.next_for(last)
+
+
+class Hotspot:
+    """``HotspotIntegerGenerator``: a ``hot_opn_fraction`` of draws from the lowest
+    ``hotset_fraction`` of [lb, ub], uniform within the hot and the cold set."""
+
+    def __init__(self, lb: int, ub: int, hotset_fraction: float, hot_opn_fraction: float,
+                 rng: np.random.Generator):
+        if not (0.0 <= hotset_fraction <= 1.0 and 0.0 <= hot_opn_fraction <= 1.0):
+            raise ValueError("hotspot fractions must be in [0, 1]")
+        lb, ub = min(lb, ub), max(lb, ub)  # YCSB swaps reversed bounds too
+        interval = ub - lb + 1
+        self.lb, self.hot = int(lb), int(interval * hotset_fraction)  # (int) cast truncates
+        self.cold, self.p_hot, self.rng = interval - self.hot, hot_opn_fraction, rng
+        if (self.hot == 0 and hot_opn_fraction > 0) or (self.cold == 0 and hot_opn_fraction < 1):
+            raise ValueError(f"hotspot: an empty hot or cold set ({self.hot} hot, {self.cold} "
+                             f"cold keys) would be drawn from")  # YCSB: division by zero
+
+    def next_batch(self, n: int) -> np.ndarray:
+        hot = self.rng.random(n) < self.p_hot
+        out = np.empty(n, dtype=np.int64)
+        k = int(hot.sum())
+        if k:
+            out[hot] = self.lb + self.rng.integers(0, self.hot, k)
+        if n - k:
+            out[~hot] = self.lb + self.hot + self.rng.integers(0, self.cold, n - k)
+        return out
+
+
+class Sequential:
+    """``SequentialGenerator(start, end)``: start, start+1, …, end, start, … (wraps).
+
+    YCSB's counter is shared by all threads; client ``offset`` of ``stride``
+    clients takes every stride-th value of it, so C clients together walk the
+    range once per interval/C draws each, as YCSB's threads do.
+    """
+
+    def __init__(self, start: int, end: int, offset: int = 0, stride: int = 1):
+        if end < start:
+            raise ValueError(f"sequential over an empty range [{start}, {end}]")
+        self.start, self.interval = int(start), int(end) - int(start) + 1
+        self.counter, self.stride = int(offset), int(stride)
+
+    def next_batch(self, n: int) -> np.ndarray:
+        k = self.counter + self.stride * np.arange(n, dtype=np.int64)
+        self.counter += self.stride * n
+        return self.start + k % self.interval
+
+
+class Exponential:
+    """``ExponentialGenerator(percentile, range)``: ``percentile``% of draws are < range."""
+
+    def __init__(self, percentile: float, range_items: float, rng: np.random.Generator):
+        if not (0 < percentile < 100 and range_items > 0):
+            raise ValueError("exponential needs 0 < percentile < 100 and a positive range")
+        self.gamma, self.rng = -math.log(1.0 - percentile / 100.0) / range_items, rng
+
+    def next_float(self, n: int) -> np.ndarray:
+        with np.errstate(divide="ignore"):  # u == 0 gives +inf, as in Java
+            return -np.log(self.rng.random(n)) / self.gamma
+
+    def next_batch(self, n: int) -> np.ndarray:
+        # CoreWorkload takes .intValue(): truncation, saturating at Integer.MAX_VALUE
+        return np.minimum(self.next_float(n), INT_MAX).astype(np.int64)
+
+
+class Discrete:
+    """``DiscreteGenerator``: index i with probability weights[i] / sum(weights)."""
+
+    def __init__(self, weights, rng: np.random.Generator):
+        w = np.asarray(weights, dtype=np.float64)
+        if (w < 0).any() or not (w > 0).any():
+            raise ValueError(f"discrete weights must be >= 0 with one > 0, got {w.tolist()}")
+        self.cum, self.last, self.rng = np.cumsum(w / w.sum()), int(np.flatnonzero(w)[-1]), rng
+
+    def next_batch(self, n: int) -> np.ndarray:
+        # Java: first i with val < w_i/sum after subtracting the earlier ones = first cum_i > u
+        idx = np.searchsorted(self.cum, self.rng.random(n), side="right")
+        return np.minimum(idx, self.last).astype(np.int64)  # a cum sum that rounds below 1
+
+
+class Histogram:
+    """``HistogramGenerator``: bucket sizes in units of ``block_size``, YCSB's off-by-one kept."""
+
+    def __init__(self, buckets, block_size: int, rng: np.random.Generator):
+        self.buckets = np.asarray(buckets, dtype=np.int64)
+        self.area, self.block, self.rng = int(self.buckets.sum()), int(block_size), rng
+        if len(self.buckets) == 0 or self.area <= 0:
+            raise ValueError("a histogram needs buckets with a positive total")
+        self.cum = np.cumsum(self.buckets[:-1])
+
+    @classmethod
+    def from_file(cls, path: str | Path, rng: np.random.Generator) -> Histogram:
+        """Read YCSB's format: ``BlockSize<TAB>n``, then ``bucket<TAB>count`` lines."""
+        lines = Path(path).read_text().splitlines()
+        head = lines[0].split("\t") if lines else []
+        if len(head) < 2 or head[0] != "BlockSize" or not head[1].strip().isdigit():
+            raise PropertyFileError(path, 1, "'BlockSize<TAB><n>'")
+        buckets: list[int] = []
+        for lineno, line in enumerate(lines[1:], start=2):
+            parts = line.split("\t")
+            if not line.strip():
+                continue
+            try:
+                bucket, count = int(parts[0]), int(parts[1])
+            except (ValueError, IndexError):
+                raise PropertyFileError(path, lineno, f"'bucket<TAB>count', got {line[:60]!r}") from None
+            if not 0 <= bucket <= len(buckets):  # Java's ArrayList.add(index, value)
+                raise PropertyFileError(path, lineno, f"bucket <= {len(buckets)}, got {bucket}")
+            buckets.insert(bucket, count)
+        return cls(buckets, int(head[1]), rng)
+
+    def next_batch(self, n: int) -> np.ndarray:
+        number = self.rng.integers(0, self.area, n)
+        i = np.searchsorted(self.cum, number, side="left")  # first i: number - cum[i] <= 0
+        last = len(self.buckets) - 1
+        return np.where(i < last, i + 1, last).astype(np.int64) * self.block
+
+
+# ------------------------------------------------------------ CoreWorkload wiring
+
+def field_length_generator(props: CoreWorkloadProperties, rng: np.random.Generator):
+    """``CoreWorkload.getFieldLengthGenerator``: lengths (bytes) of the values to write."""
+    d = props.fieldlengthdistribution
+    if d == "constant":
+        return Constant(props.fieldlength)
+    if d == "uniform":
+        return UniformLong(props.minfieldlength, props.fieldlength, rng)
+    if d == "zipfian":
+        return Zipfian(props.minfieldlength, props.fieldlength, rng)
+    return Histogram.from_file(props.fieldlengthhistogram, rng)
+
+
+def key_chooser(props: CoreWorkloadProperties, rng: np.random.Generator,
+                client_index: int = 0, n_clients: int = 1):
+    """``CoreWorkload.init``'s keychooser for ``requestdistribution``."""
+    lo, count, d = props.insertstart, props.insertcount, props.requestdistribution
+    if d == "uniform":
+        return UniformLong(lo, lo + count - 1, rng)
+    if d == "exponential":
+        return Exponential(props.exponential_percentile, props.recordcount * props.exponential_frac, rng)
+    if d == "sequential":
+        return Sequential(lo, lo + count - 1, client_index, n_clients)
+    if d == "zipfian":
+        # room for the keys the run will insert, so inserts do not shift the popular keys
+        expectednewkeys = int(props.operationcount * props.insertproportion * 2.0)
+        return ScrambledZipfian(lo, lo + count + expectednewkeys, rng, props.zipfianconstant)
+    if d == "latest":
+        return SkewedLatest(props.recordcount - 1, rng, props.zipfianconstant)
+    return Hotspot(lo, lo + count - 1, props.hotspotdatafraction, props.hotspotopnfraction, rng)
+
+
+@dataclass
+class OpChunk:
+    """A chunk of one client's operations, in the order they run."""
+
+    op: np.ndarray           # uint8: READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = 0..4
+    keynum: np.ndarray       # int64: the record (scan start); for INSERT the new keynum
+    scan_len: np.ndarray     # int32: records to scan (SCAN), else 0
+    field: np.ndarray        # int16: field read (READ/SCAN/RMW) or written (UPDATE); -1 = all
+    write_field: np.ndarray  # int16: field written by UPDATE/RMW; -1 = all (or no write)
+    n_values: np.ndarray     # int16: field values the op writes (INSERT: fieldcount)
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+
+class CoreWorkloadPlan:
+    """One client's CoreWorkload transaction stream, produced in chunks.
+
+    Run-phase inserts: YCSB shares one acknowledged counter, starting at
+    recordcount, among its threads. Our clients are independent processes, so
+    client c of C inserts recordcount + c, recordcount + c + C, … and estimates
+    the last inserted keynum (the bound of ``nextKeynum`` and the basis of
+    ``latest``/``exponential``) as recordcount - 1 + C × (its own inserts so far):
+    exact for C = 1, and for C > 1 exact only while all clients insert at the same
+    pace; a slower client's keys may be read before they exist (NOT_FOUND). This
+    is why workload D (``latest``) does not scale out.
+    """
+
+    def __init__(self, props: CoreWorkloadProperties, client_index: int = 0, n_clients: int = 1,
+                 seed: int | None = None):
+        if not 0 <= client_index < n_clients:
+            raise ValueError(f"client_index {client_index} not in [0, {n_clients})")
+        self.props, self.client_index, self.n_clients = props, client_index, n_clients
+        # a stream of its own: not the one default_rng(seed) gives other users of the seed
+        ss = np.random.SeedSequence(seed, spawn_key=(client_index, 0x59435342))
+        r_op, r_key, r_scan, r_field, r_len = (np.random.default_rng(s) for s in ss.spawn(5))
+        self.ops = Discrete([getattr(props, p) for p in PROPORTIONS], r_op)
+        keyed = props.readproportion + props.updateproportion + props.scanproportion \
+            + props.readmodifywriteproportion > 0
+        self.keys = key_chooser(props, r_key, client_index, n_clients) if keyed else None
+        scan_gen = Zipfian if props.scanlengthdistribution == "zipfian" else UniformLong
+        self.scan_lengths = scan_gen(props.minscanlength, props.maxscanlength, r_scan)
+        self.fields = UniformLong(0, props.fieldcount - 1, r_field)
+        self.field_length = field_length_generator(props, r_len)
+        self.inserts_done = 0
+
+    @property
+    def last_keynum(self) -> int:
+        """The estimated last inserted keynum (YCSB: transactioninsertkeysequence.lastValue())."""
+        return self.props.recordcount - 1 + self.n_clients * self.inserts_done
+
+    def field_lengths(self, n: int) -> np.ndarray:
+        """Lengths in bytes of ``n`` field values (e.g. ``chunk.n_values.sum()`` of them)."""
+        return self.field_length.next_batch(n)
+
+    def key_names(self, keynums) -> list[str]:
+        """Key strings of keynums, per ``insertorder`` and ``zeropadding``."""
+        return build_key_names(keynums, self.props.insertorder == "hashed", self.props.zeropadding)
+
+    def next_chunk(self, n: int) -> OpChunk:
+        """The next ``n`` operations of this client."""
+        p, c, nc = self.props, self.client_index, self.n_clients
+        op = self.ops.next_batch(n).astype(np.uint8)
+        is_insert = op == INSERT
+        prior = self.inserts_done + np.cumsum(is_insert) - is_insert  # this client's earlier inserts
+        keynum = np.empty(n, dtype=np.int64)
+        keynum[is_insert] = p.recordcount + c + nc * prior[is_insert]
+        keyed = ~is_insert
+        keynum[keyed] = self._next_keynums(p.recordcount - 1 + nc * prior[keyed])
+        self.inserts_done += int(is_insert.sum())
+
+        scan_len = np.zeros(n, dtype=np.int32)
+        is_scan = op == SCAN
+        scan_len[is_scan] = self.scan_lengths.next_batch(int(is_scan.sum()))
+        field = np.full(n, -1, dtype=np.int16)
+        write_field = np.full(n, -1, dtype=np.int16)
+        reads = is_scan | (op == READ) | (op == READMODIFYWRITE)
+        writes = (op == UPDATE) | (op == READMODIFYWRITE)
+        if not p.readallfields:
+            field[reads] = self.fields.next_batch(int(reads.sum()))
+        if not p.writeallfields:  # RMW reads one field and writes another, independently drawn
+            write_field[writes] = self.fields.next_batch(int(writes.sum()))
+        field[op == UPDATE] = write_field[op == UPDATE]
+        n_values = np.zeros(n, dtype=np.int16)
+        n_values[writes] = p.fieldcount if p.writeallfields else 1
+        n_values[is_insert] = p.fieldcount
+        return OpChunk(op, keynum, scan_len, field, write_field, n_values)
+
+    def _next_keynums(self, last: np.ndarray) -> np.ndarray:
+        """``CoreWorkload.nextKeynum`` for each draw, with its own last-inserted bound."""
+        d = self.props.requestdistribution
+        if len(last) == 0:
+            return np.empty(0, dtype=np.int64)
+        if d == "latest":
+            return self.keys.next_for(last)  # ≤ last by construction
+        exponential = d == "exponential"
+        out = (last - self.keys.next_batch(len(last))) if exponential else self.keys.next_batch(len(last))
+        for _ in range(MAX_REDRAW_ROUNDS):
+            bad = np.flatnonzero(out < 0) if exponential else np.flatnonzero(out > last)
+            if len(bad) == 0:
+                return out
+            draw = self.keys.next_batch(len(bad))
+            out[bad] = last[bad] - draw if exponential else draw
+        raise RuntimeError(f"{d}: keys keep falling outside [0, last inserted keynum] "
+                           f"after {MAX_REDRAW_ROUNDS} redraws")
+
+
+def load_keynums(props: CoreWorkloadProperties, loader_index: int = 0,
+                 n_loaders: int = 1) -> np.ndarray:
+    """The keynums loader ``loader_index`` of ``n_loaders`` inserts, in order.
+
+    [insertstart, insertstart + insertcount) cut into contiguous parts, the first
+    ``insertcount % n_loaders`` parts one longer, like YCSB's split loading with
+    insertstart/insertcount per instance (and its per-thread operation counts).
+    """
+    if not 0 <= loader_index < n_loaders:
+        raise ValueError(f"loader_index {loader_index} not in [0, {n_loaders})")
+    base, extra = divmod(props.insertcount, n_loaders)
+    start = props.insertstart + loader_index * base + min(loader_index, extra)
+    return np.arange(start, start + base + (loader_index < extra), dtype=np.int64)
