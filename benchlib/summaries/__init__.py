@@ -1,0 +1,60 @@
+"""One-line summaries of test steps, in the seeds' formats, from the tidy tables only.
+
+Every function takes the dict :func:`benchlib.load_results` returns; every test step
+(``l.pre`` load, ``l.post`` index, ``r.L1`` … run loops) of every run becomes one
+line per format:
+
+- :func:`eff_op`         ``ips secs rpi rkbpi wkbpi cspi cpupi csecpq dsecpq csec dsec dbgb cnf``
+- :func:`eff_sec`        ``ips secs rps rmbps wmbps csps cpups cutil dutil vsz rss cnf``
+- :func:`response_times` ``ips secs`` + p99/max/mean per operation, ms (``n9 nx nm`` …)
+- :func:`run_lines`      ``tps r/t rkb/t wkb/t Mcpu/t size rss <p99s> r/s rMB/s wMB/s cpu engine``
+                         per run loop, ``ips r/i rkb/i wkb/i Mcpu/i size rss wMB/s cpu engine``
+                         per load/index step
+- :func:`experiment_summary`  the YCSB experiments' "Show Summary" with its tests
+
+Each frame is numeric with NaN where the source lacks a figure; :func:`format_lines`
+prints it as the seed's fixed-width text (blank, never 0). Formulas and units are in
+the modules :mod:`.efficiency`, :mod:`.response`, :mod:`.phase_lines`.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .efficiency import eff_op, eff_sec
+from .experiment import ExperimentSummary, experiment_summary
+from .formatting import format_lines
+from .phase_lines import run_lines
+from .response import response_times
+from .stepstats import select
+
+LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
+KINDS = (*LINE_KINDS, "experiment")
+
+
+def summary_frame(results: dict, kind: str) -> pd.DataFrame:
+    """The DataFrame of a line summary ``kind`` (eff.op, eff.sec, rt, run)."""
+    if kind not in LINE_KINDS:
+        raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(LINE_KINDS)})")
+    return LINE_KINDS[kind](results)
+
+
+def summarize(results: dict, kind: str) -> str:
+    """The text of one summary: ``kind`` in eff.op, eff.sec, rt, run, experiment."""
+    if kind == "experiment":
+        return experiment_summary(results).text
+    if kind not in LINE_KINDS:
+        raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(KINDS)})")
+    return format_lines(summary_frame(results, kind), kind) or "(no steps)"
+
+
+def step_lines(results: dict, run_id: str, step: str) -> str:
+    """Every line format for one finished step of one run, each under its caption
+    (``l.pre.eff.op``, ``l.pre.eff.sec``, ``l.pre.rt``, ``l.pre.run``): what the
+    driver prints as each step ends."""
+    one = select(results, run_id=run_id, step=step)
+    blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS]
+    return "\n\n".join(b for b in blocks if b)
+
+
+__all__ = ["ExperimentSummary", "eff_op", "eff_sec", "experiment_summary", "format_lines",
+           "response_times", "run_lines", "step_lines", "summarize", "summary_frame"]
