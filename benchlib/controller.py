@@ -181,7 +181,9 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
             pr.terminate()
     if interrupted:
         status, error = "interrupted", error or "interrupted (Ctrl-C)"
-    secs = max(ended_ns - start_ns, 1) / NS
+    # the measured window: from the common start to the last operation's completion
+    last = max((r.ended_ns for r in results.values() if r.ended_ns), default=ended_ns)
+    secs = max(last - start_ns, 1) / NS
     outcome = StepOutcome(step, started, ended, secs, 0, 0, status, error,
                           client_results=list(results.values()))
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(outcome.client_results)

@@ -66,6 +66,7 @@ class ClientThread(threading.Thread):
         self.finished = False
         self.error: str | None = None
         self.stop_flag = False
+        self.last_ns = 0                # completion time of this thread's last operation
         client.record = self._record_inner
         self.first = client.next_chunk(CHUNK_OPS)
 
@@ -98,21 +99,29 @@ class ClientThread(threading.Thread):
         while self.start_box[0] == 0:
             time.sleep(0.001)
         start = self.start_box[0]
+        # every client begins at the same instant, the step's start (set in the near future)
+        wait = start - time.perf_counter_ns()
+        if wait > 0:
+            time.sleep(wait / NS)
+        while time.perf_counter_ns() < start:
+            pass
         end = start + int(step.duration_s * NS) if step.duration_s else None
         paced = bool(step.target_ops_per_s)
         period = self.total * NS / step.target_ops_per_s if paced else 0
         offset = self.gindex * NS / step.target_ops_per_s if paced else 0
+        next_tick = start + NS
+        if end is not None:
+            next_tick = min(next_tick, end)
+        chunk, self.first = self.first, None
+        self._ops(chunk, start, end, paced, period, offset, next_tick)
+
+    def _ops(self, chunk, start, end, paced, period, offset, next_tick):
         ns = time.perf_counter_ns
         sleep = time.sleep
         client = self.client
         fns = client.fns
-        next_tick = start + NS
-        if end is not None:
-            next_tick = min(next_tick, end)
         issued = 0
         broken_since = None
-        chunk = self.first
-        self.first = None
         while chunk is not None:
             units = chunk.units
             for idx, (code, a) in enumerate(zip(chunk.codes, chunk.args)):
@@ -137,7 +146,7 @@ class ClientThread(threading.Thread):
                             fns = client.fns
                         except Exception:
                             sleep(0.2)
-                t1 = ns()
+                t1 = self.last_ns = ns()
                 if t1 >= next_tick:
                     self._rollover(t1, start)
                     if self.stop_flag or (end is not None and t1 >= end):
@@ -217,9 +226,12 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
         out_q.put(("error", p, one_line(e)))
         return
     out_q.put(("ready", p))
+    parent = os.getppid()  # a client outlives no controller (kill -9 of the driver)
     while start_val.value == 0:
         if stop_evt.is_set():
             return
+        if os.getppid() != parent:
+            os._exit(3)
         time.sleep(0.001)
     first = threads[0].client
     op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
@@ -249,6 +261,10 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
 
     while not all(th.finished for th in threads):
         time.sleep(0.2)
+        if os.getppid() != parent:
+            # the controller is gone: nobody reads our queue, and its feeder thread would
+            # block the exit forever on a full pipe
+            os._exit(3)
         if stop_evt.is_set():
             for th in threads:
                 th.stop_flag = True
@@ -256,7 +272,8 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     collect(True)
     result = measure.ClientResult(client_id=f"{socket.gethostname()}:{os.getpid()}",
                                   host=socket.gethostname(), step=step.name,
-                                  started_ns=start_box[0], ended_ns=time.perf_counter_ns(),
+                                  started_ns=start_box[0],
+                                  ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
                                   error=next((th.error for th in threads if th.error), None))
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(

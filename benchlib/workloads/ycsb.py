@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from .base import Chunk, WorkloadClient
-from .ycsb_generators import CoreWorkloadPlan, build_key_names, load_keynums
+from .ycsb_generators import CoreWorkloadPlan, build_key_names, field_length_generator, load_keynums
 from .ycsb_properties import CoreWorkloadProperties, split_properties
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
@@ -95,6 +95,7 @@ class _YcsbClient(WorkloadClient):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
         self.rng = np.random.default_rng(seed)
         self.pool = ValuePool(self.rng, int(self.core.fieldlength))
+        self.lengths = field_length_generator(self.core, self.rng)
         self.binding = endpoint.ycsb_binding(cfg)
         self._bind()
 
@@ -104,20 +105,10 @@ class _YcsbClient(WorkloadClient):
     def _keys(self, keynums: np.ndarray) -> list[str]:
         return build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
 
-    def _field_lengths(self, n: int) -> np.ndarray:
-        c = self.core
-        lo, hi = int(c.minfieldlength), int(c.fieldlength)
-        if c.fieldlengthdistribution == "uniform":
-            return self.rng.integers(lo, hi + 1, n)
-        if c.fieldlengthdistribution == "zipfian":
-            from .ycsb_generators import Zipfian
-            return Zipfian(lo, hi, rng=self.rng).next_batch(n)
-        return np.full(n, hi)
-
     def _rows(self, n: int) -> list[list[str]]:
         """n records' worth of all-field values."""
         nf = len(self.cfg.field_names)
-        flat = self.pool.values(self._field_lengths(n * nf))
+        flat = self.pool.values(self.lengths.next_batch(n * nf))
         return [flat[i:i + nf] for i in range(0, n * nf, nf)]
 
     def is_broken(self) -> bool:
@@ -185,14 +176,14 @@ class YcsbRunClient(_YcsbClient):
         self.fns = [b.read, b.update, b.insert, b.scan, self._rmw]
         self._read, self._update = b.read, b.update
 
-    def _rmw(self, key, field, values):
+    def _rmw(self, key, read_field, write_field, values):
         # YCSB times the read and the update of a read-modify-write as READ and UPDATE too
         ns = time.perf_counter_ns
         t0 = ns()
-        s1 = self._read(key, field)
+        s1 = self._read(key, read_field)
         t1 = ns()
         self.record(READ, t1 - t0)
-        s2 = self._update(key, -1 if self.core.writeallfields else field, values)
+        s2 = self._update(key, write_field, values)
         self.record(UPDATE, ns() - t1)
         return s1 or s2
 
@@ -203,35 +194,25 @@ class YcsbRunClient(_YcsbClient):
         if self.remaining is not None:
             self.remaining -= n
         c = self.plan.next_chunk(n)
-        ops = np.asarray(c.op).tolist()
-        keys = self._keys(np.asarray(c.keynum))
-        core = self.core
-        nf = len(self.cfg.field_names)
-        # the single field of a read/update when not all fields (YCSB: uniform over fields)
-        one_field = self.rng.integers(0, nf, n)
-        read_field = np.full(n, -1) if core.readallfields else one_field
-        write_all = bool(core.writeallfields)
-        fields = one_field.tolist()
-        rfields = read_field.tolist()
-        scan_len = np.asarray(c.scan_len).tolist()
-        # values: all fields for INSERT (and for UPDATE/RMW when writeallfields)
-        n_vals = sum(nf if (o == INSERT or (write_all and o in (UPDATE, RMW))) else
-                     (1 if o in (UPDATE, RMW) else 0) for o in ops)
-        vals = self.pool.values(self._field_lengths(n_vals))
+        ops = c.op.tolist()
+        keys = self.plan.key_names(c.keynum)
+        field, wfield, scan_len = c.field.tolist(), c.write_field.tolist(), c.scan_len.tolist()
+        nvals = c.n_values.tolist()
+        vals = self.pool.values(self.plan.field_lengths(int(c.n_values.sum())))
         args, v = [], 0
         for i, o in enumerate(ops):
             if o == READ:
-                args.append((keys[i], rfields[i]))
+                args.append((keys[i], field[i]))
             elif o == SCAN:
-                args.append((keys[i], scan_len[i], rfields[i]))
-            elif o == INSERT:
-                args.append((keys[i], vals[v:v + nf]))
-                v += nf
-            else:  # UPDATE, RMW
-                if write_all:
-                    args.append((keys[i], -1, vals[v:v + nf]))
-                    v += nf
-                else:
-                    args.append((keys[i], fields[i], vals[v:v + 1]))
-                    v += 1
+                args.append((keys[i], scan_len[i], field[i]))
+            else:
+                k = nvals[i]
+                values = vals[v:v + k]
+                v += k
+                if o == INSERT:
+                    args.append((keys[i], values))
+                elif o == UPDATE:
+                    args.append((keys[i], wfield[i], values))
+                else:  # RMW
+                    args.append((keys[i], field[i], wfield[i], values))
         return Chunk(ops, args)

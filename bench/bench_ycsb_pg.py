@@ -1,0 +1,100 @@
+"""benchlib's driver against pgbench on the machine's PostgreSQL, in one session.
+
+YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4 and 16
+clients, next to ``pgbench -S -M prepared`` with the same client counts on a
+pgbench database of the same row count (scale 1 = 100k accounts), alternating so
+both see the same machine; then the load of 100k records. Prints a Markdown table
+for BENCHMARKS.md: ops/s, the ratio to pgbench, and client CPU seconds per operation
+(the CPU of the benchmark processes, from RUSAGE_CHILDREN, in µs per operation).
+
+    .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test] [--secs 20]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from benchlib.params import validate
+from benchlib.results import load_results
+from benchlib.runner import run_experiment
+
+
+def child_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def pgbench(url: str, clients: int, secs: int) -> tuple[float, float]:
+    u = urlsplit(url)
+    args = ["pgbench", "-n", "-S", "-M", "prepared", "-c", str(clients), "-j", str(min(clients, 2)),
+            "-T", str(secs), "-h", u.hostname or "127.0.0.1", "-p", str(u.port or 5432),
+            "-U", u.username or "postgres", u.path.lstrip("/") or "test"]
+    cpu0 = child_cpu_s()
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    cpu = child_cpu_s() - cpu0
+    tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
+    return tps, cpu / (tps * secs) * 1e6
+
+
+def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
+                 load: bool, records: int) -> tuple[float, float, dict]:
+    exp = validate({
+        "experiment": name, "workload": "ycsb",
+        "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": 1.0,
+                       "updateproportion": 0, "requestdistribution": "zipfian"},
+        "targets": [{"name": "pg", "url": url}],
+        "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
+        "run": {"skip": secs is None, "threads": [threads], "loops": 1, "loop_secs": secs or 1,
+                "status_interval_s": 3600},
+        "seed": 1,
+    }, "bench")
+    cpu0 = child_cpu_s()
+    res = run_experiment(exp, data_dir, progress=False, out=open("/dev/null", "w"))
+    cpu = child_cpu_s() - cpu0
+    assert res.ok, res.runs
+    steps = load_results(data_dir / name)["steps"].set_index("step")
+    step = "r.L1" if secs else "l.pre"
+    ops, s = float(steps.loc[step, "ops"]), float(steps.loc[step, "secs"])
+    return ops / s, cpu / ops * 1e6, steps.loc[step].to_dict()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    ap.add_argument("--secs", type=int, default=20)
+    ap.add_argument("--clients", default="1,4,16")
+    ap.add_argument("--records", type=int, default=100_000)
+    a = ap.parse_args()
+    u = urlsplit(a.url)
+    subprocess.run(["pgbench", "-i", "-q", "-s", str(max(a.records // 100_000, 1)), "-h", u.hostname,
+                    "-p", str(u.port or 5432), "-U", u.username or "postgres", u.path.lstrip("/")],
+                   check=True, capture_output=True)
+    data = Path(tempfile.mkdtemp(prefix="bench-ycsb-"))
+    # the load first (it also makes the table the runs read)
+    load_rate, load_cpu, _ = benchlib_run(a.url, data, "load", 1, None, True, a.records)
+    rows = []
+    for n in [int(x) for x in a.clients.split(",")]:
+        tps, pg_cpu = pgbench(a.url, n, a.secs)
+        ops, bl_cpu, _ = benchlib_run(a.url, data, f"c{n}", n, a.secs, False, a.records)
+        rows.append((n, tps, ops, ops / tps, pg_cpu, bl_cpu))
+        print(f"clients {n}: pgbench {tps:,.0f} tps, benchlib {ops:,.0f} ops/s", file=sys.stderr)
+    print(f"\nMachine: {Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip()}, "
+          f"{__import__('os').cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}\n")
+    print("| clients | pgbench -S -M prepared (tps) | benchlib YCSB C (ops/s) | ratio | pgbench client CPU µs/op | benchlib client CPU µs/op |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, tps, ops, ratio, pc, bc in rows:
+        print(f"| {n} | {tps:,.0f} | {ops:,.0f} | {ratio:.2f} | {pc:.1f} | {bc:.1f} |")
+    print(f"\nLoad of {a.records:,} records: {load_rate:,.0f} records/s "
+          f"(client CPU {load_cpu:.1f} µs/record)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""A killed run keeps its completed intervals, says failed, and the next run resumes."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from benchlib import load_results
+from conftest import small_experiment
+
+
+def start_run(tmp_path, exp: dict):
+    p = tmp_path / "exp.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    return subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                             str(tmp_path / "data"), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True), p
+
+
+def wait_for_seconds(tmp_path, name, n=3, timeout=60):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        logs = list((tmp_path / "data" / name).glob("*/intervals.jsonl"))
+        if logs and len([l for l in logs[0].read_text().splitlines() if '"r.L1"' in l]) >= n:
+            return logs[0].parent
+        time.sleep(0.1)
+    raise AssertionError("the run produced no intervals")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
+    exp = small_experiment("kill", "sqlite", run={"loop_secs": 30})
+    proc, path = start_run(tmp_path, exp)
+    run_dir = wait_for_seconds(tmp_path, "kill")
+    if sig == signal.SIGINT:
+        os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C goes to the whole process group
+    else:
+        proc.kill()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    if sig == signal.SIGINT:
+        assert "Traceback" not in err and "interrupted" in err
+    t = load_results(run_dir)   # recovers a kill -9 run on read
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] in ("failed", "interrupted")
+    iv = t["intervals"]
+    assert len(iv[iv.step == "r.L1"]) >= 3 and iv["ops"].sum() > 0
+    # the next run of the experiment reruns the failed run (and keeps the old attempt)
+    exp["run"]["loop_secs"] = 1
+    path.write_text(yaml.safe_dump(exp))
+    r = subprocess.run([sys.executable, "-m", "benchlib.cli", "run", str(path), "--data-dir",
+                        str(tmp_path / "data"), "--no-progress"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((run_dir / "meta.json").read_text())["status"] == "ok"
+    assert list((tmp_path / "data" / "kill" / ".attempts").iterdir())
+
+
+@pytest.mark.embedded
+def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
+    exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40})
+    proc, _ = start_run(tmp_path, exp)
+    run_dir = wait_for_seconds(tmp_path, "dbkill")
+    pidfile = tmp_path / "data" / ".embedded-postgres" / "dbkill" / "postmaster.pid"
+    os.kill(int(pidfile.read_text().split()[0]), signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "failed" and meta["error"]
+    iv = load_results(run_dir)["intervals"]
+    assert len(iv[iv.step == "r.L1"]) >= 3
