@@ -83,8 +83,6 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
                          name=f"benchlib-client-{p}")
         pr.start()
         procs.append(pr)
-    if on_clients:  # the sampler measures these processes' CPU as client_cpu_s
-        on_clients([pr.pid for pr in procs])
     error, status = None, "ok"
     interrupted = False
     try:
@@ -113,6 +111,10 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
         return StepOutcome(step, now, now, 0.0, 0, 0,
                            "interrupted" if isinstance(e, KeyboardInterrupt) else "failed", msg)
 
+    if on_clients:
+        # announced only now, connected and prepared, so that the sampler's client CPU
+        # excludes the interpreters' start-up and the chunk preparation
+        on_clients([pr.pid for pr in procs])
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + 50_000_000
     start_val.value = start_ns

@@ -186,6 +186,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             results.write_table(run_dir, "steps", pd.DataFrame(steps_rows))
             results.write_table(run_dir, "latency", _latency_df(lat_rows))
             print(step_line(spec.run_id, o), file=out, flush=True)
+            print(_seed_lines(spec, step.name, steps_rows, lat_rows, hw_frames), file=out, flush=True)
             if o.status != "ok":
                 status, error = o.status, o.error
                 break
@@ -215,6 +216,21 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if status == "interrupted":
         raise KeyboardInterrupt
     return status
+
+
+def _seed_lines(spec: RunSpec, step: str, steps_rows, lat_rows, hw_frames) -> str:
+    """The step's one-line summaries in every seed format, from what is in memory."""
+    from .summaries import step_lines
+    mem = {"runs": pd.DataFrame([{"run_id": spec.run_id, "config": spec.target.name}]),
+           "steps": pd.DataFrame(steps_rows).assign(config=spec.target.name),
+           "latency": _latency_df(lat_rows).assign(config=spec.target.name),
+           "hw": (pd.concat(hw_frames, ignore_index=True) if hw_frames
+                  else results.schema.empty("hw")).assign(config=spec.target.name)}
+    try:
+        text = step_lines(mem, spec.run_id, step)
+    except Exception as e:  # a summary must never cost a measured run
+        return f"       (no summary lines: {type(e).__name__}: {e})"
+    return "\n".join("       " + line for line in text.splitlines())
 
 
 def _latency_df(rows: list[dict]) -> pd.DataFrame:

@@ -122,7 +122,8 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
     df = df.copy()
     for c, t in cols.items():
         if c not in df:
-            df[c] = pd.Series(pd.NA, index=df.index, dtype=t)
+            # float columns take NaN: pandas 3 refuses pd.NA in a float64 Series
+            df[c] = pd.Series(float("nan") if t == "float64" else pd.NA, index=df.index, dtype=t)
         elif t.startswith("datetime64"):
             df[c] = pd.to_datetime(df[c], utc=True)
         else:
