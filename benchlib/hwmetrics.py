@@ -1,0 +1,415 @@
+"""The live sampler: rows of the ``hw`` table, one per second, beside a benchmark step.
+
+Each row covers one sample interval (``second=3`` covers [3 s, 4 s) of the step) and
+holds what :data:`benchlib.schema.HW` declares:
+
+- ``cpu_user/cpu_sys/cpu_iowait/cpu_idle``: percent of all CPUs, computed as vmstat
+  does from the deltas of ``psutil.cpu_times()``: user includes nice (and guest, which
+  Linux counts in user), sys = system + irq + softirq; steal is left out, so the four
+  sum to 100 - steal.
+- ``ctx_switches``: context switches per second (``psutil.cpu_stats()``).
+- ``disk_reads/disk_writes`` (operations/s) and ``disk_read_kb/disk_write_kb``
+  (KiB/s) summed over whole disks: :func:`is_whole_disk`, shared with the iostat
+  importer so a live run and an imported run count the same devices.
+- ``dbms_cpu_s/client_cpu_s``: CPU seconds (user + system) the DBMS / client
+  processes used in the interval; ``dbms_rss_gb/dbms_vsz_gb``: their resident and
+  virtual sizes summed, in GB = 2**30 bytes (as ps KiB / 1024**2; the same GB as
+  ``db_size_gb`` and the ps importer). See :class:`_ProcAccount` for how processes
+  that come and go are counted.
+- ``db_size_gb``: the last value of ``db_size_bytes()``, called in its own thread at
+  most every ``db_size_every_s`` and once more at stop; rows between calls carry the
+  last value (so the series is a step function and the last row is the size at the
+  end of the step, which is what eff.op's ``dbgb`` wants); NA before the first value
+  and after a failed call, until the next one succeeds.
+- ``ts``: the UTC time the sample was taken, i.e. the end of its interval, as
+  vmstat -t / iostat -t / mpstat print it.
+
+A figure the sampler cannot have (no dbms_pids callable: a remote server) stays NA,
+never 0.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+
+import pandas as pd
+import psutil
+
+from . import schema
+
+GB = 1024 ** 3
+
+# Devices whose I/O is already counted on a physical disk (device-mapper/LVM, md RAID,
+# loop files, DRBD), or that are not storage (ram, zram) or not relevant (cd, floppy).
+_VIRTUAL = re.compile(r"^(loop|ram|zram|dm-|md|sr|fd|drbd)\d")
+# Partitions: their I/O is also in their disk's line.
+_PARTITION = re.compile(r"^((s|v|xv|h)d[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+|rbd\d+|loop\d+)p\d+)$")
+
+
+def is_whole_disk(name: str) -> bool:
+    """True for a whole physical disk (sda, vda, xvdb, nvme0n1, mmcblk0 …).
+
+    Summing I/O over all devices double counts: a partition's I/O is in its disk's
+    figures, and a dm-*/md*/loop device's I/O reaches a physical disk too. So the
+    default counts whole disks only, by name (a log of another machine has nothing
+    else); names it does not know count as disks. iostat -N (LVM names) defeats it:
+    pass the devices explicitly then.
+    """
+    name = name.removeprefix("/dev/")
+    return not (_VIRTUAL.match(name) or _PARTITION.match(name))
+
+
+def disk_selector(devices: Iterable[str] | Callable[[str], bool] | None) -> Callable[[str], bool]:
+    """``devices`` as a predicate: None = :func:`is_whole_disk`, a callable as is, or
+    a list of names (``sda`` or ``/dev/sda``) to count exactly those."""
+    if devices is None:
+        return is_whole_disk
+    if callable(devices):
+        return devices
+    wanted = {d.removeprefix("/dev/") for d in devices}
+    return lambda name: name.removeprefix("/dev/") in wanted
+
+
+def process_tree_pids(root: int | None) -> list[int] | None:
+    """``root`` and all its descendants now (e.g. the postmaster and its backends);
+    None when ``root`` is gone.
+
+    Reads /proc/<pid>/task/<pid>/children: psutil's ``children()`` scans every
+    process of the machine, which alone would cost more than the rest of a sample.
+    Only children forked by each process's main thread are seen, which is how servers
+    fork (the postmaster, from its main loop); a multi-threaded server that forks
+    from another thread needs its own listing.
+    """
+    if not root:
+        return None
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                kids = [int(c) for c in f.read().split()]
+        except FileNotFoundError:
+            if pid != root:
+                continue                  # exited while we looked
+            if not os.path.exists(f"/proc/{root}"):
+                return None
+            try:                          # a kernel without the children files
+                return [root] + [c.pid for c in psutil.Process(root).children(recursive=True)]
+            except psutil.Error:
+                return None
+        except OSError:
+            if pid == root:
+                return None
+            continue
+        out.append(pid)
+        todo.extend(kids)
+    return out
+
+
+def _boot_clock() -> float:
+    """Now, on the clock of psutil's create_time() (boot clock + boot time on Linux)."""
+    if hasattr(time, "CLOCK_BOOTTIME"):
+        return time.clock_gettime(time.CLOCK_BOOTTIME) + _BOOT_TIME
+    return time.time()
+
+
+_BOOT_TIME = psutil.boot_time() if hasattr(time, "CLOCK_BOOTTIME") else 0.0
+
+
+class _ProcAccount:
+    """CPU seconds, RSS and VSZ of a set of processes that changes between samples.
+
+    - A process seen before: its CPU (user + system) increase since the last sample.
+    - A process first seen: all its CPU if it was created after the previous sample
+      (a backend forked mid-interval used all of it within the interval); only a
+      baseline otherwise (it existed but was not listed: its past is not ours).
+    - A process that vanished: the kernel adds a reaped child's whole CPU to its
+      parent's children_user/children_system. So every tracked process counts its
+      own CPU plus its reaped children's, and a vanished process whose parent is
+      tracked (the postmaster reaps its backends) is subtracted once with its last
+      seen total: its final partial interval is then counted exactly. The sampler's
+      own process stands in as that parent for processes it spawned (clients).
+      A vanished process whose parent is neither loses its last interval.
+    - Sampling is not atomic: a reap between reading a child and its parent can make
+      one interval short and the next long; a negative figure is carried into the
+      next interval instead of being reported, so sums over a step stay exact.
+    """
+
+    def __init__(self) -> None:
+        self._procs: dict[int, tuple[psutil.Process, float, int]] = {}  # pid -> (proc, cpu, ppid)
+        self._me = os.getpid()
+        self._own = None        # our reaped children's CPU at the last sample, once adopted
+        self._debt = 0.0
+        self._prev = None       # _boot_clock() at the last sample
+
+    def sample(self, pids: list[int] | None) -> tuple[float | None, int | None, int | None]:
+        """(CPU seconds since the last call, RSS bytes, VSZ bytes); None = unknown."""
+        now, prev = _boot_clock(), self._prev
+        self._prev = now      # also when there is no list: a pid listed next is new or old by it
+        if pids is None:
+            return None, None, None
+        cpu, rss, vsz, n, seen = 0.0, 0, 0, 0, {}
+        for pid in dict.fromkeys(pids):
+            old = self._procs.get(pid)
+            try:
+                p = old[0] if old else psutil.Process(pid)
+                # two reads (/proc/<pid>/stat and statm): per process, this is the cost
+                t = p.cpu_times()
+                m = p.memory_info()
+                total = t.user + t.system + t.children_user + t.children_system
+                if old and total < old[1]:        # the pid was reused by a new process
+                    p, old = psutil.Process(pid), None
+                ppid = old[2] if old else p.ppid()
+            except psutil.Error:      # gone between listing and reading, or not ours to read
+                continue
+            if old:
+                cpu += total - old[1]
+            elif prev is not None and p.create_time() >= prev - 0.02:
+                cpu += total          # born within this interval: all its CPU is in it
+            seen[pid] = (p, total, ppid)
+            rss, vsz, n = rss + m.rss, vsz + m.vms, n + 1
+        if self._own is None and self._me not in seen and any(v[2] == self._me for v in seen.values()):
+            self._own = _own_children_cpu()
+        if self._own is not None:
+            own = _own_children_cpu()
+            if self._me not in seen:
+                cpu += own - self._own
+            self._own = own
+        reapers = set(seen) | ({self._me} if self._own is not None else set())
+        for pid, (p, last, ppid) in self._procs.items():
+            if pid in seen:
+                continue
+            try:
+                if p.status() == psutil.STATUS_ZOMBIE:
+                    seen[pid] = (p, last, ppid)   # dead, not yet reaped: wait for the reap
+                    continue
+                continue                          # alive but no longer listed: not ours now
+            except psutil.NoSuchProcess:
+                pass
+            except psutil.Error:
+                continue
+            if ppid in reapers:
+                cpu -= last                       # its final total is in the parent's figure
+        self._procs = seen
+        cpu -= self._debt
+        self._debt = max(0.0, -cpu)
+        return max(cpu, 0.0), (rss if n else None), (vsz if n else None)
+
+
+def conform_hw(df: pd.DataFrame | None) -> pd.DataFrame:
+    """``schema.conform("hw", df)``, with the missing float columns added as NaN
+    first: conform's ``pd.Series(pd.NA, dtype="float64")`` raises on pandas 3."""
+    if df is not None and len(df):
+        df = df.copy()
+        for c, t in schema.HW.items():
+            if c not in df and t == "float64":
+                df[c] = float("nan")
+    return schema.conform("hw", df)
+
+
+def _own_children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def _gb(x: int | None) -> float | None:
+    return None if x is None else x / GB
+
+
+class _Snap:
+    """System-wide counters at one moment."""
+
+    __slots__ = ("cpu", "ctx", "disk", "mono", "wall")
+
+    def __init__(self, select: Callable[[str], bool]) -> None:
+        self.mono = time.monotonic()
+        self.wall = datetime.now(timezone.utc)
+        self.cpu = psutil.cpu_times()
+        self.ctx = psutil.cpu_stats().ctx_switches
+        d = [c for n, c in (psutil.disk_io_counters(perdisk=True) or {}).items() if select(n)]
+        # no disk selected: NA, not a made-up 0
+        self.disk = [sum(getattr(c, f) for c in d) for f in
+                     ("read_count", "write_count", "read_bytes", "write_bytes")] if d else None
+
+
+def _system_row(a: _Snap, b: _Snap) -> dict:
+    """Percents and per-second rates between two snapshots."""
+    dt = b.mono - a.mono
+    d = {f: getattr(b.cpu, f, 0.0) - getattr(a.cpu, f, 0.0) for f in
+         ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")}
+    total = sum(d.values())   # guest/guest_nice are inside user/nice already
+    row = {"ts": b.wall}
+    if total > 0:
+        row.update(cpu_user=100 * (d["user"] + d["nice"]) / total,
+                   cpu_sys=100 * (d["system"] + d["irq"] + d["softirq"]) / total,
+                   cpu_iowait=100 * d["iowait"] / total, cpu_idle=100 * d["idle"] / total)
+    if dt > 0:
+        row["ctx_switches"] = (b.ctx - a.ctx) / dt
+        if a.disk is not None and b.disk is not None:
+            r, w, rb, wb = (y - x for x, y in zip(a.disk, b.disk))
+            row.update(disk_reads=r / dt, disk_writes=w / dt,
+                       disk_read_kb=rb / 1024 / dt, disk_write_kb=wb / 1024 / dt)
+    return row
+
+
+class Sampler:
+    """Samples the ``hw`` figures every ``interval_s`` in a background thread.
+
+    ``dbms_pids`` / ``client_pids`` are called every sample (backends come and go)
+    and return the processes to account for, or None when there are none to see
+    (columns NA). ``disks``: as :func:`disk_selector` (None = whole disks).
+
+    Use ``start(run_id, step)`` … ``stop()`` → DataFrame, or
+    ``with sampler.start(run_id, step): …`` and then ``sampler.result``.
+    ``cost_cpu_s`` is the CPU time the sampler's own threads used (thread_time).
+
+    Rates are per real elapsed second, so a late sample (a stall, or the GIL held by
+    CPU-bound Python threads of the same process) makes a longer row, not a wrong
+    one; CPU seconds are differences of counters, so their sum over a step is exact.
+    A tail shorter than half an interval at stop joins the last row.
+    """
+
+    def __init__(self, interval_s: float = 1.0, *, dbms_pids: Callable[[], list[int]] | None = None,
+                 client_pids: Callable[[], list[int]] | None = None,
+                 db_size_bytes: Callable[[], int | None] | None = None, db_size_every_s: float = 5.0,
+                 disks: list[str] | None = None):
+        if interval_s <= 0:
+            raise ValueError("interval_s must be > 0")
+        self.interval_s, self.db_size_every_s = float(interval_s), float(db_size_every_s)
+        self.dbms_pids, self.client_pids, self.db_size_bytes = dbms_pids, client_pids, db_size_bytes
+        self._select = disk_selector(disks)
+        self._threads: list[threading.Thread] = []
+        self.result: pd.DataFrame | None = None
+        self.errors: list[str] = []     # first few exceptions swallowed while sampling
+        self.cost_cpu_s = 0.0
+
+    # --- public
+    def start(self, run_id: str | None, step: str | None) -> Sampler:
+        if self._threads:
+            raise RuntimeError("Sampler already started")
+        self.run_id, self.step = run_id, step
+        self._rows: list[dict] = []
+        self._size: float | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._dbms, self._client = _ProcAccount(), _ProcAccount()
+        self.cost_cpu_s, self.result = 0.0, None
+        self._proc_sample()   # baselines
+        self._prev = self._first = _Snap(self._select)
+        self._threads = [threading.Thread(target=self._run, name="hw-sampler", daemon=True)]
+        if self.db_size_bytes is not None:
+            self._threads.append(threading.Thread(target=self._size_loop, name="hw-dbsize", daemon=True))
+        for t in self._threads:
+            t.start()
+        return self
+
+    def stop(self) -> pd.DataFrame:
+        """Take a last (partial) sample, stop the threads, return the step's rows."""
+        if not self._threads:
+            return self.result if self.result is not None else conform_hw(None)
+        self._stop.set()
+        self._threads[0].join()
+        size_done = True
+        if len(self._threads) > 1:
+            # a size query stuck behind a long statement must not hold the step
+            self._threads[1].join(timeout=max(10.0, self.db_size_every_s))
+            size_done = not self._threads[1].is_alive()
+        if size_done and self.db_size_bytes is not None and self._rows:
+            self._rows[-1]["db_size_gb"] = self._call_size()
+        self._threads = []
+        df = pd.DataFrame(self._rows)
+        if len(df):
+            df.insert(0, "run_id", self.run_id)
+            df.insert(1, "step", self.step)
+        self.result = conform_hw(df)
+        return self.result
+
+    def __enter__(self) -> Sampler:  # noqa: PYI034
+        if not self._threads:
+            self.start(None, None)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # --- the sampling thread
+    def _run(self) -> None:
+        iv, t0 = self.interval_s, self._first.mono
+        k_prev, k = 0, 1
+        last_start = None   # (snapshot, tick) at the start of the last row, to extend it
+        while True:
+            stopping = self._stop.wait(max(0.0, t0 + k * iv - time.monotonic()))
+            try:
+                snap = _Snap(self._select)
+                dcpu, drss, dvsz, ccpu, _, _ = self._proc_sample()
+                partial = stopping and self._rows and (snap.mono - self._prev.mono) < iv / 2
+                if partial:
+                    # a short tail joins the last row rather than making a noisy one
+                    row, start_snap, start_k = self._rows[-1], *last_start
+                    dcpu = _add(row.get("dbms_cpu_s"), dcpu)
+                    ccpu = _add(row.get("client_cpu_s"), ccpu)
+                else:
+                    start_snap, start_k = self._prev, k_prev
+                new = {"second": math.floor(start_k * iv + 1e-9), **_system_row(start_snap, snap),
+                       "dbms_cpu_s": dcpu, "dbms_rss_gb": _gb(drss), "dbms_vsz_gb": _gb(dvsz),
+                       "client_cpu_s": ccpu, "db_size_gb": self._size}
+                if partial:
+                    self._rows[-1] = new
+                elif not stopping or snap.mono > self._prev.mono:
+                    self._rows.append(new)
+                    last_start = (self._prev, k_prev)
+                self._prev, k_prev = snap, k
+            except Exception as e:  # noqa: BLE001 - one bad sample must not end the series
+                self._note(e)
+            if stopping:
+                break
+            # after a stall, skip the missed ticks instead of sampling in a burst
+            k = max(k + 1, int((time.monotonic() - t0) / iv) + 1)
+        self._add_cost(time.thread_time())
+
+    def _proc_sample(self):
+        return (*self._dbms.sample(self._pids(self.dbms_pids)),
+                *self._client.sample(self._pids(self.client_pids)))
+
+    def _pids(self, fn):
+        if fn is None:
+            return None
+        try:
+            return fn()
+        except Exception as e:  # noqa: BLE001 - the target's callable must not kill the sampler
+            self._note(e)
+            return None
+
+    # --- the db size thread
+    def _size_loop(self) -> None:
+        while True:
+            self._size = self._call_size()
+            if self._stop.wait(self.db_size_every_s):
+                break
+        self._add_cost(time.thread_time())
+
+    def _call_size(self) -> float | None:
+        try:
+            v = self.db_size_bytes()
+            return None if v is None else float(v) / GB
+        except Exception as e:  # noqa: BLE001 - a failing size query costs a value, not the sampler
+            self._note(e)
+            return None
+
+    def _note(self, e: Exception) -> None:
+        with self._lock:
+            if len(self.errors) < 10:
+                self.errors.append(f"{type(e).__name__}: {e}")
+
+    def _add_cost(self, s: float) -> None:
+        with self._lock:
+            self.cost_cpu_s += s
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else a + b
