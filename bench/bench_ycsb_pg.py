@@ -48,6 +48,7 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
     exp = validate({
         "experiment": name, "workload": "ycsb",
         "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": 1.0,
+                       "table": "ycsb_bench",  # its own table: test suites may share the database
                        "updateproportion": 0, "requestdistribution": "zipfian"},
         "targets": [{"name": "pg", "url": url}],
         "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},

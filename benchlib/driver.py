@@ -67,6 +67,7 @@ class ClientThread(threading.Thread):
         self.error: str | None = None
         self.stop_flag = False
         self.last_ns = 0                # completion time of this thread's last operation
+        self._broken_since = None
         client.record = self._record_inner
         self.first = client.next_chunk(CHUNK_OPS)
 
@@ -116,53 +117,103 @@ class ClientThread(threading.Thread):
         self._ops(chunk, start, end, paced, period, offset, next_tick)
 
     def _ops(self, chunk, start, end, paced, period, offset, next_tick):
+        if not paced and (chunk is None or chunk.units is None):
+            self._ops_fast(chunk, start, end, next_tick)
+        else:
+            self._ops_general(chunk, start, end, paced, period, offset, next_tick)
+
+    def _on_exception(self, t0: int):
+        """An operation raised: count it as ERROR; reconnect when the connection is gone,
+        give up (re-raise) when it stays gone. Returns the functions to call from now on."""
+        client = self.client
+        if not client.is_broken():
+            return client.fns
+        self._broken_since = self._broken_since or t0
+        if (t0 - self._broken_since) / NS > ABORT_AFTER_BROKEN_S:
+            raise
+        try:
+            client.reconnect()
+            self._broken_since = None
+        except Exception:
+            time.sleep(0.2)
+        return client.fns
+
+    def _ops_fast(self, chunk, start, end, next_tick):
+        """The hot loop, unpaced and unbatched: call, time, append — nothing else."""
+        ns = time.perf_counter_ns
+        client = self.client
+        fns = client.fns
+        append = [lst.append for lst in self.svc]
+        t1 = start
+        try:
+            while chunk is not None:
+                for code, a in zip(chunk.codes, chunk.args):
+                    t0 = ns()
+                    try:
+                        st = fns[code](*a)
+                    except Exception:
+                        st = 2
+                        fns = self._on_exception(t0)
+                    t1 = ns()
+                    if t1 >= next_tick:
+                        self._rollover(t1, start)
+                        append = [lst.append for lst in self.svc]
+                        if self.stop_flag or (end is not None and t1 >= end):
+                            return
+                        next_tick = start + (self.second + 1) * NS
+                        if end is not None:
+                            next_tick = min(next_tick, end)
+                    append[code](t1 - t0)
+                    if st:
+                        self.errs.append((code, st))
+                chunk = client.next_chunk(CHUNK_OPS)
+        finally:
+            self.last_ns = t1
+
+    def _ops_general(self, chunk, start, end, paced, period, offset, next_tick):
+        """Paced (open loop on the intended schedule) and/or batched operations."""
         ns = time.perf_counter_ns
         sleep = time.sleep
         client = self.client
         fns = client.fns
         issued = 0
-        broken_since = None
-        while chunk is not None:
-            units = chunk.units
-            for idx, (code, a) in enumerate(zip(chunk.codes, chunk.args)):
-                if paced:
-                    intended = start + offset + int(issued * period)
-                    if end is not None and intended >= end:
-                        return
-                    now = ns()
-                    if now < intended:
-                        sleep((intended - now) / NS)
-                t0 = ns()
-                try:
-                    st = fns[code](*a)
-                except Exception:
-                    st = 2
-                    if client.is_broken():
-                        broken_since = broken_since or t0
-                        if (t0 - broken_since) / NS > ABORT_AFTER_BROKEN_S:
-                            raise
-                        try:
-                            client.reconnect()
-                            fns = client.fns
-                        except Exception:
-                            sleep(0.2)
-                t1 = self.last_ns = ns()
-                if t1 >= next_tick:
-                    self._rollover(t1, start)
-                    if self.stop_flag or (end is not None and t1 >= end):
-                        return
-                    next_tick = start + (self.second + 1) * NS
-                    if end is not None:
-                        next_tick = min(next_tick, end)
-                self.svc[code].append(t1 - t0)
-                if paced:
-                    self.itd[code].append(t1 - intended)
-                if st:
-                    self.errs.append((code, st))
-                if units is not None:
-                    self.units[code] += units[idx]
-                issued += 1
-            chunk = client.next_chunk(CHUNK_OPS)
+        t1 = start
+        try:
+            while chunk is not None:
+                units = chunk.units
+                for idx, (code, a) in enumerate(zip(chunk.codes, chunk.args)):
+                    if paced:
+                        intended = start + offset + int(issued * period)
+                        if end is not None and intended >= end:
+                            return
+                        now = ns()
+                        if now < intended:
+                            sleep((intended - now) / NS)
+                    t0 = ns()
+                    try:
+                        st = fns[code](*a)
+                    except Exception:
+                        st = 2
+                        fns = self._on_exception(t0)
+                    t1 = ns()
+                    if t1 >= next_tick:
+                        self._rollover(t1, start)
+                        if self.stop_flag or (end is not None and t1 >= end):
+                            return
+                        next_tick = start + (self.second + 1) * NS
+                        if end is not None:
+                            next_tick = min(next_tick, end)
+                    self.svc[code].append(t1 - t0)
+                    if paced:
+                        self.itd[code].append(t1 - intended)
+                    if st:
+                        self.errs.append((code, st))
+                    if units is not None:
+                        self.units[code] += units[idx]
+                    issued += 1
+                chunk = client.next_chunk(CHUNK_OPS)
+        finally:
+            self.last_ns = t1
 
 
 @dataclass

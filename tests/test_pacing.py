@@ -2,6 +2,7 @@
 intended-start latency but not in the service time (coordinated omission)."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -29,7 +30,7 @@ def test_target_throughput_within_1_percent(data_dir):
 @pytest.mark.postgres
 def test_stall_shows_in_intended_latency_not_service_time(pg_url, data_dir):
     props = {"recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,
-             "updateproportion": 0.0, "requestdistribution": "uniform", "table": "stalltable"}
+             "updateproportion": 0.0, "requestdistribution": "uniform", "table": f"stalltable_{os.getpid()}"}
     load = validate(small_experiment("stall-load", pg_url, properties=props, run={"skip": True}), "t")
     assert run_experiment(load, data_dir, progress=False).ok
     exp = validate(small_experiment("stall", pg_url, properties=props, load={"skip": True},
@@ -48,7 +49,7 @@ def test_stall_shows_in_intended_latency_not_service_time(pg_url, data_dir):
             time.sleep(0.05)
         assert log is not None
         with psycopg.connect(pg_url) as conn:
-            conn.execute("LOCK TABLE stalltable IN ACCESS EXCLUSIVE MODE")
+            conn.execute(f"LOCK TABLE {props['table']} IN ACCESS EXCLUSIVE MODE")
             stalled.set()
             time.sleep(2.0)
             conn.commit()

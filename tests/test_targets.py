@@ -2,6 +2,7 @@
 machine's PostgreSQL and MariaDB — real servers, real rows."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,20 +16,25 @@ WORKLOADS = "abcdef"
 RECORDS, OPS = 1000, 2000
 
 
-def count_rows(target, run_dir: Path) -> int:
+def table_for(name: str, letter: str) -> str:
+    # a table of its own per test: suites running side by side share the database
+    return f"ycsb_{name.replace('-', '_')}_{letter}_{os.getpid()}"
+
+
+def count_rows(target, run_dir: Path, table: str) -> int:
     if target.kind == "sqlite":
         import sqlite3
         with sqlite3.connect(run_dir / "db.sqlite") as c:
-            return c.execute("SELECT COUNT(*) FROM usertable").fetchone()[0]
+            return c.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
     if target.kind == "postgres":
         target.start()
         try:
-            return target.admin().execute("SELECT COUNT(*) FROM usertable").fetchone()[0]
+            return target.admin().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
         finally:
             target.stop()
     target.start()
     try:
-        return target._q("SELECT COUNT(*) FROM usertable")[0][0]
+        return target._q(f"SELECT COUNT(*) FROM {table}")[0][0]
     finally:
         target.stop()
 
@@ -36,7 +42,7 @@ def count_rows(target, run_dir: Path) -> int:
 def run_workload(letter: str, url: str, data_dir: Path, name: str):
     exp = load_experiment(ROOT / "parameters" / f"ycsb-{letter}.yaml")
     d = exp.model_dump()
-    d["properties"].update(recordcount=RECORDS, operationcount=OPS)
+    d["properties"].update(recordcount=RECORDS, operationcount=OPS, table=table_for(name, letter))
     d["targets"] = [{"name": name, "url": url}]
     # workload D reads the latest inserts: one client, as the seed notes (it cannot scale out)
     d["run"] = {**d["run"], "threads": [1 if letter == "d" else 2], "processes": 1}
@@ -69,7 +75,14 @@ def check(letter, exp, run_dir, target):
             n -= run["READ-MODIFY-WRITE"]  # RMW's inner read/update are timed as READ/UPDATE too
         assert abs(n / OPS - p) < 0.06, (op, n, p)
     inserts = int(run.get("INSERT", 0))
-    assert count_rows(target, run_dir) == RECORDS + inserts
+    table = exp.properties["table"]
+    assert count_rows(target, run_dir, table) == RECORDS + inserts
+    if target.kind != "sqlite":  # leave the shared database as we found it
+        target.start()
+        try:
+            (target.admin().execute if target.kind == "postgres" else target._q)(f"DROP TABLE {table}")
+        finally:
+            target.stop()
 
 
 @pytest.mark.parametrize("letter", WORKLOADS)
@@ -104,6 +117,7 @@ def test_embedded_postgres(letter, data_dir):
     target = make_target("emb", "embedded-postgres", None, data_dir)
     target.start()
     try:
-        assert target.admin().execute("SELECT COUNT(*) FROM usertable").fetchone()[0] >= RECORDS
+        table = exp.properties["table"]
+        assert target.admin().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] >= RECORDS
     finally:
         target.stop()

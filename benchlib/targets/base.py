@@ -119,14 +119,8 @@ def listening_pid(port: int) -> int | None:
 
 def process_tree(pid: int | None) -> list[int] | None:
     """``pid`` and all its descendants, listed now (backends come and go)."""
-    if not pid:
-        return None
-    import psutil
-    try:
-        p = psutil.Process(pid)
-        return [pid] + [c.pid for c in p.children(recursive=True)]
-    except psutil.Error:
-        return None
+    from ..hwmetrics import process_tree_pids  # /proc children files: no scan of every process
+    return process_tree_pids(pid)
 
 
 def is_local_host(host: str | None) -> bool:

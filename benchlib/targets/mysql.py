@@ -41,6 +41,7 @@ class MysqlTarget(Target):
         self.params = connect_params(url)
         self.engine = self.options.get("engine", "InnoDB")
         self._admin = None
+        self._monitor = None
         self._server_pid = None
 
     def admin(self):
@@ -62,9 +63,10 @@ class MysqlTarget(Target):
             self._server_pid = listening_pid(int(self.params["port"]))
 
     def stop(self):
-        if self._admin is not None and self._admin.open:
-            self._admin.close()
-        self._admin = None
+        for conn in (self._admin, self._monitor):
+            if conn is not None and conn.open:
+                conn.close()
+        self._admin = self._monitor = None
 
     def endpoint(self):
         return Endpoint("mysql", {"params": self.params})
@@ -77,9 +79,13 @@ class MysqlTarget(Target):
         return process_tree(self._server_pid)
 
     def db_size_bytes(self):
-        rows = self._q("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
-                       "information_schema.tables WHERE table_schema = DATABASE()")
-        return int(rows[0][0])
+        # the sampler asks from its own thread; PyMySQL connections are not thread-safe
+        if self._monitor is None or not self._monitor.open:
+            self._monitor = _connect(self.params)
+        with self._monitor.cursor() as c:
+            c.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
+                      "information_schema.tables WHERE table_schema = DATABASE()")
+            return int(c.fetchone()[0])
 
     def ycsb_create_table(self, table, fields):
         st = YcsbStatements(table, fields, "%s")

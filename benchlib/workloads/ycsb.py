@@ -47,12 +47,14 @@ def config_from(props: dict) -> YcsbConfig:
 class ValuePool:
     """Random alphanumeric field values, cut from one pre-generated string."""
 
-    def __init__(self, rng: np.random.Generator, max_len: int, size: int = 1 << 18):
-        self.text = ALPHABET[rng.integers(0, len(ALPHABET), size + max_len)].tobytes().decode()
+    def __init__(self, rng: np.random.Generator, max_len: int, size: int = 1 << 18,
+                 as_bytes: bool = False):
+        raw = ALPHABET[rng.integers(0, len(ALPHABET), size + max_len)].tobytes()
+        self.text = raw if as_bytes else raw.decode()  # bytes for drivers that send bytes
         self.size = size
         self.rng = rng
 
-    def values(self, lengths: np.ndarray) -> list[str]:
+    def values(self, lengths: np.ndarray) -> list:
         offs = self.rng.integers(0, self.size, len(lengths)).tolist()
         t = self.text
         return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]
@@ -94,16 +96,18 @@ class _YcsbClient(WorkloadClient):
     def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
         self.rng = np.random.default_rng(seed)
-        self.pool = ValuePool(self.rng, int(self.core.fieldlength))
-        self.lengths = field_length_generator(self.core, self.rng)
         self.binding = endpoint.ycsb_binding(cfg)
+        self.as_bytes = bool(getattr(self.binding, "bytes_args", False))
+        self.pool = ValuePool(self.rng, int(self.core.fieldlength), as_bytes=self.as_bytes)
+        self.lengths = field_length_generator(self.core, self.rng)
         self._bind()
 
     def _bind(self):
         raise NotImplementedError
 
-    def _keys(self, keynums: np.ndarray) -> list[str]:
-        return build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
+    def _keys(self, keynums: np.ndarray) -> list:
+        keys = build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
+        return [k.encode() for k in keys] if self.as_bytes else keys
 
     def _rows(self, n: int) -> list[list[str]]:
         """n records' worth of all-field values."""
@@ -195,7 +199,7 @@ class YcsbRunClient(_YcsbClient):
             self.remaining -= n
         c = self.plan.next_chunk(n)
         ops = c.op.tolist()
-        keys = self.plan.key_names(c.keynum)
+        keys = self._keys(c.keynum)
         field, wfield, scan_len = c.field.tolist(), c.write_field.tolist(), c.scan_len.tolist()
         nvals = c.n_values.tolist()
         vals = self.pool.values(self.plan.field_lengths(int(c.n_values.sum())))
