@@ -289,10 +289,18 @@ def validate(data: dict, source: str) -> Experiment:
     # the workload's own properties are checked now too, not when the run starts
     from .workloads.ycsb import resolve_properties
     try:
-        resolve_properties(exp)
+        cfg = resolve_properties(exp)
     except (ValueError, OSError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ParameterError(f"{source}: properties: {msg}") from None
+    props = exp.workload_properties()
+    if int(props.get("recordcount", 0) or 0) <= 0:
+        # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
+        raise ParameterError(f"{source}: properties.recordcount: required, a number of records > 0")
+    if not exp.run.skip and not exp.run.loop_secs and int(cfg.core.operationcount) <= 0 \
+            and not float(cfg.core.maxexecutiontime or 0):
+        raise ParameterError(f"{source}: properties.operationcount: required (> 0) unless "
+                             "run.loop_secs or maxexecutiontime bounds the run loops")
     return exp
 
 

@@ -99,3 +99,29 @@ def test_cli_exit_2_one_line(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and "bogus" in r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "data" / "t").exists()
+
+
+def test_recordcount_is_required(tmp_path):
+    d = base()
+    del d["properties"]["recordcount"]
+    with pytest.raises(ParameterError) as e:
+        load_experiment(write(tmp_path, d))
+    assert "recordcount" in str(e.value)
+
+
+def test_run_needs_a_bound(tmp_path):
+    d = base()
+    d["properties"]["operationcount"] = 0
+    with pytest.raises(ParameterError) as e:
+        load_experiment(write(tmp_path, d))
+    assert "operationcount" in str(e.value)
+    d["run"] = {"loop_secs": 2}
+    assert load_experiment(write(tmp_path, d)).run.loop_secs == 2
+
+
+def test_ycsb_property_file_runs_as_is(tmp_path):
+    from benchlib.params import experiment_from_property_file
+    exp = experiment_from_property_file(ROOT / "parameters" / "workloads" / "workloada", "sqlite", 4)
+    assert exp.run.threads == [4] and exp.workload_properties()["requestdistribution"] == "zipfian"
+    with pytest.raises(ParameterError):
+        experiment_from_property_file(tmp_path / "missing", "sqlite", 1)
