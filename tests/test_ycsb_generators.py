@@ -19,7 +19,6 @@ from benchlib.workloads.ycsb_generators import (
     SCRAMBLED_ITEM_COUNT,
     SCRAMBLED_ZETAN,
     UPDATE,
-    CoreWorkloadPlan,
     Discrete,
     Exponential,
     Histogram,
@@ -30,11 +29,10 @@ from benchlib.workloads.ycsb_generators import (
     UniformLong,
     Zipfian,
     build_key_names,
-    field_length_generator,
     fnvhash64,
-    load_keynums,
     zeta,
 )
+from benchlib.workloads.ycsb_plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from benchlib.workloads.ycsb_properties import CoreWorkloadProperties
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1

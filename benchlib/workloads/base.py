@@ -16,8 +16,9 @@ is a binding with get/set/… fns. Batched operations (a multi-row insert) set
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR"}
 

@@ -16,7 +16,8 @@ import time
 import numpy as np
 
 from .base import Chunk, WorkloadClient
-from .ycsb_generators import CoreWorkloadPlan, build_key_names, field_length_generator, load_keynums
+from .ycsb_generators import build_key_names
+from .ycsb_plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .ycsb_properties import CoreWorkloadProperties, split_properties
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
