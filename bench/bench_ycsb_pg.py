@@ -5,7 +5,8 @@ clients, next to ``pgbench -S -M prepared`` with the same client counts on a
 pgbench database of the same row count (scale 1 = 100k accounts), alternating so
 both see the same machine; then the load of 100k records. Prints a Markdown table
 for BENCHMARKS.md: ops/s, the ratio to pgbench, and client CPU seconds per operation
-(the CPU of the benchmark processes, from RUSAGE_CHILDREN, in µs per operation).
+(pgbench: its process's CPU from RUSAGE_CHILDREN; benchlib: the sampler's client_cpu_s
+during the step), in µs per operation.
 
     .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test] [--secs 20]
 """
@@ -56,13 +57,18 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
                 "status_interval_s": 3600},
         "seed": 1,
     }, "bench")
-    cpu0 = child_cpu_s()
-    res = run_experiment(exp, data_dir, progress=False, out=open("/dev/null", "w"))
-    cpu = child_cpu_s() - cpu0
+    with open("/dev/null", "w") as devnull:
+        res = run_experiment(exp, data_dir, progress=False, out=devnull)
     assert res.ok, res.runs
-    steps = load_results(data_dir / name)["steps"].set_index("step")
+    t = load_results(data_dir / name)
+    steps = t["steps"].set_index("step")
     step = "r.L1" if secs else "l.pre"
     ops, s = float(steps.loc[step, "ops"]), float(steps.loc[step, "secs"])
+    if steps.loc[step, "errors"]:
+        raise SystemExit(f"{name}: {steps.loc[step, 'errors']} errors: is the table loaded?")
+    # the sampler's client CPU: the client processes during the step only (not their
+    # interpreter start-up or the preparation of operations)
+    cpu = float(t["hw"].loc[t["hw"].step == step, "client_cpu_s"].sum())
     return ops / s, cpu / ops * 1e6, steps.loc[step].to_dict()
 
 

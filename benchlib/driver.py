@@ -47,15 +47,14 @@ def one_line(e: BaseException) -> str:
 
 # ---------------------------------------------------------------- client side
 
-class ClientThread(threading.Thread):
-    """One client: a connection, its prepared operations, the hot loop."""
+class RecordingThread(threading.Thread):
+    """What every client thread shares: per-second latency lists, handed over at rollover."""
 
-    def __init__(self, client, gindex: int, total: int, step: StepSpec, start_box: list):
+    def __init__(self, clients: list, step: StepSpec, start_box: list):
         super().__init__(daemon=True)
-        self.client = client
-        self.gindex, self.total, self.step = gindex, total, step
+        self.step = step
         self.start_box = start_box
-        nops = len(client.op_names)
+        nops = len(clients[0].op_names)
         self.nops = nops
         self.svc = [[] for _ in range(nops)]
         self.itd = [[] for _ in range(nops)]
@@ -67,9 +66,9 @@ class ClientThread(threading.Thread):
         self.error: str | None = None
         self.stop_flag = False
         self.last_ns = 0                # completion time of this thread's last operation
-        self._broken_since = None
-        client.record = self._record_inner
-        self.first = client.next_chunk(CHUNK_OPS)
+        self.clients = clients
+        for c in clients:
+            c.record = self._record_inner
 
     def _record_inner(self, code: int, dt_ns: int) -> None:
         self.svc[code].append(dt_ns)
@@ -81,6 +80,18 @@ class ClientThread(threading.Thread):
         self.errs, self.units = [], [0] * n
         self.second = (t1 - start) // NS
 
+    def _wait_start(self) -> int:
+        """Every client begins at the same instant, the step's start (set in the near future)."""
+        while self.start_box[0] == 0:
+            time.sleep(0.001)
+        start = self.start_box[0]
+        wait = start - time.perf_counter_ns()
+        if wait > 0:
+            time.sleep(wait / NS)
+        while time.perf_counter_ns() < start:
+            pass
+        return start
+
     def run(self):
         try:
             self._loop()
@@ -90,22 +101,29 @@ class ClientThread(threading.Thread):
             self.done.append((self.second, self.svc, self.itd, self.errs, self.units))
             self.svc = self.itd = None
             self.finished = True
-            try:
-                self.client.close()
-            except Exception:
-                pass
+            for c in self.clients:
+                try:
+                    c.close()
+                except Exception:
+                    pass
+
+    def _loop(self):
+        raise NotImplementedError
+
+
+class ClientThread(RecordingThread):
+    """One client: a connection, its prepared operations, the hot loop."""
+
+    def __init__(self, client, gindex: int, total: int, step: StepSpec, start_box: list):
+        super().__init__([client], step, start_box)
+        self.client = client
+        self.gindex, self.total = gindex, total
+        self._broken_since = None
+        self.first = client.next_chunk(CHUNK_OPS)
 
     def _loop(self):
         step = self.step
-        while self.start_box[0] == 0:
-            time.sleep(0.001)
-        start = self.start_box[0]
-        # every client begins at the same instant, the step's start (set in the near future)
-        wait = start - time.perf_counter_ns()
-        if wait > 0:
-            time.sleep(wait / NS)
-        while time.perf_counter_ns() < start:
-            pass
+        start = self._wait_start()
         end = start + int(step.duration_s * NS) if step.duration_s else None
         paced = bool(step.target_ops_per_s)
         period = self.total * NS / step.target_ops_per_s if paced else 0
@@ -267,12 +285,19 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     try:
         workload = WorkloadSpec(**task["workload"]).build()
         start_box = [0]
-        threads = []
+        clients = []
         for t in range(task["threads"]):
             g = task["thread_offset"] + t
-            client = workload.client(step, task["endpoint"], g, step.threads,
-                                     seed=task["seed"] + g, batch_size=task.get("batch_size", 1000))
-            threads.append(ClientThread(client, g, step.threads, step, start_box))
+            clients.append(workload.client(step, task["endpoint"], g, step.threads,
+                                           seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
+        if step.multiplex and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
+                and all(getattr(c, "afns", None) for c in clients):
+            # one thread drives all the process's connections, as pgbench -j does
+            from .mux import MuxThread
+            threads = [MuxThread(clients, step, start_box)]
+        else:
+            threads = [ClientThread(c, task["thread_offset"] + t, step.threads, step, start_box)
+                       for t, c in enumerate(clients)]
     except BaseException as e:
         out_q.put(("error", p, one_line(e)))
         return
@@ -284,7 +309,7 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
         if os.getppid() != parent:
             os._exit(3)
         time.sleep(0.001)
-    first = threads[0].client
+    first = threads[0].clients[0]
     op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
     state = _ProcState()
     warm_ns = int(step.warmup_s * NS)

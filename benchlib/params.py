@@ -113,6 +113,9 @@ class RunLoopSpec(Strict):
     loop_secs: float | None = Field(None, gt=0)  # each loop runs this long (else operationcount)
     warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
     status_interval_s: float = Field(10.0, gt=0)
+    # one thread per client process drives all its connections with libpq's async API
+    # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection
+    multiplex: bool = False
 
     @field_validator("threads")
     @classmethod

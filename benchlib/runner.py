@@ -88,7 +88,7 @@ def planned_steps(exp: Experiment, spec: RunSpec, workload: YcsbWorkload) -> lis
         for loop in range(1, exp.run.loops + 1):
             steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
                                   spec.target_ops_per_s, duration, ops, exp.run.warmup_secs,
-                                  exp.run.status_interval_s))
+                                  exp.run.status_interval_s, exp.run.multiplex))
     return steps
 
 

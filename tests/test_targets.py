@@ -121,3 +121,20 @@ def test_embedded_postgres(letter, data_dir):
         assert target.admin().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] >= RECORDS
     finally:
         target.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("letter", "af")
+def test_postgres_multiplexed(letter, pg_url, data_dir):
+    """One thread per process driving all its connections gives the same results."""
+    exp = load_experiment(ROOT / "parameters" / f"ycsb-{letter}.yaml")
+    d = exp.model_dump()
+    d.pop("source", None)
+    d["properties"].update(recordcount=RECORDS, operationcount=OPS, table=table_for("mux", letter))
+    d.update(experiment=f"mux-{letter}", seed=5, targets=[{"name": "pg", "url": pg_url}])
+    d["run"] = {**d["run"], "threads": [4], "processes": 1, "multiplex": True}
+    exp = validate(d, "mux")
+    res = run_experiment(exp, data_dir, progress=False)
+    assert res.ok, res.runs
+    (run_id,) = res.runs
+    check(letter, exp, data_dir / exp.experiment / run_id, make_target("pg", pg_url))

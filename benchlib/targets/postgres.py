@@ -166,6 +166,36 @@ class PostgresYcsb:
 
         self.read, self.scan, self.update, self.insert, self.delete = read, scan, update, insert, delete
 
+        # The same operations for the multiplexed client (benchlib.mux): each sends its
+        # statement and yields; the client resumes it with the result once it is complete.
+        send = self.pg.send_query_prepared
+
+        def a_read(key, field):
+            send(rn[field], (key,))
+            r = yield
+            if r.status != tok:
+                return ERROR
+            return OK if r.ntuples else NOT_FOUND
+
+        def a_scan(key, count, field):
+            send(sn[field], (key, b"%d" % count))
+            r = yield
+            return OK if r.status == tok else ERROR
+
+        def a_update(key, field, values):
+            send(un[field], (*values, key))
+            r = yield
+            if r.status != cok:
+                return ERROR
+            return OK if r.command_tuples else NOT_FOUND
+
+        def a_insert(key, values):
+            send(ins, (key, *values))
+            r = yield
+            return OK if r.status == cok else ERROR
+
+        self.a_read, self.a_scan, self.a_update, self.a_insert = a_read, a_scan, a_update, a_insert
+
     def insert_batch(self, rows):
         # COPY text format; keys and values are alphanumeric bytes (see ycsb.ValuePool),
         # so no escaping is needed

@@ -180,6 +180,20 @@ class YcsbRunClient(_YcsbClient):
         b = self.binding
         self.fns = [b.read, b.update, b.insert, b.scan, self._rmw]
         self._read, self._update = b.read, b.update
+        # generator versions for the multiplexed client, where the binding has them
+        self.afns = ([b.a_read, b.a_update, b.a_insert, b.a_scan, self._a_rmw]
+                     if hasattr(b, "a_read") else None)
+        self.conn = getattr(b, "pg", None)
+
+    def _a_rmw(self, key, read_field, write_field, values):
+        ns = time.perf_counter_ns
+        t0 = ns()
+        s1 = yield from self.binding.a_read(key, read_field)
+        t1 = ns()
+        self.record(READ, t1 - t0)
+        s2 = yield from self.binding.a_update(key, write_field, values)
+        self.record(UPDATE, ns() - t1)
+        return s1 or s2
 
     def _rmw(self, key, read_field, write_field, values):
         # YCSB times the read and the update of a read-modify-write as READ and UPDATE too
