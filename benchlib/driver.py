@@ -80,6 +80,15 @@ class RecordingThread(threading.Thread):
         self.errs, self.units = [], [0] * n
         self.second = (t1 - start) // NS
 
+    def _tick(self, t1: int, start: int, end: int | None) -> int | None:
+        """At the first completion in a new second: hand the lists over; return the next
+        tick, or None when the step is over (stopped, or past its end)."""
+        self._rollover(t1, start)
+        if self.stop_flag or (end is not None and t1 >= end):
+            return None
+        tick = start + (self.second + 1) * NS
+        return tick if end is None else min(tick, end)
+
     def _wait_start(self) -> int:
         """Every client begins at the same instant, the step's start (set in the near future)."""
         while self.start_box[0] == 0:
@@ -174,13 +183,10 @@ class ClientThread(RecordingThread):
                         fns = self._on_exception(t0)
                     t1 = ns()
                     if t1 >= next_tick:
-                        self._rollover(t1, start)
+                        next_tick = self._tick(t1, start, end)
                         append = [lst.append for lst in self.svc]
-                        if self.stop_flag or (end is not None and t1 >= end):
+                        if next_tick is None:
                             return
-                        next_tick = start + (self.second + 1) * NS
-                        if end is not None:
-                            next_tick = min(next_tick, end)
                     append[code](t1 - t0)
                     if st:
                         self.errs.append((code, st))
@@ -215,12 +221,9 @@ class ClientThread(RecordingThread):
                         fns = self._on_exception(t0)
                     t1 = ns()
                     if t1 >= next_tick:
-                        self._rollover(t1, start)
-                        if self.stop_flag or (end is not None and t1 >= end):
+                        next_tick = self._tick(t1, start, end)
+                        if next_tick is None:
                             return
-                        next_tick = start + (self.second + 1) * NS
-                        if end is not None:
-                            next_tick = min(next_tick, end)
                     self.svc[code].append(t1 - t0)
                     if paced:
                         self.itd[code].append(t1 - intended)

@@ -89,11 +89,9 @@ class MuxThread(RecordingThread):
                         st = done.value
                     t1 = ns()
                     if t1 >= next_tick:
-                        self._rollover(t1, start)
+                        # a stopped step lets the operations in flight finish (below)
+                        next_tick = self._tick(t1, start, end) or (1 << 62)
                         append = [lst.append for lst in self.svc]
-                        next_tick = start + (self.second + 1) * NS
-                        if end is not None:
-                            next_tick = min(next_tick, end)
                     code = codes[i]
                     append[code](t1 - t0s[i])
                     if st:
