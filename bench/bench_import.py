@@ -1,0 +1,96 @@
+"""How fast the YCSB importer reads a long run's output, next to ``wc -l``.
+
+Generates a ~1M-line YCSB output from the real sample lines in tests/data/ycsb
+(repeated, with the seconds renumbered and the figures perturbed): one status line
+per second and, as a timeseries run prints at its end, one ``[OP], t_ms, avg`` row
+per operation per second. ``--status hdr`` writes hdrhistogram status blocks
+(``[READ: Count=…, Max=…, …]``, the longest lines YCSB prints) instead of the
+timeseries run's ``AverageLatency`` ones. Then, in the same process, times
+``wc -l`` and ``import_output`` over the same file and prints lines/s of both.
+
+    .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr] [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from benchlib.importers import import_output
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ycsb"
+_NUM = re.compile(r"(?<=[=(])\d+(?:\.\d+)?|(?<=\)=)\d+(?:\.\d+)?")
+
+
+def status_lines(kind: str) -> list[str]:
+    src = DATA / ("pg-runa-t4-hdr.err" if kind == "hdr" else "pg-runa-t4-ts.err")
+    lines = [ln for ln in src.read_text().splitlines() if " sec: " in ln and "[READ" in ln]
+    return lines[1:-1]   # the steady ones: no first partial second, no CLEANUP
+
+
+def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
+    rng = random.Random(seed)
+    tmpl = status_lines(kind)
+    seconds = n_lines // 3          # a status line and two timeseries rows per second
+    t0 = 1795315128.0
+
+    def perturb(m):
+        v = float(m.group(0)) * rng.uniform(0.8, 1.25)
+        return str(int(v)) if "." not in m.group(0) else f"{v:.2f}"
+
+    out, ops = [], 0
+    for s in range(1, seconds + 1):
+        line = tmpl[s % len(tmpl)]
+        rest = line.split(" current ops/sec; ", 1)[1]
+        blocks = rest[rest.index("["):] if "[" in rest else ""
+        cur = rng.randint(5000, 9000)
+        ops += cur
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t0 + s)) + f":{rng.randrange(1000):03d}"
+        out.append(f"{stamp} {s} sec: {ops} operations; {cur} current ops/sec; "
+                   f"est completion in 1 hour {_NUM.sub(perturb, blocks)}")
+    out += [f"[OVERALL], RunTime(ms), {seconds * 1000}", f"[OVERALL], Throughput(ops/sec), {ops / seconds!r}"]
+    for op in ("READ", "UPDATE"):
+        out += [f"[{op}], Operations, {ops // 2}", f"[{op}], AverageLatency(us), 250.5",
+                f"[{op}], MinLatency(us), 26", f"[{op}], MaxLatency(us), 36284", f"[{op}], Return=OK, {ops // 2}"]
+        base = 250.0 if op == "READ" else 1000.0
+        out += [f"[{op}], {s * 1000}, {base * rng.uniform(0.5, 2.0)!r}" for s in range(seconds)]
+    path.write_text("\n".join(out) + "\n")
+    return len(out)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lines", type=int, default=1_000_000)
+    ap.add_argument("--status", choices=["avg", "hdr"], default="avg")
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
+    try:
+        src = tmp / "run.out"
+        n = generate(src, a.lines, a.status)
+        size = src.stat().st_size
+        wc, imp = [], []
+        for i in range(a.repeat):
+            t = time.perf_counter()
+            counted = int(subprocess.run(["wc", "-l", str(src)], capture_output=True, text=True,
+                                         check=True).stdout.split()[0])
+            wc.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            import_output("ycsb", [src], tmp / "exp" / f"run{i}")
+            imp.append(time.perf_counter() - t)
+        assert counted == n
+        w, m = min(wc), min(imp)
+        print(f"{n} lines, {size / 1e6:.0f} MB, status blocks: {a.status}; best of {a.repeat}")
+        print(f"wc -l          {w:8.3f} s  {n / w:14,.0f} lines/s")
+        print(f"import_output  {m:8.3f} s  {n / m:14,.0f} lines/s   ({m / w:.0f}x wc -l)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""Importers: other tools' outputs into the tidy tables of :mod:`benchlib.schema`.
+
+One module per format, each registering ``(paths) -> Imported`` under its kind
+(:mod:`.base`). This package adds the one call a user makes::
+
+    import_output("ycsb", ["load.out", "load.err", "run.out", "run.err"], "data/exp/pg-a")
+
+which parses the files, sets ``run_id`` and ``step`` in every table, attaches hardware
+logs (``hw=``) to the steps, and writes the run folder atomically: a file that is not
+what its importer expects raises :class:`ImportFormatError` (file, line, what was
+expected) and leaves no folder behind.
+
+Conventions every importer keeps (beyond :mod:`benchlib.schema`):
+
+- ``intervals`` rows carry ``interval_s``, the length of time the row covers: tools
+  report every 1 s, every 10 s or every 20 s, and a row is only comparable to a
+  one-second row once divided by it. ``second`` is where that time starts.
+- An operation a tool only counts as a whole (YCSB's status line, LinkBench's
+  progress line) appears as op ``TOTAL``; leave it out when adding up operations.
+- A figure the file does not print stays NA; a figure printed as a rate is kept as
+  printed (``ops_per_s``) and the count derived from it is rounded.
+
+The module also holds the few text helpers the importer modules share.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .base import IMPORTERS, Imported, ImportFormatError
+
+TOTAL_OP = "TOTAL"
+
+# kind -> (module that registers it, what it reads); modules are imported when used
+KINDS: dict[str, str] = {
+    "ycsb": "Java YCSB 0.17/0.18 stdout/stderr (summary, -s status, timeseries, raw), "
+            "HdrHistogram .hdr logs; go-ycsb output is recognised too",
+    "go-ycsb": "go-ycsb (pingcap) periodic and final OP - Takes(s): … rows",
+    "linkbench": "LinkBench client log, -csvstats final CSV, -csvstream stream CSV",
+    "pgbench": "pgbench summary (PostgreSQL 10-17) and -P progress lines",
+    "sysbench": "sysbench 1.0 report lines, SQL/general/latency statistics, --histogram",
+}
+_MODULES = {"ycsb": "ycsb", "go-ycsb": "ycsb", "linkbench": "linkbench",
+            "pgbench": "pgbench", "sysbench": "sysbench"}
+
+
+# ----------------------------------------------------------------- shared helpers
+
+def read_text(path: Path) -> str:
+    """A file's text with ``\\r\\n`` made ``\\n``; bytes that are not UTF-8 become U+FFFD
+    (a file cut in the middle of a character is still read)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ImportFormatError(path, None, f"cannot read: {e.strerror or e}") from None
+    text = data.decode("utf-8", "replace")
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def line_at(text: str, pos: int) -> int:
+    """1-based number of the line holding ``text[pos]``."""
+    return text.count("\n", 0, pos) + 1
+
+
+class BadNumber(ValueError):
+    """A value that should be a number; ``index`` is its place in the input list."""
+
+    def __init__(self, index: int, value: str):
+        super().__init__(f"{value!r} is not a number")
+        self.index, self.value = index, value
+
+
+_NA_TOKENS = pa.array(["", "NaN", "nan", "-nan", "\ufffd", "N/A", "n/a", "Infinity", "-Infinity", "inf", "-inf"])
+
+
+def numbers(values: list[str] | pa.Array) -> np.ndarray:
+    """Strings to float64 in one vectorized pass; NaN/N/A/Infinity/empty become NaN.
+
+    Raises :class:`BadNumber` with the first offending index.
+    """
+    arr = values if isinstance(values, pa.Array) else pa.array(values, pa.string())
+    if len(arr) == 0:
+        return np.empty(0)
+    arr = pc.utf8_trim_whitespace(arr)
+    arr = pc.if_else(pc.is_in(arr, value_set=_NA_TOKENS), pa.scalar(None, pa.string()), arr)
+    try:
+        out = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
+        out[np.isinf(out)] = np.nan   # 1e999: no tool prints it, no figure to keep
+        return out
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        for i, v in enumerate(arr.to_pylist()):
+            if v is None:
+                continue
+            try:
+                float(v)
+            except ValueError:
+                raise BadNumber(i, v) from None
+        raise
+
+
+def number(text: str, path: Path, lineno: int | None, what: str) -> float:
+    """One value; an ImportFormatError naming the line if it is not a number."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise ImportFormatError(path, lineno, f"expected a number for {what}, got {text!r}") from None
+
+
+def int_or_na(v) -> object:
+    """For Int64 columns: NA for None/NaN, else int."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return pd.NA
+    return round(v)
+
+
+def pct_column(p: float) -> str:
+    """The column of a percentile: 50 -> p50_us, 99.9 -> p999_us, 99.99 -> p9999_us."""
+    return "p" + format(float(p), "g").replace(".", "") + "_us"
+
+
+def stem_of(path: Path) -> str:
+    """A file name without its last extension: the run a file belongs to."""
+    name = Path(path).name
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+# ----------------------------------------------------------------- kinds
+
+_SIGNATURES = [  # (kind, substring) checked in order on the file's first 64 KiB
+    ("go-ycsb", " - Takes(s): "),
+    ("ycsb", "[OVERALL], RunTime(ms)"),
+    ("ycsb", "#[Histogram log format version"),
+    ("ycsb", "YCSB Client "),
+    ("ycsb", "site.ycsb.Client"),
+    ("ycsb", " current ops/sec; "),
+    ("ycsb", "latency raw data: op, timestamp(ms), latency(us)"),
+    ("linkbench", "PHASE COMPLETED"),
+    ("linkbench", "requests finished: "),
+    ("linkbench", "op,count,p25_low,p25_high"),
+    ("linkbench", "threadID,timestamp,op,totalops"),
+    ("linkbench", "[main]: Config file: "),
+    ("pgbench", "transaction type: "),
+    ("pgbench", "progress: "),
+    ("pgbench", "pgbench ("),
+    ("sysbench", "sysbench "),
+    ("sysbench", "] thds: "),
+    ("sysbench", "SQL statistics:"),
+    ("ycsb", " sec: "),
+]
+
+
+def detect_kind(path: str | Path) -> str:
+    """The kind of an output file, from what it says (not from its name)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            head = f.read(65536).decode("utf-8", "replace")
+    except OSError as e:
+        raise ImportFormatError(path, None, f"cannot read: {e.strerror or e}") from None
+    for kind, mark in _SIGNATURES:
+        if mark in head:
+            return kind
+    if path.suffix == ".hdr" and "HISTF" in head:
+        return "ycsb"
+    raise ImportFormatError(path, None, "expected the output of one of: " + ", ".join(KINDS))
+
+
+def _importer(kind: str, paths: list[Path]):
+    if kind not in _MODULES:
+        raise ImportFormatError(paths[0] if paths else kind, None,
+                                f"unknown kind {kind!r}; expected one of: {', '.join(KINDS)}, auto")
+    importlib.import_module(f"{__name__}.{_MODULES[kind]}")
+    return IMPORTERS[kind]
+
+
+def _auto_kind(paths: list[Path]) -> str:
+    kinds = set()
+    for p in paths:
+        if p.exists() and p.stat().st_size == 0:
+            continue  # an empty stderr says nothing about its tool
+        kinds.add(detect_kind(p))
+    if not kinds:
+        raise ImportFormatError(paths[0], None, "expected output, found only empty files")
+    if kinds == {"ycsb", "go-ycsb"}:
+        kinds = {"ycsb"}  # the ycsb importer tells the two apart file by file
+    if len(kinds) > 1:
+        raise ImportFormatError(paths[0], None, f"expected the output of one tool, found {sorted(kinds)}")
+    return kinds.pop()
+
+
+def read_output(kind: str, paths: list) -> Imported:
+    """Parse the files of one tool into tables (without run_id); writes nothing."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ImportFormatError("<no files>", None, "expected at least one output file")
+    if kind == "auto":
+        kind = _auto_kind(paths)
+    imp = _importer(kind, paths)(paths)
+    imp.meta.setdefault("source", kind)
+    for table in ("steps", "latency", "intervals", "hw"):
+        setattr(imp, table, _clean(getattr(imp, table), table))
+    return imp
+
+
+def _clean(df: pd.DataFrame | None, table: str) -> pd.DataFrame | None:
+    """No infinities (a tool's "Infinity" rate of a zero-length run is no figure),
+    whole numbers where the schema counts (a rate × interval is rounded)."""
+    if df is None or not len(df):
+        return df
+    from .. import schema
+    floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c].dtype)]
+    if floats and np.isinf(df[floats].to_numpy()).any():
+        df = df.copy()
+        df[floats] = df[floats].mask(np.isinf(df[floats].to_numpy()))
+    for c, t in schema.TABLES[table].items():
+        if t != "Int64" or c not in df:
+            continue
+        col = df[c]
+        if not pd.api.types.is_numeric_dtype(col.dtype):
+            col = pd.to_numeric(col, errors="coerce")
+        if pd.api.types.is_float_dtype(col.dtype) and (col.dropna() % 1 != 0).any():
+            col = col.round()
+        if col is not df[c]:
+            df[c] = col
+    return df
+
+
+# ----------------------------------------------------------------- the run folder
+
+def import_output(kind: str, paths: list, into: str | Path, name: str | None = None,
+                  hw: list | None = None) -> Path:
+    """Import a tool's output files into the run folder ``into`` (written atomically).
+
+    Parameters
+    ----------
+    kind : one of :data:`KINDS`, or ``"auto"`` to tell it from the files.
+    paths : the output files of one run (stdout, stderr, CSVs, .hdr logs); files of a
+        load and of run loops may be given together and become steps ``l.pre``,
+        ``r.L1``, ``r.L2`` … (YCSB, LinkBench).
+    into : the run folder to create, ``data/<experiment>/<run>``; it must not exist.
+    name : run_id and ``config`` in meta.json; the folder name when not given.
+    hw : vmstat/iostat/mpstat/ps logs sampled beside the run (:mod:`.hwlogs`).
+
+    Returns the run folder. Raises :class:`ImportFormatError` for a file that is not
+    what the importer expects; nothing is written then.
+    """
+    from .. import results
+
+    into = Path(into)
+    if into.exists():
+        raise results.ResultsError(f"{into}: already exists (import into a new folder)")
+    paths = [Path(p) for p in paths]
+    imp = read_output(kind, paths)
+    run_id = name or into.name
+    steps = imp.steps if imp.steps is not None else pd.DataFrame()
+    hw_table = _hw_table(hw, steps) if hw else imp.hw
+    meta = {
+        "run_id": run_id,
+        "experiment": into.parent.name,
+        "config": name or into.name,
+        "status": "ok",
+        "files": [p.name for p in paths] + [Path(h).name for h in (hw or [])],
+        **imp.meta,
+    }
+    if len(steps) and "started" in steps and steps["started"].notna().any():
+        meta.setdefault("started", pd.Timestamp(steps["started"].min()).isoformat())
+        meta.setdefault("ended", pd.Timestamp(steps["ended"].max()).isoformat()
+                        if steps["ended"].notna().any() else None)
+    tables = {"steps": steps, "latency": imp.latency, "intervals": imp.intervals, "hw": hw_table}
+    for tname, df in tables.items():
+        if df is not None and len(df):
+            tables[tname] = df.assign(run_id=run_id)
+    return results.write_run(into, meta, **tables)
+
+
+def _hw_table(hw_paths: list, steps: pd.DataFrame) -> pd.DataFrame | None:
+    """Hardware samples with the step they fall in and their second within it.
+
+    By time when the samples and the steps both have times (samples outside every
+    step are dropped); otherwise by sample order: the n-th sample is second n of the
+    first step, continuing into the next step after ``secs`` samples.
+    """
+    from . import hwlogs  # written beside this package; imported only when asked for
+
+    frames = [hwlogs.read_hw_log(Path(p)) for p in hw_paths]
+    df = hwlogs.merge_hw_logs(frames)
+    if df is None or not len(df) or not len(steps):
+        return df
+    df = df.reset_index(drop=True).copy()
+    has_ts = "ts" in df and df["ts"].notna().all()
+    timed = has_ts and "started" in steps and steps["started"].notna().all() \
+        and steps["ended"].notna().all()
+    step_col = pd.Series(pd.NA, index=df.index, dtype="string")
+    second = pd.Series(pd.NA, index=df.index, dtype="Int64")
+    if timed:
+        # a sample's ts is when the tool printed it, the end of its second: place it by
+        # the middle of that second
+        mid = pd.to_datetime(df["ts"], utc=True) - pd.Timedelta(milliseconds=500)
+        for _, s in steps.iterrows():
+            start, end = pd.Timestamp(s["started"]), pd.Timestamp(s["ended"])
+            inside = (mid >= start) & (mid < end)
+            step_col[inside] = s["step"]
+            second[inside] = ((mid[inside] - start).dt.total_seconds() // 1).astype("Int64")
+        df = df.assign(step=step_col, second=second)
+        return df[df["step"].notna()].reset_index(drop=True)
+    pos = 0
+    for i, (_, s) in enumerate(steps.iterrows()):
+        n = len(df) - pos if i == len(steps) - 1 or pd.isna(s["secs"]) else round(s["secs"])
+        idx = df.index[pos:pos + n]
+        step_col[idx] = s["step"]
+        second[idx] = np.arange(len(idx))
+        pos += n
+    return df.assign(step=step_col, second=second)
+
+
+__all__ = ["KINDS", "TOTAL_OP", "ImportFormatError", "Imported", "detect_kind", "import_output",
+           "read_output"]
