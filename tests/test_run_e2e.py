@@ -33,6 +33,8 @@ def test_sqlite_run_folder_is_complete(data_dir):
     lat = t["latency"].set_index(["step", "op"])
     assert lat.loc[("r.L1", "READ"), "count"] + lat.loc[("r.L1", "UPDATE"), "count"] == 3000
     assert lat.loc[("l.pre", "INSERT"), "count"] == 2000
+    assert lat.loc[("l.pre", "INSERT-BATCH"), "errors"] == 0
+    assert (t["latency"]["errors"] == 0).all()
     r = lat.loc[("r.L1", "READ")]
     assert 0 < r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["max_us"]
     iv = t["intervals"]
