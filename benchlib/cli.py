@@ -60,6 +60,26 @@ def _add_import(sub):
     p.set_defaults(func=cmd_import)
 
 
+def _add_report(sub):
+    p = sub.add_parser("report", help="render an experiment's HTML report (summary, heatmaps, time series)")
+    p.add_argument("experiment_dir", help="the experiment's folder, data/<experiment>")
+    p.add_argument("--open", action="store_true", help="open the report in a browser")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    from . import reports
+    try:
+        path = reports.report(args.experiment_dir, open_browser=args.open,
+                              progress=False if args.no_progress else None)
+    except reports.ReportError as e:
+        print(f"benchlib: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"report: {path}")
+    return EXIT_OK
+
+
 def cmd_run(args) -> int:
     from . import params, runner
     src = Path(args.params)
@@ -75,7 +95,11 @@ def cmd_run(args) -> int:
           f"/{len(res.runs)} runs ok; run folders in {res.path}")
     if args.report:
         from . import reports
-        print(f"report: {reports.report(res.path)}")
+        try:
+            print(f"report: {reports.report(res.path, progress=False if args.no_progress else None)}")
+        except reports.ReportError as e:  # the runs are kept; only the report failed
+            print(f"benchlib: {e}", file=sys.stderr)
+            return EXIT_FAILED
     return EXIT_OK if res.ok else EXIT_FAILED
 
 
@@ -136,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchlib", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_show, _add_list, _add_summary, _add_import):
+    for add in (_add_run, _add_show, _add_list, _add_summary, _add_import, _add_report):
         add(sub)
     return parser
 

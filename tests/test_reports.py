@@ -1,0 +1,125 @@
+"""Rendered reports: papermill runs the analysis notebooks on an experiment, nbconvert
+renders them without inputs, headless Chromium opens every page (no console message,
+every figure an embedded PNG, the summary tables there); a failed notebook leaves its
+error, the other pages and the index, then one line and exit 1.
+
+Screenshots are kept in tests/artifacts/ (git-ignored) for a human to look at.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+from pathlib import Path
+
+import browser
+import nbformat
+import pytest
+
+from benchlib import cli, reports
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "data" / "samples"
+IMG = re.compile(r'<img[^>]*src="data:image/png;base64,([^"]*)"')
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("data")
+    shutil.copytree(SAMPLES / "sample", data / "sample")
+    main = reports.report(data / "sample", progress=False)
+    assert main == data / "sample" / "reports" / "summary.html"
+    return data
+
+
+def _pngs(html: str) -> list[bytes]:
+    return [base64.b64decode(m) for m in IMG.findall(html)]
+
+
+def test_report_files(rendered):
+    out = rendered / "sample" / "reports"
+    for name in reports.REPORT_NOTEBOOKS:
+        assert (out / f"{name}.ipynb").is_file()
+        html = (out / f"{name}.html").read_text()
+        assert "import benchlib" not in html                  # inputs left out
+        assert not re.search(r'<script[^>]+src="http', html)  # nothing from the network
+        assert 'href="../../index.html"' in html                # the way back to the index
+    info = json.loads((out / "report.json").read_text())
+    assert info["errors"] == [] and info["runs"] == 8
+    assert info["headline"].startswith("best sqlite-t") and "ops/s, p99 READ" in info["headline"]
+    index = (rendered / "index.html").read_text()
+    assert 'href="sample/reports/summary.html"' in index and info["headline"] in index
+
+
+def test_figures_are_embedded_pngs(rendered):
+    out = rendered / "sample" / "reports"
+    counts = {}
+    for name in reports.REPORT_NOTEBOOKS:
+        pngs = _pngs((out / f"{name}.html").read_text())
+        assert all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs), name
+        counts[name] = len(pngs)
+    assert counts == {"summary": 0, "heatmaps": 3, "timeseries": 8}
+    summary = (out / "summary.html").read_text()
+    assert summary.count("<table") >= 5                  # side by side + the seed's sections
+    for text in ("l.pre.eff.op", "r.L2.eff.sec", "r.L1.rt", "r.L2.run", "TEST passed"):
+        assert text in summary
+
+
+needs_chromium = pytest.mark.skipif(browser.chromium() is None,
+                                    reason="no chromium (apt-get install -y chromium; .ci/run installs it)")
+
+
+@needs_chromium
+@pytest.mark.timeout(240)
+def test_pages_in_headless_chromium(rendered):
+    pages = {"index": rendered / "index.html",
+             **{n: rendered / "sample" / "reports" / f"{n}.html" for n in reports.REPORT_NOTEBOOKS}}
+    for name, path in pages.items():
+        page = browser.load(path)
+        assert page.console == [], f"{name}: console says {page.console}"
+        assert "</main>" in page.dom, f"{name}: not rendered"
+        if name in ("heatmaps", "timeseries"):
+            assert len(_pngs(page.dom)) == {"heatmaps": 3, "timeseries": 8}[name]
+        if name == "summary":
+            assert "<table" in page.dom and "Configurations side by side" in page.dom
+        shot = browser.screenshot(path, browser.ARTIFACTS / f"report-{name}.png",
+                                  height=6000 if name != "index" else 900)
+        assert shot.is_file() and shot.stat().st_size > 20_000, f"{name}: blank screenshot?"
+
+
+def _broken_notebooks(tmp_path: Path) -> Path:
+    """A copy of notebooks/ whose heatmaps.ipynb fails in its first cell after the parameters."""
+    nbs = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", nbs)
+    nb = nbformat.read(nbs / "heatmaps.ipynb", as_version=4)
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell('raise RuntimeError("broken on purpose")'))
+    nbformat.write(nb, nbs / "heatmaps.ipynb")
+    return nbs
+
+
+@pytest.mark.timeout(240)
+def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BENCHLIB_NOTEBOOKS", str(_broken_notebooks(tmp_path)))
+    exp = tmp_path / "data" / "sample-configs"
+    shutil.copytree(SAMPLES / "sample-configs", exp)
+    assert cli.main(["report", str(exp), "--no-progress"]) == cli.EXIT_FAILED
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("benchlib: report of sample-configs: 1 of 3 notebooks failed: "
+                              "heatmaps.ipynb failed in cell In [")
+    assert "RuntimeError: broken on purpose" in err[-1]
+    out = exp / "reports"
+    for name in ("summary", "timeseries"):
+        assert (out / f"{name}.html").is_file()
+    failed = nbformat.read(out / "heatmaps.ipynb", as_version=4)
+    assert any(o.get("ename") == "RuntimeError" for c in failed.cells for o in c.get("outputs", []))
+    assert "broken on purpose" in (out / "heatmaps.html").read_text()
+    assert "1 failed" in (exp.parent / "index.html").read_text()
+
+
+def test_report_of_nothing_is_bad_input(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "nope")]) == cli.EXIT_INPUT
+    assert capsys.readouterr().err.strip().count("\n") == 0
