@@ -34,6 +34,7 @@ from .workloads.base import STATUS_NAMES, StepSpec, WorkloadSpec
 NS = 1_000_000_000
 CHUNK_OPS = 20_000
 ABORT_AFTER_BROKEN_S = 5.0
+MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
 
 
 class StepError(Exception):
@@ -293,7 +294,8 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
             g = task["thread_offset"] + t
             clients.append(workload.client(step, task["endpoint"], g, step.threads,
                                            seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
-        if step.multiplex and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
+        mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
+        if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
                 and all(getattr(c, "afns", None) for c in clients):
             # one thread drives all the process's connections, as pgbench -j does
             from .mux import MuxThread

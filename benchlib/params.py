@@ -114,8 +114,10 @@ class RunLoopSpec(Strict):
     warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
     status_interval_s: float = Field(10.0, gt=0)
     # one thread per client process drives all its connections with libpq's async API
-    # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection
-    multiplex: bool = False
+    # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection.
+    # auto: multiplex from 4 connections per process on, where it measured faster
+    # (BENCHMARKS.md: 0.82x pgbench at 16 clients against 0.61x; 0.62x vs 0.70x at 4)
+    multiplex: bool | Literal["auto"] = "auto"
 
     @field_validator("threads")
     @classmethod

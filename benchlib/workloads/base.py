@@ -44,7 +44,7 @@ class StepSpec:
     ops_total: int | None = None   # operations (records for a load) over all threads
     warmup_s: float = 0.0
     status_interval_s: float = 10.0
-    multiplex: bool = False        # see RunLoopSpec.multiplex
+    multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
 
 
 class WorkloadClient:
