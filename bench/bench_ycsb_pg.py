@@ -13,6 +13,7 @@ during the step), in µs per operation.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -45,7 +46,7 @@ def pgbench(url: str, clients: int, secs: int) -> tuple[float, float]:
 
 
 def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
-                 load: bool, records: int) -> tuple[float, float, dict]:
+                 load: bool, records: int, multiplex: bool = False) -> tuple[float, float, dict]:
     exp = validate({
         "experiment": name, "workload": "ycsb",
         "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": 1.0,
@@ -54,7 +55,7 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
         "targets": [{"name": "pg", "url": url}],
         "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
         "run": {"skip": secs is None, "threads": [threads], "loops": 1, "loop_secs": secs or 1,
-                "status_interval_s": 3600},
+                "status_interval_s": 3600, "multiplex": multiplex},
         "seed": 1,
     }, "bench")
     with open("/dev/null", "w") as devnull:
@@ -90,16 +91,24 @@ def main() -> int:
     for n in [int(x) for x in a.clients.split(",")]:
         tps, pg_cpu = pgbench(a.url, n, a.secs)
         ops, bl_cpu, _ = benchlib_run(a.url, data, f"c{n}", n, a.secs, False, a.records)
-        rows.append((n, tps, ops, ops / tps, pg_cpu, bl_cpu))
-        print(f"clients {n}: pgbench {tps:,.0f} tps, benchlib {ops:,.0f} ops/s", file=sys.stderr)
-    print(f"\nMachine: {Path('/proc/cpuinfo').read_text().split('model name')[1].split(':')[1].splitlines()[0].strip()}, "
-          f"{__import__('os').cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}\n")
-    print("| clients | pgbench -S -M prepared (tps) | benchlib YCSB C (ops/s) | ratio | pgbench client CPU µs/op | benchlib client CPU µs/op |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for n, tps, ops, ratio, pc, bc in rows:
-        print(f"| {n} | {tps:,.0f} | {ops:,.0f} | {ratio:.2f} | {pc:.1f} | {bc:.1f} |")
-    print(f"\nLoad of {a.records:,} records: {load_rate:,.0f} records/s "
-          f"(client CPU {load_cpu:.1f} µs/record)")
+        if n > 1:
+            mops, m_cpu, _ = benchlib_run(a.url, data, f"m{n}", n, a.secs, False, a.records, True)
+        else:
+            mops, m_cpu = float("nan"), float("nan")
+        rows.append((n, tps, ops, mops, pg_cpu, bl_cpu, m_cpu))
+        print(f"clients {n}: pgbench {tps:,.0f} tps, benchlib {ops:,.0f} ops/s, "
+              f"multiplexed {mops:,.0f} ops/s", file=sys.stderr)
+    cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
+    print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
+          f"YCSB C, {a.records:,} records, {a.secs} s per point\n")
+    print("| clients | pgbench -S -M prepared (tps) | benchlib, thread per client (ops/s) | ratio "
+          "| benchlib, multiplexed (ops/s) | ratio | client CPU µs/op: pgbench / threads / multiplexed |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    for n, tps, ops, mops, pc, bc, mc in rows:
+        print(f"| {n} | {tps:,.0f} | {ops:,.0f} | {ops / tps:.2f} | {mops:,.0f} | {mops / tps:.2f} "
+              f"| {pc:.1f} / {bc:.1f} / {mc:.1f} |")
+    print(f"\nLoad of {a.records:,} records (2 loader processes, COPY batches of 5000): "
+          f"{load_rate:,.0f} records/s (client CPU {load_cpu:.1f} µs/record)")
     return 0
 
 
