@@ -1,0 +1,91 @@
+"""Heatmaps over the matrix: a value over two run parameters, a panel per configuration."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .style import (
+    _THOUSANDS,
+    _axis_values,
+    _cap,
+    _describe_steps,
+    _experiments,
+    _figure,
+    _fmt,
+    _grid,
+    _label,
+    _main_ops,
+    _order,
+    _tick,
+    note,
+)
+from .values import PARAM_LABELS, points, value_spec
+
+# ---------------------------------------------------------------- heatmap
+
+def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
+            y: str = "target_ops_per_s", op: str | None = None, step=None,
+            *, ncols: int = 3) -> Figure:
+    """A heatmap of ``value`` over two parameters of the matrix (``x`` × ``y``).
+
+    One panel per configuration (and per experiment) unless ``x`` or ``y`` is that
+    parameter, and, for a latency value, one panel per operation (``op`` picks one).
+    A cell is the mean over the runs that fall in it (repetitions, parameters not on
+    the axes); the subtitle says how many. ``step``: None = the run loops (ops/s =
+    Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
+    """
+    import seaborn as sns
+
+    spec = value_spec(value)
+    pts = points(results, value, step=step)
+    facets = [c for c in ("experiment", "config") if c in pts and c not in (x, y)
+              and pts[c].astype("object").nunique() > 1]
+    if spec.source == "latency":
+        ops = [op] if op else _main_ops(pts)
+        pts = pts[pts["op"].isin(ops)]
+        facets.append("op")
+    for name in (x, y):
+        if name in pts:
+            continue
+        if name in PARAM_LABELS or not len(pts):  # e.g. an import whose meta has no threads
+            pts = pts.assign(**{name: None})
+        else:
+            known = sorted(c for c in pts.columns if c not in ("value", "op", "path"))
+            raise ValueError(f"heatmap: no parameter {name!r} (known: {', '.join(known)})")
+    groups = list(pts.groupby([pts[f].astype("object") for f in facets], sort=True)) \
+        if facets and len(pts) else [((), pts)]
+    if spec.source == "latency" and len(groups) > 1:  # operations in the summaries' order
+        groups.sort(key=lambda g: (g[0][:-1], ops.index(g[0][-1]) if g[0][-1] in ops else 99))
+    n = len(groups)
+    cols = max(1, min(ncols, n))
+    fig = _figure(max(6.4, 4.8 * cols), 3.9 * int(np.ceil(n / cols)) + 0.7)
+    axes = _grid(fig, n, cols)
+    per_cell = 0
+    fig.get_layout_engine().set(w_pad=0.12, wspace=0.06)
+    for i, (ax, (key, part)) in enumerate(zip(axes, groups)):
+        key = key if isinstance(key, tuple) else (key,)
+        title = " · ".join(str(k) for k in key)
+        if len(part) == 0 or part["value"].isna().all():
+            note(ax, f"no {spec.label} in these results"
+                 + (" (no hw samples?)" if spec.source.startswith("eff") else ""))
+            ax.set_title(title)
+            continue
+        part = part.assign(_x=_axis_values(part[x], x), _y=_axis_values(part[y], y))
+        cell = part.groupby(["_y", "_x"])["value"]
+        per_cell = max(per_cell, int(cell.count().max()))
+        grid = cell.mean().unstack("_x")
+        grid = grid.reindex(index=_order(grid.index)[::-1], columns=_order(grid.columns))
+        annot = grid.map(_fmt).to_numpy()
+        sns.heatmap(grid, ax=ax, annot=annot, fmt="", cmap=spec.cmap, linewidths=0.5,
+                    linecolor="white", annot_kws={"fontsize": 9},
+                    cbar_kws={"label": spec.label, "shrink": 0.9, "format": _THOUSANDS})
+        ax.set_xticklabels([_tick(v) for v in grid.columns], rotation=0)
+        ax.set_yticklabels([_tick(v) for v in grid.index], rotation=0)
+        ax.set_xlabel(_label(x))
+        ax.set_ylabel(_label(y) if i % cols == 0 else "")  # once per row of panels
+        ax.set_title(title)
+    sub = f"{_experiments(pts)} · {_describe_steps(step)}"
+    if per_cell > 1:
+        sub += f" · mean of up to {per_cell} runs per cell"
+    fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
+    return fig

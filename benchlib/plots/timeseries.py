@@ -1,0 +1,202 @@
+"""The time series of a run: throughput, p99, CPU, disk and memory, steps marked."""
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator, NullFormatter
+
+from ..summaries.response import BATCH_SUFFIX
+from ..summaries.stepstats import step_sort_key
+from .style import _THOUSANDS, _figure, _main_ops, note
+
+# ---------------------------------------------------------------- timeseries
+
+def _pick_run(results: dict, run_id: str | None) -> tuple[str | None, dict]:
+    steps = results.get("steps")
+    ids = [] if steps is None or len(steps) == 0 else list(dict.fromkeys(steps["run_id"].astype("object")))
+    if run_id is None:
+        run_id = min(ids) if ids else None
+    elif run_id not in ids:
+        raise ValueError(f"timeseries: no run {run_id!r} (runs: {', '.join(sorted(ids)) or 'none'})")
+    one = {}
+    for name, df in results.items():
+        if isinstance(df, pd.DataFrame) and "run_id" in df:
+            df = df[df["run_id"].astype("object") == run_id]
+            if "experiment" in df and df["experiment"].notna().any():
+                df = df[df["experiment"].astype("object") == df["experiment"].dropna().iloc[0]]
+        one[name] = df.reset_index(drop=True) if isinstance(df, pd.DataFrame) else df
+    return run_id, one
+
+
+def step_offsets(steps: pd.DataFrame) -> pd.DataFrame:
+    """Each step's start and end on the run's time axis (s since the first step began):
+    from steps.started/ended, else the steps laid end to end by their secs."""
+    st = steps.copy()
+    st["_key"] = [step_sort_key(s, p) for s, p in zip(st["step"], st.get("phase", [None] * len(st)))]
+    st = st.sort_values("_key", kind="stable").drop(columns="_key").reset_index(drop=True)
+    secs = pd.to_numeric(st["secs"], errors="coerce").fillna(0.0).astype("float64")
+    started = pd.to_datetime(st["started"], utc=True, errors="coerce") if "started" in st else None
+    if started is not None and started.notna().all():
+        t0 = started.min()
+        st["t_start"] = (started - t0).dt.total_seconds()
+        ended = pd.to_datetime(st["ended"], utc=True, errors="coerce")
+        st["t_end"] = ((ended - t0).dt.total_seconds()).fillna(st["t_start"] + secs)
+        st.attrs["t0"] = t0
+    else:
+        st["t_end"] = secs.cumsum()
+        st["t_start"] = st["t_end"] - secs
+    st["secs"] = secs
+    return st
+
+
+_LEGEND = {"loc": "upper left", "bbox_to_anchor": (1.005, 1.0), "fontsize": 8, "frameon": False}
+
+
+def _mark_steps(axes, st: pd.DataFrame) -> None:
+    for _, r in st.iterrows():
+        for ax in axes:  # steps shaded, the gaps between them (setup, start-up) white
+            ax.axvspan(r["t_start"], r["t_end"], color="0.93", zorder=0, lw=0)
+            ax.axvline(r["t_start"], color="0.55", lw=0.8, ls="--", zorder=1)
+        axes[0].text((r["t_start"] + r["t_end"]) / 2, 1.02, str(r["step"]), ha="center",
+                     va="bottom", fontsize=9, transform=axes[0].get_xaxis_transform())
+
+
+def _hw_time(hw: pd.DataFrame, st: pd.DataFrame) -> pd.Series:
+    t0 = st.attrs.get("t0")
+    ts = pd.to_datetime(hw["ts"], utc=True, errors="coerce") if "ts" in hw else None
+    if t0 is not None and ts is not None and ts.notna().all():
+        return (ts - t0).dt.total_seconds()
+    start = dict(zip(st["step"].astype("object"), st["t_start"]))
+    return hw["step"].astype("object").map(start) + pd.to_numeric(hw["second"]) + 0.5
+
+
+def _lines(ax, x, frame: pd.DataFrame, cols: dict[str, str], ylabel: str, missing: str) -> bool:
+    shown = False
+    for col, label in cols.items():
+        if col not in frame:
+            continue
+        y = pd.to_numeric(frame[col], errors="coerce")
+        ok = y.notna()
+        if ok.any():
+            ax.plot(x[ok], y[ok], marker=".", ms=4, lw=1.2, label=label)
+            shown = True
+    if not shown:
+        note(ax, missing)
+    ax.set_ylabel(ylabel)
+    return shown
+
+
+def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | None = None) -> Figure:
+    """Per-second throughput, p99 per operation, CPU (user/sys/iowait), disk I/O and DBMS
+    RSS of one run (default: the first by run_id) over all its steps — load, index, run
+    loops on one time axis (s since the first step began), each step marked.
+
+    Throughput of a step's last, partial second is scaled to its true length. A panel
+    whose figures the run lacks (an import without hw) says so instead.
+    """
+    run_id, one = _pick_run(results, run_id)
+    fig = _figure(12, 11.5)
+    axes = fig.subplots(5, 1, sharex=True)
+    steps = one.get("steps")
+    if run_id is None or steps is None or len(steps) == 0:
+        for ax in axes:
+            note(ax, "no steps in these results")
+        fig.suptitle("Time series: no run", fontsize=12)
+        return fig
+    st = step_offsets(steps)
+    iv = one.get("intervals", pd.DataFrame())
+    if len(iv):
+        iv = iv[~iv["op"].astype("object").str.startswith("Intended-")
+                & ~iv["op"].astype("object").str.endswith(BATCH_SUFFIX)].copy()
+    ax_tp, ax_lat, ax_cpu, ax_io, ax_mem = axes
+    if len(iv):
+        start = dict(zip(st["step"].astype("object"), st["t_start"]))
+        secs = dict(zip(st["step"].astype("object"), st["secs"]))
+        sec = pd.to_numeric(iv["second"]).astype("float64")
+        length = (iv["step"].astype("object").map(secs) - sec).clip(upper=1.0)
+        length = length.where(length > 0.05, 1.0)  # never blow up a sliver
+        iv["t"] = iv["step"].astype("object").map(start) + sec + length / 2
+        iv["rate"] = pd.to_numeric(iv["ops"], errors="coerce") / length
+        total = iv.groupby(["step", "t"], sort=False)["rate"].sum().reset_index().sort_values("t")
+        for stp, g in total.groupby("step", sort=False):
+            ax_tp.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
+                       label="all operations" if stp == total["step"].iloc[0] else None)
+        chosen = ops or _main_ops(iv)
+        colors = dict(zip(chosen, [f"C{i}" for i in range(len(chosen))]))
+        for op in chosen:
+            g = iv[iv["op"] == op].sort_values("t")
+            for k, (stp, gs) in enumerate(g.groupby("step", sort=False)):
+                lab = op if k == 0 else None
+                ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
+                           alpha=0.8, label=lab)
+                p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
+                ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)
+                ip99 = pd.to_numeric(gs["intended_p99_us"], errors="coerce") \
+                    if "intended_p99_us" in gs else pd.Series(dtype="float64")
+                if ip99.notna().any():
+                    ax_lat.plot(gs["t"], ip99, color=colors[op], ls=":", lw=1.2,
+                                label=f"{op} from intended start" if k == 0 else None)
+        tgt = pd.to_numeric(st.get("target_ops_per_s"), errors="coerce")
+        for (_, r), t in zip(st.iterrows(), tgt):
+            if pd.notna(t) and t > 0:
+                ax_tp.hlines(t, r["t_start"], r["t_end"], colors="C3", linestyles="--", lw=1,
+                             label="target" if not any(h.get_label() == "target"
+                                                       for h in ax_tp.collections) else None)
+        ax_lat.set_yscale("log")
+        # plain numbers on the log axis (50, 100, 200 µs), not 5 × 10¹; 1-2-5 steps
+        # while they fit, decades beyond two decades
+        lo, hi = ax_lat.get_ylim()
+        subs = (1.0, 2.0, 5.0) if hi / max(lo, 1e-9) <= 300 else (1.0,)
+        ax_lat.yaxis.set_major_locator(LogLocator(subs=subs))
+        ax_lat.yaxis.set_major_formatter(_THOUSANDS)
+        ax_lat.yaxis.set_minor_formatter(NullFormatter())
+        ax_tp.set_ylim(bottom=0)
+        ax_tp.legend(**_LEGEND)
+        ax_lat.legend(**_LEGEND)
+    else:
+        note(ax_tp, "no per-second intervals in this run")
+        note(ax_lat, "no per-second intervals in this run")
+    ax_tp.set_ylabel("throughput (ops/s)")
+    ax_tp.yaxis.set_major_formatter(_THOUSANDS)
+    ax_lat.set_ylabel("p99 latency (µs)")
+
+    hw = one.get("hw", pd.DataFrame())
+    if hw is None or len(hw) == 0:
+        for ax in (ax_cpu, ax_io, ax_mem):
+            note(ax, "no hardware samples for this run (e.g. imported without vmstat/iostat)")
+        ax_cpu.set_ylabel("CPU (%)")
+        ax_io.set_ylabel("disk (MB/s)")
+        ax_mem.set_ylabel("memory (GB)")
+    else:
+        hw = hw.assign(t=_hw_time(hw, st)).sort_values("t")
+        cpu = [c for c in ("cpu_user", "cpu_sys", "cpu_iowait") if pd.to_numeric(hw[c]).notna().any()]
+        if cpu:
+            vals = [pd.to_numeric(hw[c]).fillna(0).to_numpy() for c in cpu]
+            ax_cpu.stackplot(hw["t"], *vals, labels=[c.removeprefix("cpu_") for c in cpu],
+                             colors=["C0", "C1", "C3"][:len(cpu)], alpha=0.75)
+            ax_cpu.set_ylim(0, 100)
+            ax_cpu.legend(**_LEGEND)
+        else:
+            note(ax_cpu, "CPU not sampled in this run")
+        ax_cpu.set_ylabel("CPU (% of all CPUs)")
+        io = hw.assign(read=pd.to_numeric(hw["disk_read_kb"]) / 1024,
+                       write=pd.to_numeric(hw["disk_write_kb"]) / 1024)
+        if _lines(ax_io, io["t"], io, {"read": "read", "write": "write"}, "disk (MB/s)",
+                  "disk I/O not sampled in this run"):
+            ax_io.set_ylim(bottom=0)
+            ax_io.legend(**_LEGEND)
+        if _lines(ax_mem, hw["t"], hw, {"dbms_rss_gb": "DBMS RSS", "db_size_gb": "database size"},
+                  "memory, size (GB)", "DBMS RSS not sampled (a remote server?)"):
+            ax_mem.set_ylim(bottom=0)
+            ax_mem.legend(**_LEGEND)
+    _mark_steps(axes, st)
+    axes[-1].set_xlabel("time since the first step began (s)")
+    axes[-1].set_xlim(st["t_start"].min(), st["t_end"].max())
+    axes[-1].tick_params(labelbottom=True)
+    runs = one.get("runs", pd.DataFrame())
+    meta = runs.iloc[0].to_dict() if len(runs) else {}
+    facts = [str(v) for v in (meta.get("experiment"), meta.get("config")) if isinstance(v, str)]
+    if isinstance(meta.get("dbms"), str):
+        facts.append(f"{meta['dbms']} {meta.get('dbms_version') or ''}".strip())
+    fig.suptitle(f"Time series of run {run_id}\n{' · '.join(facts)}", fontsize=12)
+    return fig

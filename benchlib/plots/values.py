@@ -1,0 +1,173 @@
+"""From the tidy tables to plot points: the values and the run parameters plots use."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import measure
+from ..summaries import eff_op, eff_sec
+from ..summaries.metainfo import run_metas
+from ..summaries.response import op_latency
+from ..summaries.stepstats import step_stats
+
+DPI = 100
+UNTHROTTLED = "unthrottled"
+KEYS = ["experiment", "run_id"]
+
+
+@dataclass(frozen=True)
+class Value:
+    label: str            # axis and colour-bar label, with the unit
+    source: str           # steps | latency | eff.op | eff.sec
+    column: str
+    cmap: str = "rocket_r"  # dark = high; throughput uses viridis (bright = high)
+
+
+VALUES = {
+    "ops_per_s": Value("throughput (ops/s)", "steps", "rate", "viridis"),
+    **{c: Value(f"{n} latency (µs)", "latency", c) for c, n in [
+        ("mean_us", "mean"), ("p50_us", "p50"), ("p90_us", "p90"), ("p95_us", "p95"),
+        ("p99_us", "p99"), ("p999_us", "p99.9"), ("max_us", "max")]},
+    "cpu_per_op": Value("host CPU per operation (µs)", "eff.op", "cpupi"),
+    "dbms_cpu_us_per_op": Value("DBMS CPU per operation (µs)", "eff.op", "dsecpq"),
+    "client_cpu_us_per_op": Value("client CPU per operation (µs)", "eff.op", "csecpq"),
+    "read_kb_per_op": Value("KB read per operation", "eff.op", "rkbpi"),
+    "write_kb_per_op": Value("KB written per operation", "eff.op", "wkbpi"),
+    "cs_per_op": Value("context switches per operation", "eff.op", "cspi"),
+    "cpu_pct": Value("CPU utilization (% of all CPUs)", "eff.sec", "cpups", "viridis"),
+    "dbms_rss_gb": Value("DBMS RSS at step end (GB)", "eff.sec", "rss"),
+}
+PARAM_LABELS = {
+    "threads": "client threads", "processes": "client processes",
+    "load_processes": "loader processes", "target_ops_per_s": "target (ops/s)",
+    "load_target_ops_per_s": "load target (ops/s)", "batch_size": "load batch size (rows)",
+    "repetition": "repetition", "config": "configuration", "experiment": "experiment",
+}
+
+
+def value_spec(value: str) -> Value:
+    """The :class:`Value` of a name of :data:`VALUES` or of an eff.op/eff.sec column."""
+    if value in VALUES:
+        return VALUES[value]
+    for kind, cols in (("eff.op", _EFF_OP_COLS), ("eff.sec", _EFF_SEC_COLS)):
+        if value in cols:
+            return Value(value, kind, value)
+    raise ValueError(f"unknown value {value!r} (known: {', '.join(VALUES)}, or an eff.op/"
+                     f"eff.sec column: {', '.join(_EFF_OP_COLS + _EFF_SEC_COLS)})")
+
+
+_EFF_OP_COLS = ["rpi", "rkbpi", "wkbpi", "cspi", "cpupi", "csecpq", "dsecpq", "csec", "dsec", "dbgb"]
+_EFF_SEC_COLS = ["rps", "rmbps", "wmbps", "csps", "cpups", "cutil", "dutil", "vsz", "rss"]
+
+
+# ---------------------------------------------------------------- tables → points
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def run_parameters(results: dict) -> pd.DataFrame:
+    """One row per run: ``experiment run_id`` and every parameter (see the module doc)."""
+    rows = []
+    for m in run_metas(results):
+        row = {k: v for k, v in m.items() if v is None or isinstance(v, (str, int, float, bool))}
+        if isinstance(m.get("dbms"), dict):
+            row["dbms"] = m["dbms"].get("name")
+        if isinstance(m.get("host"), dict):
+            row["cores"] = m["host"].get("cores")
+        params = m.get("parameters") if isinstance(m.get("parameters"), dict) else {}
+        short: dict[str, list] = {}
+        for sect in ("load", "index", "run"):
+            for k, v in (params.get(sect) or {}).items():
+                if isinstance(v, (str, int, float, bool)):
+                    row[f"{sect}.{k}"] = v
+                    short.setdefault(k, []).append(v)
+        for k, vs in short.items():
+            if len(vs) == 1:
+                row.setdefault(k, vs[0])
+        props = {**(params.get("properties") or {}), **(m.get("workload_properties") or {})}
+        for k, v in props.items():
+            row.setdefault(k, _num(v))
+            if k.endswith("proportion") and isinstance(_num(v), float):
+                row.setdefault(f"pct_{k.removesuffix('proportion')}", _num(v) * 100)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    for k in KEYS:
+        if k not in df:
+            df[k] = None
+    return df.drop_duplicates(KEYS).reset_index(drop=True)
+
+
+def _select_steps(df: pd.DataFrame, step) -> pd.DataFrame:
+    """Rows of the selected steps: ``step`` None = the run loops (all steps when none)."""
+    if len(df) == 0:
+        return df
+    if step is None:
+        runs = df[df["phase"].astype("object") == "run"]
+        return runs if len(runs) else df
+    wanted = {step} if isinstance(step, str) else set(step)
+    return df[df["step"].astype("object").isin(wanted)]
+
+
+def _latency_points(results: dict, column: str, step, keys: list[str]) -> pd.DataFrame:
+    lat = op_latency(results)
+    if len(lat) == 0:
+        return pd.DataFrame(columns=[*keys, "op", "value"])
+    if "phase" not in lat:
+        lat = lat.assign(phase=["run" if str(s).startswith("r.") else "load" for s in lat["step"]])
+    lat = _select_steps(lat, step)
+    if "experiment" not in lat:
+        lat = lat.assign(experiment=None)
+    rows = []
+    for key, g in lat.groupby([lat[k].astype("object") for k in (*keys, "op")],
+                              sort=False, dropna=False):
+        vals = pd.to_numeric(g[column], errors="coerce")
+        hdrs = g["hdr"].astype("object").tolist() if "hdr" in g else []
+        if len(g) > 1 and hdrs and all(isinstance(h, str) and h for h in hdrs):
+            v = measure.summarize(measure.merge(hdrs))[column]   # exact: merged histograms
+        else:
+            v = vals.max()  # one step, or no histograms: the worst loop, never an average
+        rows.append({**dict(zip((*keys, "op"), key)), "value": v})
+    return pd.DataFrame(rows, columns=[*keys, "op", "value"])
+
+
+def points(results: dict, value: str = "ops_per_s", *, step=None,
+           per_step: bool = False) -> pd.DataFrame:
+    """One row per run (and operation, for latency values; and step with ``per_step``)
+    with ``value`` and the run's parameters. ``step``: None = the run loops, or a step
+    name (``l.pre``) or a list of them."""
+    spec = value_spec(value)
+    keys = [*KEYS, "step"] if per_step else list(KEYS)
+    if spec.source == "latency":
+        vals = _latency_points(results, spec.column, step, keys)
+    else:
+        frame = step_stats(results) if spec.source == "steps" else \
+            (eff_op if spec.source == "eff.op" else eff_sec)(results)
+        frame = _select_steps(frame, step)
+        by = [frame[k].astype("object") for k in keys]
+        if spec.source == "steps":
+            st = frame.assign(secs=pd.to_numeric(frame["secs"], errors="coerce"),
+                              ops=pd.to_numeric(frame["ops"], errors="coerce"))
+            g = st.groupby(by, sort=False, dropna=False)
+            tot = g[["ops", "secs"]].sum(min_count=1)
+            v = (tot["ops"] / tot["secs"].where(tot["secs"] > 0)).fillna(g["rate"].mean())
+        else:
+            col = pd.to_numeric(frame[spec.column], errors="coerce")
+            v = col.groupby(by, sort=False, dropna=False).mean()
+        vals = v.rename("value").reset_index()
+        vals.columns = [*keys, "value"]
+    params = run_parameters(results)
+    for k in KEYS:
+        vals[k] = vals[k].astype("object")
+        params[k] = params[k].astype("object")
+    out = vals.merge(params.drop(columns=[c for c in ("step",) if c in params]), on=KEYS,
+                     how="left")
+    if value == "cpu_per_op":  # cpupi × cores / 100 = host CPU µs per operation
+        cores = pd.to_numeric(out.get("cores"), errors="coerce")
+        out["value"] = pd.to_numeric(out["value"], errors="coerce") * cores / 100
+    out["value"] = pd.to_numeric(out["value"], errors="coerce").astype("float64")
+    return out
