@@ -20,7 +20,8 @@ Conventions every importer keeps (beyond :mod:`benchlib.schema`):
 - A figure the file does not print stays NA; a figure printed as a rate is kept as
   printed (``ops_per_s``) and the count derived from it is rounded.
 
-The module also holds the few text helpers the importer modules share.
+What the importer modules share is in :mod:`.base` (the error, the registry, the
+naming of steps) and :mod:`.text` (reading files, columns of numbers).
 """
 from __future__ import annotations
 
@@ -29,12 +30,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from .base import IMPORTERS, Imported, ImportFormatError
-
-TOTAL_OP = "TOTAL"
+from .base import IMPORTERS, TOTAL_OP, Imported, ImportFormatError
 
 # kind -> (module that registers it, what it reads); modules are imported when used
 KINDS: dict[str, str] = {
@@ -47,86 +44,6 @@ KINDS: dict[str, str] = {
 }
 _MODULES = {"ycsb": "ycsb", "go-ycsb": "ycsb", "linkbench": "linkbench",
             "pgbench": "pgbench", "sysbench": "sysbench"}
-
-
-# ----------------------------------------------------------------- shared helpers
-
-def read_text(path: Path) -> str:
-    """A file's text with ``\\r\\n`` made ``\\n``; bytes that are not UTF-8 become U+FFFD
-    (a file cut in the middle of a character is still read)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise ImportFormatError(path, None, f"cannot read: {e.strerror or e}") from None
-    text = data.decode("utf-8", "replace")
-    return text.replace("\r\n", "\n") if "\r" in text else text
-
-
-def line_at(text: str, pos: int) -> int:
-    """1-based number of the line holding ``text[pos]``."""
-    return text.count("\n", 0, pos) + 1
-
-
-class BadNumber(ValueError):
-    """A value that should be a number; ``index`` is its place in the input list."""
-
-    def __init__(self, index: int, value: str):
-        super().__init__(f"{value!r} is not a number")
-        self.index, self.value = index, value
-
-
-_NA_TOKENS = pa.array(["", "NaN", "nan", "-nan", "\ufffd", "N/A", "n/a", "Infinity", "-Infinity", "inf", "-inf"])
-
-
-def numbers(values: list[str] | pa.Array) -> np.ndarray:
-    """Strings to float64 in one vectorized pass; NaN/N/A/Infinity/empty become NaN.
-
-    Raises :class:`BadNumber` with the first offending index.
-    """
-    arr = values if isinstance(values, pa.Array) else pa.array(values, pa.string())
-    if len(arr) == 0:
-        return np.empty(0)
-    arr = pc.utf8_trim_whitespace(arr)
-    arr = pc.if_else(pc.is_in(arr, value_set=_NA_TOKENS), pa.scalar(None, pa.string()), arr)
-    try:
-        out = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
-        out[np.isinf(out)] = np.nan   # 1e999: no tool prints it, no figure to keep
-        return out
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        for i, v in enumerate(arr.to_pylist()):
-            if v is None:
-                continue
-            try:
-                float(v)
-            except ValueError:
-                raise BadNumber(i, v) from None
-        raise
-
-
-def number(text: str, path: Path, lineno: int | None, what: str) -> float:
-    """One value; an ImportFormatError naming the line if it is not a number."""
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        raise ImportFormatError(path, lineno, f"expected a number for {what}, got {text!r}") from None
-
-
-def int_or_na(v) -> object:
-    """For Int64 columns: NA for None/NaN, else int."""
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return pd.NA
-    return round(v)
-
-
-def pct_column(p: float) -> str:
-    """The column of a percentile: 50 -> p50_us, 99.9 -> p999_us, 99.99 -> p9999_us."""
-    return "p" + format(float(p), "g").replace(".", "") + "_us"
-
-
-def stem_of(path: Path) -> str:
-    """A file name without its last extension: the run a file belongs to."""
-    name = Path(path).name
-    return name.rsplit(".", 1)[0] if "." in name else name
 
 
 # ----------------------------------------------------------------- kinds
@@ -214,7 +131,7 @@ def _clean(df: pd.DataFrame | None, table: str) -> pd.DataFrame | None:
         return df
     from .. import schema
     floats = [c for c in df.columns if pd.api.types.is_float_dtype(df[c].dtype)]
-    if floats and np.isinf(df[floats].to_numpy()).any():
+    if any(np.isinf(df[c].to_numpy()).any() for c in floats):
         df = df.copy()
         df[floats] = df[floats].mask(np.isinf(df[floats].to_numpy()))
     for c, t in schema.TABLES[table].items():
@@ -223,11 +140,17 @@ def _clean(df: pd.DataFrame | None, table: str) -> pd.DataFrame | None:
         col = df[c]
         if not pd.api.types.is_numeric_dtype(col.dtype):
             col = pd.to_numeric(col, errors="coerce")
-        if pd.api.types.is_float_dtype(col.dtype) and (col.dropna() % 1 != 0).any():
+        if pd.api.types.is_float_dtype(col.dtype) and _fractions(col.to_numpy()):
             col = col.round()
         if col is not df[c]:
             df[c] = col
     return df
+
+
+def _fractions(v: np.ndarray) -> bool:
+    """Whether a value that is not NaN has a fraction."""
+    with np.errstate(invalid="ignore"):
+        return bool((((v % 1) != 0) & ~np.isnan(v)).any())
 
 
 # ----------------------------------------------------------------- the run folder

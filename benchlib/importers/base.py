@@ -1,15 +1,19 @@
-"""What every importer shares: the one-line format error and the registry of kinds.
+"""What every importer shares: the one-line format error, the registry of kinds and
+the naming of steps.
 
 An importer turns the raw output of another tool into the tidy tables of
 :mod:`benchlib.schema`. It fills what its source has and leaves the rest NA.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
+
+# the op of figures a tool only gives for all operations together (a status line)
+TOTAL_OP = "TOTAL"
 
 
 class ImportFormatError(Exception):
@@ -43,3 +47,33 @@ def register(kind: str):
         IMPORTERS[kind] = fn
         return fn
     return deco
+
+
+def stack_steps(steps: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
+    """Name the steps as the seeds do and stack their tables.
+
+    ``steps`` are dicts with ``"step"`` (the step's row: phase, secs, ops …),
+    ``"latency"`` and ``"intervals"`` (DataFrames or None), in the order they ran.
+    Loads become ``l.pre`` (``l.pre.2`` …), the others run loops ``r.L1``, ``r.L2`` ….
+    Returns the steps table (its ``step`` column in the order of ``steps``) and the
+    latency and intervals tables with their ``step`` set.
+    """
+    loads = runs = 0
+    rows, lats, ivs = [], [], []
+    for s in steps:
+        if s["step"]["phase"] == "load":
+            loads += 1
+            name, loop = ("l.pre" if loads == 1 else f"l.pre.{loads}"), None
+        else:
+            runs += 1
+            name, loop = f"r.L{runs}", runs
+        rows.append({"step": name, "loop": loop, **s["step"]})
+        if s["latency"] is not None and len(s["latency"]):
+            lats.append(s["latency"].assign(step=name))
+        if s["intervals"] is not None and len(s["intervals"]):
+            ivs.append(s["intervals"].assign(step=name))
+    steps_df = pd.DataFrame(rows)
+    for c in ("started", "ended"):
+        steps_df[c] = pd.to_datetime(steps_df[c], utc=True) if c in steps_df else pd.NaT
+    return (steps_df, pd.concat(lats, ignore_index=True) if lats else None,
+            pd.concat(ivs, ignore_index=True) if ivs else None)

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import TOTAL_OP, BadNumber, numbers, read_text, stem_of
-from .base import Imported, ImportFormatError, register
+from .base import TOTAL_OP, Imported, ImportFormatError, register, stack_steps
+from .text import BadNumber, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]
 _NOT_LATENCY = re.compile(r"^RANGE_SIZE$|_NLINKS$")
@@ -324,27 +324,9 @@ def import_linkbench(paths: list[Path]) -> Imported:
 
 
 def _name_steps(steps: list[dict]) -> Imported:
-    rows, lats, ivs, metas = [], [], [], {}
-    loads = runs = 0
-    for s in steps:
-        if s["step"]["phase"] == "load":
-            loads += 1
-            name, loop = ("l.pre" if loads == 1 else f"l.pre.{loads}"), None
-        else:
-            runs += 1
-            name, loop = f"r.L{runs}", runs
-        rows.append({"step": name, "loop": loop, **s["step"]})
-        if s["latency"] is not None and len(s["latency"]):
-            lats.append(s["latency"].assign(step=name))
-        if s["intervals"] is not None and len(s["intervals"]):
-            ivs.append(s["intervals"].assign(step=name))
-        if s["meta"]:
-            metas[name] = s["meta"]
-    steps_df = pd.DataFrame(rows)
-    for c in ("started", "ended"):
-        steps_df[c] = pd.to_datetime(steps_df[c], utc=True) if c in steps_df else pd.NaT
+    steps_df, latency, intervals = stack_steps(steps)
+    metas = {name: s["meta"] for name, s in zip(steps_df["step"], steps) if s["meta"]}
     meta = {"tool": "linkbench"}
     if metas:
         meta["steps"] = metas
-    return Imported(steps=steps_df, latency=pd.concat(lats, ignore_index=True) if lats else None,
-                    intervals=pd.concat(ivs, ignore_index=True) if ivs else None, meta=meta)
+    return Imported(steps=steps_df, latency=latency, intervals=intervals, meta=meta)

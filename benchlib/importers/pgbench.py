@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import read_text
 from .base import Imported, ImportFormatError, register
+from .text import read_text
 
 OP = "TX"
 _F = r"(-?\d+(?:\.\d+)?|nan|-nan|inf)"

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from .. import measure
-from . import pct_column, read_text
 from .base import Imported, ImportFormatError, register
+from .text import pct_column, read_text
 
 OP = "TX"
 _N = r"(-?\d+(?:\.\d+)?|N/A|nan|-nan|inf)"
