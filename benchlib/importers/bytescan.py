@@ -15,8 +15,6 @@ gives ``\\d`` and ``\\s`` a Unicode meaning that bytes do not have.
 """
 from __future__ import annotations
 
-from functools import cached_property
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -30,15 +28,21 @@ _PAD = 64          # a text shorter than this is read from a padded copy
 # that passes, with no carry from one byte into the next.
 _U = np.uint64
 _ONES, _HIGH, _LOW7 = 0x0101010101010101, _U(0x8080808080808080), _U(0x7F7F7F7F7F7F7F7F)
+# _PAST[k]: flags on the bytes from k on (none for k = 8); _KEEP[k]: the bytes below k;
+# _TEN[k]: 10 ** k
 _PAST = np.array([~((1 << 8 * k) - 1) & 0x8080808080808080 for k in range(8)] + [0], np.uint64)
+_KEEP = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2 ** 64 - 1], np.uint64)
+_TEN = np.array([10 ** k for k in range(9)], np.uint64)
 
 
 def _below(w: np.ndarray, n: int) -> np.ndarray:
     """0x80 in each byte of the words ``w`` that is below ``n`` (1 <= n <= 128)."""
-    return ~(((w & _LOW7) + _U((0x80 - n) * _ONES)) | w) & _HIGH
-
-
-_KEEP = np.array([(1 << 8 * k) - 1 for k in range(8)] + [2 ** 64 - 1], np.uint64)
+    x = w & _LOW7                       # in place from here: no array more
+    x += _U((0x80 - n) * _ONES)         # the high bit of a byte set from n on …
+    x |= w                              # … or when it was set in the byte
+    np.invert(x, out=x)
+    x &= _HIGH
+    return x
 
 
 def _eight_digits(w: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -50,9 +54,6 @@ def _eight_digits(w: np.ndarray, d: np.ndarray) -> np.ndarray:
     x = (x * _U(10) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
     x = (x * _U(100) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
     return (x * _U(10000) + (x >> _U(32))) & _U(0x00000000FFFFFFFF)
-
-
-_TEN = np.array([10 ** k for k in range(9)], np.uint64)
 
 
 def _first(flags: np.ndarray) -> np.ndarray:
@@ -102,10 +103,17 @@ class ByteClass:
         out = np.zeros(w.shape, np.uint64)
         for lo, hi in self.ranges:
             inside = _below(w, hi + 1)
-            out |= inside & ~_below(w, lo) if lo else inside
+            if lo:
+                below = _below(w, lo)
+                np.invert(below, out=below)
+                inside &= below
+            out |= inside
         for c in self.chars:
-            out |= _below(w ^ _U(c * _ONES), 1)
-        return out ^ _HIGH if self.negate else out
+            x = w ^ _U(c * _ONES)
+            out |= _below(x, 1)
+        if self.negate:
+            out ^= _HIGH
+        return out
 
 
 DIGIT = ByteClass(ranges=((48, 57),))
@@ -125,6 +133,9 @@ class Lines:
         nl = self.find(b"\n")
         self.starts = np.concatenate(([0], nl + 1))
         self.ends = np.concatenate((nl, [len(data)]))
+        # what the scanners of several threads read: made here, not on first use
+        self._padded = data if len(data) >= _PAD else data + bytes(_PAD)
+        self.first = np.where(self.ends > self.starts, self.at(self.starts), 0)   # 0: empty line
 
     @classmethod
     def of(cls, data: bytes) -> Lines | None:
@@ -133,11 +144,6 @@ class Lines:
 
     def __len__(self) -> int:
         return len(self.starts)
-
-    @cached_property
-    def first(self) -> np.ndarray:
-        """The first byte of each line (0 for an empty one)."""
-        return np.where(self.ends > self.starts, self.at(self.starts), 0)
 
     # ------------------------------------------------------------ finding bytes
 
@@ -203,20 +209,12 @@ class Lines:
             return np.zeros(len(pos), np.uint8)
         return np.where(pos < n, self.buf.take(np.minimum(pos, n - 1)), 0).astype(np.uint8)
 
-    @cached_property
-    def _padded(self) -> bytes:
-        return self.data if len(self.data) >= _PAD else self.data + bytes(_PAD)
-
     def _records(self, pos: np.ndarray, width: int) -> np.ndarray:
         """The ``width`` bytes from each of ``pos`` as one record each ("V<width>");
         a record past the end of the data holds other bytes (check ``pos + width``)."""
         data = self._padded
         view = np.ndarray((len(data) - width + 1,), f"V{width}", data, strides=(1,))
         return view[np.clip(pos, 0, len(data) - width)]
-
-    def bytes_at(self, pos: np.ndarray, width: int) -> np.ndarray:
-        """The ``width`` bytes from each of ``pos``, a row each (``pos + width`` within the data)."""
-        return self._records(pos, width).view(np.uint8).reshape(len(pos), width)
 
     def words_at(self, pos: np.ndarray, count: int) -> np.ndarray:
         """``count`` words (8 bytes each) from each of ``pos``, a row each (``pos + 8 * count``
@@ -282,20 +280,6 @@ class Lines:
             k[more] += k2
         return pos + k, value.astype(np.float64)
 
-    def integers(self, starts: np.ndarray, stops: np.ndarray) -> np.ndarray | None:
-        """The numbers written ``data[starts:stops]`` (1 to 16 digits each, checked by
-        the caller), as float64 — what a cast of their text gives; None when longer."""
-        d = stops - starts
-        if not len(d):
-            return np.empty(0)
-        if d.min() < 1 or d.max() > 16:
-            return None
-        if d.max() <= 8:
-            return _eight_digits(self.words(starts), d).astype(np.float64)
-        high = np.maximum(d - 8, 0)
-        value = _eight_digits(self.words(starts), high) * _U(10 ** 8) + _eight_digits(self.words(starts + high), d - high)
-        return value.astype(np.float64)
-
     # ------------------------------------------------------------ cutting
 
     def strings(self, starts: np.ndarray, stops: np.ndarray) -> pa.StringArray:
@@ -307,6 +291,8 @@ class Lines:
         big = len(self.buf) >= 2 ** 31
         off = np.empty(2 * n, np.int64 if big else np.int32)
         off[0::2], off[1::2] = starts, stops
+        if not ((off[1:] >= off[:-1]).all() and off[0] >= 0 and off[-1] <= len(self.buf)):
+            raise ValueError("spans out of order")   # a scanner's mistake: never read past them
         # the spans and the gaps between them as one column over the data, no copy;
         # then the spans alone
         spans = (pa.LargeStringArray if big else pa.StringArray).from_buffers(

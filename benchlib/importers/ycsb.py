@@ -19,9 +19,11 @@ whose operations are INSERT only) is the load ``l.pre``; the others are run loop
 second of an operation, the finest wins: raw data points, timeseries rows, hdrhistogram
 status blocks, .hdr logs, then the other status blocks.
 
-The scanners run regular expressions over whole files and convert columns with
-pyarrow (see ``bench/bench_import.py``); a line that looks like a YCSB line but does
-not parse raises :class:`ImportFormatError` with its number.
+Speed (``bench/bench_import.py``): the status and summary lines of an ASCII file are
+cut from its bytes a column at a time (:mod:`.bytescan`), the two kinds in two
+threads; a file with a line that is not plain is read by regular expressions over
+its whole text, which also name a line that looks like a YCSB line but does not
+parse (:class:`ImportFormatError` with its number).
 """
 from __future__ import annotations
 
@@ -34,11 +36,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import measure
-from .base import TOTAL_OP, Imported, ImportFormatError, register, stack_steps
+from .base import Imported, ImportFormatError, register, stack_steps
 from .go_ycsb import go_step, scan_go
 from .text import FileText, float_or_none, int_or_none, stem_of
-from .ycsb_hdrlog import hdr_intervals, hist_stats, scan_hdr
+from .ycsb_hdrlog import fill_latency, hdr_intervals, scan_hdr
 from .ycsb_status import scan_status, status_intervals
 from .ycsb_summary import (
     JVM_OPS,
@@ -107,8 +108,13 @@ def _scan(path: Path) -> _Part:
             part.kind, part.go = "go", scan_go(path, src.w)
             return part
         part.summary, part.ts = scan_summary(path, src)
+        try:   # while the status lines are still being read; their error comes first
+            part.raw, raw_error = scan_raw(path, src), None
+        except ImportFormatError as e:
+            raw_error = e
         part.heads, part.blocks = status.result() if status is not None else scan_status(path, src)
-        part.raw = scan_raw(path, src)
+        if raw_error is not None:
+            raise raw_error
     part.command = src.line_after("Command line: ") or None
     part.version = (src.line_after("YCSB Client ").split() or [None])[0]
     if not (part.summary or part.heads is not None or part.raw is not None or part.ts is not None):
@@ -164,11 +170,11 @@ def _source(rank: int, rows: pd.DataFrame | None) -> tuple:
     return rank, ops, lambda keep: rows if keep is None or keep >= ops else rows[rows["op"].isin(keep).to_numpy()]
 
 
-def _pick(sources: list[tuple]) -> pd.DataFrame | None:
+def _pick(sources: list[tuple]) -> list[pd.DataFrame]:
     """The rows of each op from the source of the lowest rank that has it (with its
-    ``Intended-OP`` rows merged in). ``sources`` are ``(rank, ops, rows)``: ``rows(ops)``
-    makes the rows of those ops, ``rows(None)`` all; a source's columns are kept even
-    when none of its rows is."""
+    ``Intended-OP`` rows merged in), a frame per source. ``sources`` are ``(rank, ops,
+    rows)``: ``rows(ops)`` makes the rows of those ops, ``rows(None)`` all; a source's
+    columns are kept even when none of its rows is."""
     def merged(op):
         return op.removeprefix(INTENDED)
 
@@ -186,7 +192,7 @@ def _pick(sources: list[tuple]) -> pd.DataFrame | None:
             picked.append(df[df["op"].isin(mine).to_numpy()])
         else:
             picked.append(rows(mine))
-    return pd.concat(picked, ignore_index=True) if picked else None
+    return picked
 
 
 def _java_step(group: list[_Part]) -> dict:
@@ -227,12 +233,11 @@ def _java_step(group: list[_Part]) -> dict:
         sources.append(_source(3, rows))
     if status is not None:
         sources.append((4, status.ops(hdr=False), lambda ops: status.rows(hdr=False, ops=ops)))
-    intervals = _pick(sources)
-    if total is not None:
-        intervals = pd.concat([total, intervals], ignore_index=True) if intervals is not None else total
+    frames = ([total] if total is not None else []) + _pick(sources)
+    intervals = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else None
 
     lat = pd.DataFrame(latency_from_summary(summary, mtype))
-    lat = _fill_latency(lat, hists, raw, intervals)
+    lat = fill_latency(lat, hists, raw, intervals)
     for c in ("op", "count", "errors"):
         if c not in lat:
             lat[c] = pd.Series(dtype=object if c == "op" else float)
@@ -276,44 +281,6 @@ def _java_step(group: list[_Part]) -> dict:
         meta["jvm"] = jvm
     key = min((stem_of(p.path) for p in parts), default=None) or stem_of(group[0].path)
     return {"step": step, "latency": lat, "intervals": intervals, "meta": meta, "t0": t0, "key": key}
-
-
-def _fill_latency(lat: pd.DataFrame, hists: dict, raw: pd.DataFrame | None,
-                  intervals: pd.DataFrame | None) -> pd.DataFrame:
-    """The encoded histogram of each op, and figures a summary lacks (a killed run)."""
-    rows = lat.to_dict("records") if len(lat) else []
-    have = {r["op"] for r in rows}
-    if raw is not None:
-        for op, g in raw.groupby("op"):
-            h = measure.new_histogram()
-            measure.record_many(h, g["lat_us"].to_numpy())
-            hists.setdefault(op, h)
-    for op in hists:
-        if op not in have:
-            rows.append({"op": op})
-            have.add(op)
-    lacking = set(pd.unique(intervals["op"])) - have - {TOTAL_OP} if intervals is not None else set()
-    if lacking and "ops" in intervals:
-        for op, g in intervals[intervals["op"].isin(lacking).to_numpy()].groupby("op"):
-            if op not in have and g["ops"].notna().all():
-                n = g["ops"].sum()
-                rows.append({"op": op, "count": n, "errors": np.nan,
-                             "mean_us": (g["ops"] * g["mean_us"]).sum() / n if n else np.nan,
-                             "min_us": g["min_us"].min() if "min_us" in g else np.nan,
-                             "max_us": g["max_us"].max() if "max_us" in g else np.nan})
-                have.add(op)
-    for r in rows:
-        h = hists.get(r["op"])
-        if h is None:
-            continue
-        r["hdr"] = measure.encode(h)
-        stats = hist_stats(h)
-        if pd.isna(r.get("count", np.nan)):
-            r["count"] = stats["ops"]
-        for k, v in stats.items():
-            if k != "ops" and pd.isna(r.get(k, np.nan)):
-                r[k] = v
-    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------- grouping and steps

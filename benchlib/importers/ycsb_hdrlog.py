@@ -1,5 +1,5 @@
-"""YCSB's HdrHistogram interval logs (``hdrhistogram.fileoutput=true``) and the
-figures of a histogram as Java YCSB reports them.
+"""YCSB's HdrHistogram interval logs (``hdrhistogram.fileoutput=true``), the figures
+of a histogram as Java YCSB reports them, and the histograms of the latency rows.
 
 One log per operation (``<path prefix><OP>.hdr``), format 1.2/1.3: comment lines
 ``#[Logging for: OP]``, ``#[StartTime: s (…)]``, ``#[BaseTime: s (…)]``, a CSV
@@ -18,7 +18,7 @@ import pandas as pd
 from hdrh.histogram import HdrHistogram
 
 from .. import measure
-from .base import ImportFormatError
+from .base import TOTAL_OP, ImportFormatError
 from .text import pct_column, stem_of
 
 _HDR_LINE = re.compile(r"(?:Tag=[^,]*,)?(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(HIST[A-Za-z0-9+/]+=*)\s*$")
@@ -130,3 +130,43 @@ def hdr_intervals(log: dict, t0: float | None) -> tuple[pd.DataFrame, HdrHistogr
         prev = second
         rows.append({"second": second, "op": log["op"], "interval_s": length, **hist_stats(hist)})
     return pd.DataFrame(rows), total
+
+
+def fill_latency(lat: pd.DataFrame, hists: dict, raw: pd.DataFrame | None,
+                  intervals: pd.DataFrame | None) -> pd.DataFrame:
+    """The latency rows of a run with the encoded histogram of each op (from its .hdr
+    log or raw data points), and what a summary lacks (a killed run): rows for ops
+    only the histograms or the intervals have, figures from the histograms."""
+    rows = lat.to_dict("records") if len(lat) else []
+    have = {r["op"] for r in rows}
+    if raw is not None:
+        for op, g in raw.groupby("op"):
+            h = measure.new_histogram()
+            measure.record_many(h, g["lat_us"].to_numpy())
+            hists.setdefault(op, h)
+    for op in hists:
+        if op not in have:
+            rows.append({"op": op})
+            have.add(op)
+    lacking = set(pd.unique(intervals["op"])) - have - {TOTAL_OP} if intervals is not None else set()
+    if lacking and "ops" in intervals:
+        for op, g in intervals[intervals["op"].isin(lacking).to_numpy()].groupby("op"):
+            if op not in have and g["ops"].notna().all():
+                n = g["ops"].sum()
+                rows.append({"op": op, "count": n, "errors": np.nan,
+                             "mean_us": (g["ops"] * g["mean_us"]).sum() / n if n else np.nan,
+                             "min_us": g["min_us"].min() if "min_us" in g else np.nan,
+                             "max_us": g["max_us"].max() if "max_us" in g else np.nan})
+                have.add(op)
+    for r in rows:
+        h = hists.get(r["op"])
+        if h is None:
+            continue
+        r["hdr"] = measure.encode(h)
+        stats = hist_stats(h)
+        if pd.isna(r.get("count", np.nan)):
+            r["count"] = stats["ops"]
+        for k, v in stats.items():
+            if k != "ops" and pd.isna(r.get(k, np.nan)):
+                r[k] = v
+    return pd.DataFrame(rows)

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import TOTAL_OP, ImportFormatError
-from .bytescan import DIGIT, ByteClass, Lines, has_any
-from .text import BadNumber, FileText, nth_match_line, numbers, numbers_of_matches
+from .text import FileText, nth_match_line, numbers_of_matches
+from .ycsb_status_bytes import BLOCK_COLS, scan_plain
 
 # each pattern starts with "\n": the text is scanned as "\n" + text
 _HEAD = re.compile(r"\n(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (\d+) sec: (\d+) operations; "
@@ -38,18 +38,19 @@ _BLOCKS = re.compile(
     rf"\[([^\]:\s]+)(?:: Count={_V}, Max={_V}, Min={_V}, Avg={_V}, (?:50={_V}, )?90={_V}, 99={_V}, "
     rf"99\.9={_V}, 99\.99={_V}| AverageLatency\(us\)={_V})\]")
 _RAW_BLOCK = re.compile(r"([A-Za-z][\w-]*) count: (\d+), average latency\(us\): ([^\s\[]+)")
-_BLOCK_COLS = ["count", "max", "min", "avg", "p50", "p90", "p99", "p999", "p9999"]
 
 
 def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
     """The status lines of a file, one row each (``idx`` their order), and their
-    blocks, one row each with the ``idx`` of its line.
+    blocks, one row each with the ``idx`` of its line, ``op``, ``hdr`` (an
+    hdrhistogram block) and the figures it has (count, max, min, avg, p50 … p9999).
 
-    Plain lines are cut from the bytes (:func:`_scan_lines`); the regular expressions
-    read the file when a line is anything else, and name the line that is wrong.
+    Plain lines are cut from the bytes (:mod:`.ycsb_status_bytes`); the regular
+    expressions read the file when a line is anything else, and name the line that is
+    wrong.
     """
     if src.lines is not None:
-        found = _scan_lines(src.lines)
+        found = scan_plain(src.lines)
         if found is not None:
             return found
     w = src.w
@@ -98,7 +99,7 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
             df.loc[rows, "avg"] = col(10, rows)
         if hdr.any():
             rows = None if hdr.all() else np.flatnonzero(hdr)
-            for k, name in enumerate(_BLOCK_COLS, 1):
+            for k, name in enumerate(BLOCK_COLS, 1):
                 df.loc[slice(None) if rows is None else rows, name] = col(k, rows)
         frames.append(df)
     if raw:
@@ -109,205 +110,7 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
             "avg": numbers_of_matches([b[2] for b in raw], path, _HEAD, w, "a status average", index_map=line)}))
     if not frames:
         return heads_df, None
-    b = pd.concat(frames, ignore_index=True)
-    for c in _BLOCK_COLS:
-        if c not in b:
-            b[c] = np.nan
-    return heads_df, b
-
-
-# ----------------------------------------------------------------- plain lines, from the bytes
-
-_DATE = b"dddd-dd-dd dd:dd:dd:ddd "    # d: a digit
-_HDR_KEYS = [b", Max=", b", Min=", b", Avg=", b", 50=", b", 90=", b", 99=", b", 99.9=", b", 99.99="]
-_NOT_SPACE = ~ByteClass(b" \n")
-# an op [^\]:\s]+ and a value [^,\]\s]+: read up to what ends them, then checked for the
-# rest of what they may not have — a "[" (each "[" opens a block), "=", control bytes
-_OP_END, _VALUE_END = ByteClass(b":", ranges=((0, 32),)), ByteClass(b",]", ranges=((0, 32),))
-_NOT_IN_OP, _NOT_IN_VALUE = ByteClass(b"[]\x7f"), ByteClass(b"[]=\x7f")
-
-
-def _scan_lines(lines: Lines) -> tuple[pd.DataFrame | None, pd.DataFrame | None] | None:
-    """What :func:`scan_status` gives by its regular expressions, cut from the bytes;
-    None when a line is not plain: another line with " sec: " (a label, a garbled
-    status line), a block not of the hdrhistogram or AverageLatency form, raw
-    blocks, a value that is not a number."""
-    s, e = lines.starts, lines.ends
-    rows = np.flatnonzero((e - s > len(_DATE)) & DIGIT(lines.first))
-    s, e = s[rows], e[rows]
-    keep = np.flatnonzero(lines.shape(s, e, _DATE))
-    rows, s, e = rows[keep], s[keep], e[keep]
-    n0 = s + len(_DATE)
-    sec = lines.number(n0, e)
-    if sec is None:
-        return None
-    n1, sec = sec
-    keep = np.flatnonzero((n1 > n0) & lines.literal(n1, e, b" sec: "))
-    rows, s, e, n1, sec = rows[keep], s[keep], e[keep], n1[keep], sec[keep]
-    o0 = n1 + 6
-    ops = lines.number(o0, e)
-    if ops is None:
-        return None
-    o1, ops = ops
-    keep = np.flatnonzero((o1 > o0) & lines.literal(o1, e, b" operations; "))
-    rows, s, e, sec, o1, ops = rows[keep], s[keep], e[keep], sec[keep], o1[keep], ops[keep]
-    others = np.ones(len(lines), bool)
-    others[rows] = False
-    others = np.flatnonzero(others)
-    if len(lines.find_in(b":", others)) and lines.count_in(b" sec: ", others) != 0:
-        return None   # a line the regular expressions read otherwise (or refuse)
-    if not len(rows):
-        return None, None
-    c0 = o1 + 13
-    c1 = lines.run(c0, e, _NOT_SPACE, 32)
-    if c1 is None:
-        return None
-    has_cur = (c1 > c0) & lines.literal(c1, e, b" current ops/sec; ")
-    when = _when_of_words(lines.words_at(s, 3))
-    if when is None:
-        return None
-    try:
-        cur = numbers(lines.strings(c0, np.where(has_cur, c1, c0)))
-    except BadNumber:
-        return None
-    blocks = _blocks(lines, rows, np.where(has_cur, c1 + 18, c0), e)
-    if blocks is False:
-        return None
-    heads = pd.DataFrame({"ts": pd.array(lines.strings(s, s + len(_DATE) - 1), dtype="str"),
-                          "when": pd.Series(when).dt.tz_localize("UTC"),
-                          "sec": sec, "ops": ops, "cur": cur, "idx": np.arange(len(rows))})
-    return heads, blocks
-
-
-def _blocks(lines: Lines, rows: np.ndarray, rest: np.ndarray, end: np.ndarray) -> pd.DataFrame | None | bool:
-    """The blocks in ``[rest, end)`` of the status lines ``rows``, as :func:`scan_status`
-    makes them; False when one is not plain."""
-    found = lines.find_in(b"[:", rows)
-    # found are in these lines only: a line has those from its start to the next one's
-    line = np.repeat(np.arange(len(rows)), np.diff(np.r_[np.searchsorted(found, lines.starts[rows]), len(found)]))
-    inside = found >= rest[line]
-    found, line = found[inside], line[inside]
-    is_open = lines.at(found) == ord("[")
-    opens, line = found[is_open], line[is_open]
-    if not len(opens):
-        return None if not len(found) else False   # a ":" in a line's rest: raw blocks?
-    end = end[line]
-    b = _block(lines, opens, end)
-    if b is None:
-        return False
-    hdr = b["hdr"]
-    # no block overlaps the next, and the only ":" in the rest are those of "OP: Count="
-    if not ((b["close"][:-1] < opens[1:]).all() and len(found) - len(opens) == hdr.sum()):
-        return False
-    n = len(opens)
-    ops = lines.strings(opens + 1, b["op_end"])
-    if has_any(ops, _NOT_IN_OP):
-        return False
-    cols = {"idx": line, "op": pd.array(ops, dtype="str"), "hdr": hdr}
-    for c in (["avg"] if not hdr.all() else []) + [c for c in _BLOCK_COLS if c != "avg" or hdr.all()]:
-        cols[c] = np.full(n, np.nan)
-        if c in b["values"]:
-            i, start, stop = b["values"][c]
-            values = lines.strings(start, stop)
-            if has_any(values, _NOT_IN_VALUE):
-                return False
-            try:
-                cols[c][i] = numbers(values)
-            except BadNumber:
-                return False
-    return pd.DataFrame(cols)
-
-
-def _block(lines: Lines, opens: np.ndarray, end: np.ndarray) -> dict | None:
-    """Where the parts of the blocks opening at ``opens`` are: ``[OP AverageLatency(us)=V]``
-    or ``[OP: Count=V, Max=V, Min=V, Avg=V, [50=V, ]90=V, 99=V, 99.9=V, 99.99=V]``;
-    None when one is neither."""
-    op_end = lines.run(opens + 1, end, ~_OP_END, 64)
-    if op_end is None or not (op_end > opens + 1).all():
-        return None
-    after = lines.at(op_end)
-    hdr, avg = after == ord(":"), after == ord(" ")
-    if not (hdr | avg).all():
-        return None
-    i, j = np.flatnonzero(hdr), np.flatnonzero(avg)
-    if not (lines.literal(op_end[i], end[i], b": Count=").all()
-            and lines.literal(op_end[j], end[j], b" AverageLatency(us)=").all()):
-        return None
-    close = np.zeros(len(opens), np.int64)
-    values = {}   # name: (blocks, start, stop)
-
-    def value(i, start, name):
-        """The value ``name`` of the blocks ``i`` from ``start``; where it stops."""
-        stop = lines.run(start, end[i], ~_VALUE_END, 40)
-        if stop is None or not (stop > start).all():
-            return None
-        values[name] = (i, start, stop)
-        return stop
-
-    i = np.flatnonzero(avg)
-    if len(i):
-        stop = value(i, op_end[i] + 20, "avg")
-        if stop is None:
-            return None
-        close[i] = stop
-    i = np.flatnonzero(hdr)
-    if len(i):
-        stop = value(i, op_end[i] + 8, "count")
-        for key, name in zip(_HDR_KEYS, _BLOCK_COLS[1:]):
-            if stop is None:
-                return None
-            has = lines.literal(stop, end[i], key)
-            if name == "p50":   # YCSB before 0.18 prints no 50=
-                j = np.flatnonzero(has)
-                if len(j):
-                    stop50 = value(i[j], stop[j] + len(key), name)
-                    if stop50 is None:
-                        return None
-                    stop = stop.copy()   # the one kept for Avg stays as it is
-                    stop[j] = stop50
-                continue
-            if not has.all():
-                return None
-            stop = value(i, stop + len(key), name)
-        if stop is None:
-            return None
-        close[i] = stop
-    if not (lines.at(close) == ord("]")).all():
-        return None
-    return {"op_end": op_end, "hdr": hdr, "close": close, "values": values}
-
-
-def _when_of_words(w: np.ndarray) -> np.ndarray | None:
-    """:func:`_when` of dates known to be "dddd-dd-dd dd:dd:dd:ddd " (their three
-    words a row), by arithmetic; None for one that is not a real time of day."""
-    # yyyy-MM- | dd HH:mm | :ss:SSS_ : the digits as values, then each with the next one
-    # as a two-digit number in its byte (10 × 9 + 9 fits: no byte spills into the next)
-    x = [(w[:, k] - _DIGIT_ZERO[k]) & _DIGIT_MASK[k] for k in range(3)]
-    two = [(v * _U64(10) + (v >> _U64(8))) for v in x]
-
-    def byte(v, k):
-        return ((v >> _U64(8 * k)) & _U64(0xFF)).astype(np.int64)
-
-    y = byte(two[0], 0) * 100 + byte(two[0], 2)
-    m, d, hh, mm, ss = byte(two[0], 5), byte(two[1], 0), byte(two[1], 3), byte(two[1], 6), byte(two[2], 1)
-    ms = byte(two[2], 4) * 10 + byte(x[2], 6)
-    leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
-    mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[np.clip(m, 0, 12)] + (leap & (m == 2))
-    if not ((y >= 1900) & (m >= 1) & (m <= 12) & (d >= 1) & (d <= mdays) & (hh <= 23) & (mm <= 59)
-            & (ss <= 59)).all():
-        return None   # the regular expressions' way (pyarrow's strptime) tells
-    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
-    y = y - (m <= 2)
-    era, yoe = y // 400, y % 400
-    doy = (153 * np.where(m > 2, m - 3, m + 9) + 2) // 5 + d - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    return ((days * 86400 + hh * 3600 + mm * 60 + ss) * 1000 + ms).astype("datetime64[ms]")
-
-
-_U64 = np.uint64
-# per word of the date: 0xFF / "0" in the bytes of digits, 0 in the others
-_DIGIT_MASK = np.frombuffer(bytes(0xFF if c == ord("d") else 0 for c in _DATE), np.uint64)
-_DIGIT_ZERO = np.frombuffer(bytes(0x30 if c == ord("d") else 0 for c in _DATE), np.uint64)
+    return heads_df, pd.concat(frames, ignore_index=True)
 
 
 def _when(ts: list[str] | pa.Array) -> np.ndarray | None:
@@ -359,7 +162,8 @@ def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.T
     h = pd.concat(heads, ignore_index=True) if len(heads) > 1 else heads[0]
     if len(heads) > 1:
         h = h.drop_duplicates("ts", keep="first")
-    h = h.sort_values("when", kind="stable")
+    if not h["when"].is_monotonic_increasing:
+        h = h.sort_values("when", kind="stable")
     bad = np.flatnonzero(np.diff(h["ops"].to_numpy()) < 0)
     if len(bad):
         row = h.iloc[bad[0] + 1]
@@ -373,7 +177,8 @@ def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.T
 
 def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None):
     """TOTAL rows from the cumulative counts; per-op rows from the interval blocks."""
-    h = heads.sort_values("when", kind="stable").reset_index(drop=True)
+    h = heads if heads["when"].is_monotonic_increasing else heads.sort_values("when", kind="stable")
+    h = h.reset_index(drop=True)
     if h["ops"].iloc[0] > 0 or h["sec"].iloc[0] > 0:
         # no "0 sec: 0 operations" line: start from a baseline at the run's start
         base = h.iloc[[0]].assign(ops=0.0, cur=np.nan, hid=-1,
@@ -431,11 +236,15 @@ class StatusRows:
         i = np.flatnonzero(sel)
         b = self.blocks
         rows = self.kept[i]
-        count = b["count"].to_numpy()[rows]
+
+        def col(name):   # a figure no block of the file has is NA
+            return b[name].to_numpy()[rows] if name in b else np.full(len(rows), np.nan)
+
+        count = col("count")
         empty = count == 0
         out = {"second": self.second[i], "op": b["op"].iloc[rows].reset_index(drop=True), "ops": count,
                "interval_s": self.interval_s[i]}
-        for col, name in self._STATS:
-            v = b[name].to_numpy()[rows]
-            out[col] = np.where(empty, np.nan, v) if empty.any() else v
+        for name, block_col in self._STATS:
+            v = col(block_col)
+            out[name] = np.where(empty, np.nan, v) if empty.any() else v
         return pd.DataFrame(out)
