@@ -49,20 +49,29 @@ def _eight_digits(w: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The number the first ``d`` (0 to 8) bytes of each word write in decimal digits:
     the digits are moved to the top (what is below them reads as leading zeros) and
     added up in pairs, fours and eights."""
-    x = (w - _U(0x30 * _ONES)) & _KEEP[d]   # a borrow only runs into bytes dropped here
-    x = np.where(d > 0, x << (8 * (8 - np.minimum(d, 8))).astype(np.uint64) % _U(64), _U(0))
-    x = (x * _U(10) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
-    x = (x * _U(100) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
-    return (x * _U(10000) + (x >> _U(32))) & _U(0x00000000FFFFFFFF)
+    x = w - _U(0x30 * _ONES)                 # a borrow only runs into bytes dropped here
+    x &= _KEEP[d]
+    x <<= ((8 - d) * 8 % 64).astype(np.uint64)   # d = 0 keeps nothing: x is 0 already
+    for shift, mask in ((8, 0x00FF00FF00FF00FF), (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)):
+        y = x >> _U(shift)
+        x *= _U(10 ** (shift // 8))
+        x += y
+        x &= _U(mask)
+    return x
 
 
 def _first(flags: np.ndarray) -> np.ndarray:
     """The first byte of each word with its flag (0x80) set; 8 when none is."""
     # isolate the lowest flag: its bit number (7, 15 … 63) is that of a power of two
     # that a float holds exactly
-    low = flags & (~flags + _U(1))
-    k = (np.frexp(low.astype(np.float64))[1] - 8) // 8
-    return np.where(flags != 0, k, 8)
+    low = np.invert(flags)
+    low += _U(1)
+    low &= flags
+    k = np.frexp(low.astype(np.float64))[1]   # 0 when no flag is set
+    k -= 8
+    k //= 8
+    k[k < 0] = 8
+    return k
 
 
 class ByteClass:
@@ -316,8 +325,11 @@ def has_any(arr: pa.StringArray, cls: ByteClass) -> bool:
 
 def strings_with(arr: pa.StringArray, cls: ByteClass) -> np.ndarray:
     """For each string of ``arr``, whether it has a byte of ``cls``."""
-    off = np.frombuffer(arr.buffers()[1], np.int32, len(arr) + 1, arr.offset * 4) if len(arr) else np.zeros(1, np.int32)
-    hits = np.flatnonzero(cls(string_bytes(arr))) + off[0]
     out = np.zeros(len(arr), bool)
-    out[np.searchsorted(off, hits, side="right") - 1] = True
+    if not len(arr):
+        return out
+    off = np.frombuffer(arr.buffers()[1], np.int32, len(arr) + 1, arr.offset * 4)
+    full = np.flatnonzero(np.diff(off) > 0)   # the bytes of a string run up to the next one's
+    if len(full):
+        out[full] = np.logical_or.reduceat(cls(string_bytes(arr)), off[full] - off[0])
     return out

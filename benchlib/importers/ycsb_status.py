@@ -172,7 +172,7 @@ def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.T
                                 "expected a growing operation count (status lines of two runs mixed?)")
     b = pd.concat(blocks, ignore_index=True) if len(blocks) > 1 else blocks[0] if blocks else None
     max_ops = float(pd.concat([x["ops"] for x in heads]).max())
-    return (*_intervals(h.drop(columns="file"), b), max_ops)
+    return (*_intervals(h, b), max_ops)
 
 
 def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None):
