@@ -6,9 +6,12 @@ per second and, as a timeseries run prints at its end, one ``[OP], t_ms, avg`` r
 per operation per second. ``--status hdr`` writes hdrhistogram status blocks
 (``[READ: Count=…, Max=…, …]``, the longest lines YCSB prints) instead of the
 timeseries run's ``AverageLatency`` ones. Then, in the same process, times
-``wc -l`` and ``import_output`` over the same file and prints lines/s of both.
+``wc -l`` and ``import_output`` over the same file and prints lines/s of both, the
+best of ``--repeat`` runs (and their median: the machine is shared and noisy).
+``--parts`` also times ``read_output`` alone (parsing into tables, no Parquet), so
+the rest of ``import_output`` is the run folder's writing.
 
-    .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr] [--repeat 3]
+    .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr] [--repeat 3] [--parts]
 """
 from __future__ import annotations
 
@@ -16,12 +19,13 @@ import argparse
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib.importers import import_output
+from benchlib.importers import import_output, read_output
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ycsb"
 _NUM = re.compile(r"(?<=[=(])\d+(?:\.\d+)?|(?<=\)=)\d+(?:\.\d+)?")
@@ -68,13 +72,14 @@ def main(argv=None) -> None:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--status", choices=["avg", "hdr"], default="avg")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--parts", action="store_true", help="also time read_output (no Parquet) alone")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
     try:
         src = tmp / "run.out"
         n = generate(src, a.lines, a.status)
         size = src.stat().st_size
-        wc, imp = [], []
+        wc, imp, parse = [], [], []
         for i in range(a.repeat):
             t = time.perf_counter()
             counted = int(subprocess.run(["wc", "-l", str(src)], capture_output=True, text=True,
@@ -83,11 +88,19 @@ def main(argv=None) -> None:
             t = time.perf_counter()
             import_output("ycsb", [src], tmp / "exp" / f"run{i}")
             imp.append(time.perf_counter() - t)
+            if a.parts:
+                t = time.perf_counter()
+                read_output("ycsb", [src])
+                parse.append(time.perf_counter() - t)
         assert counted == n
         w, m = min(wc), min(imp)
         print(f"{n} lines, {size / 1e6:.0f} MB, status blocks: {a.status}; best of {a.repeat}")
         print(f"wc -l          {w:8.3f} s  {n / w:14,.0f} lines/s")
-        print(f"import_output  {m:8.3f} s  {n / m:14,.0f} lines/s   ({m / w:.0f}x wc -l)")
+        print(f"import_output  {m:8.3f} s  {n / m:14,.0f} lines/s   ({m / w:.0f}x wc -l; "
+              f"median {statistics.median(imp):.3f} s)")
+        if parse:
+            r = min(parse)
+            print(f"  read_output  {r:8.3f} s  {n / r:14,.0f} lines/s   (parsing into tables, no Parquet)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
