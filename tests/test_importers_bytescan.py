@@ -42,7 +42,7 @@ def _both(path: Path, data: bytes | None = None):
     for fast in (True, False):
         src = FileText(path, path.read_bytes() if data is None else data)
         if not fast:
-            src.__dict__["lines"] = None   # no line index: the regular expressions read it
+            src._lines = None   # no line index: the regular expressions read it
         try:
             out.append((scan_status(path, src), scan_summary(path, src)))
         except ImportFormatError as e:

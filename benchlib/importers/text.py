@@ -4,6 +4,7 @@ from strings, and naming the line of a bad value in an :class:`ImportFormatError
 from __future__ import annotations
 
 import re
+import threading
 from functools import cached_property
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class FileText:
     def __init__(self, path: Path, data: bytes):
         self.path, self.data = Path(path), data
         self.ascii = data.isascii()
+        self._lock = threading.Lock()
 
     @classmethod
     def read(cls, path: Path) -> FileText:
@@ -62,9 +64,12 @@ class FileText:
         text = self.text
         return "\n" + text + ("" if text.endswith("\n") else "\n")
 
-    @cached_property
+    @property
     def lines(self) -> Lines | None:
-        return Lines.of(self.data) if self.ascii else None
+        with self._lock:   # made once, by the first of the threads that asks
+            if not hasattr(self, "_lines"):
+                self._lines = Lines.of(self.data) if self.ascii else None
+        return self._lines
 
     def blank(self) -> bool:
         """Empty or only whitespace (``str.isspace``)."""

@@ -102,8 +102,8 @@ def _scan(path: Path) -> _Part:
         return part
     with _no_gc(), ThreadPoolExecutor(1) as pool:
         # the status lines are read beside the rest: numpy and pyarrow let go of the GIL,
-        # so the two share the CPU cores (the lines are indexed first, once)
-        status = pool.submit(scan_status, path, src) if src.lines is not None else None
+        # so the two share the CPU cores (the first to ask indexes the lines)
+        status = pool.submit(scan_status, path, src) if src.ascii else None
         if " - Takes(s): " in src:
             part.kind, part.go = "go", scan_go(path, src.w)
             return part
