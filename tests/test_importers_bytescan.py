@@ -123,3 +123,25 @@ def test_mutated_files_read_alike(tmp_path):
             _same(fast, regex)
         except AssertionError as e:
             raise AssertionError(f"case {case}: {how} of {path.name}") from e
+
+
+def test_number_arrow_refuses_is_one_line_error(tmp_path):
+    from benchlib.importers import ImportFormatError, read_output
+    f = tmp_path / "run.out"
+    f.write_text("[OVERALL], RunTime(ms), 1_000\n[OVERALL], Throughput(ops/sec), 10.0\n")
+    with pytest.raises(ImportFormatError):
+        read_output("ycsb", [f])
+
+
+def test_go_ycsb_beside_an_hdr_log_is_no_crash(tmp_path):
+    from conftest import DATA
+    import shutil
+    from benchlib.importers import ImportFormatError, read_output
+    go = tmp_path / "goycsb-run.out"
+    shutil.copy(DATA / "ycsb" / "go-ycsb" / "goycsb-pg-runa-t4-interval1.out", go)
+    hdr = tmp_path / "goycsb-run-READ.hdr"
+    shutil.copy(DATA / "ycsb" / "hdr" / "pg-runa-t4-hdr-READ.hdr", hdr)
+    try:
+        read_output("ycsb", [go, hdr])
+    except ImportFormatError:
+        pass  # a clear one-line refusal is fine; a TypeError is not

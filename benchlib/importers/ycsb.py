@@ -334,7 +334,8 @@ def _import(paths: list[Path], go_only: bool) -> Imported:
     for g in _groups(live):
         if any(p.kind == "go" for p in g):
             for p in g:
-                steps.append(go_step(p.path, p.go))
+                if p.kind == "go":  # an .hdr log beside go-ycsb output has no go rows
+                    steps.append(go_step(p.path, p.go))
         else:
             steps.append(_java_step(g))
     return _combine(steps)
