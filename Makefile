@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 
 .PHONY: quickstart test install clean-data
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from . import schema
 
@@ -68,7 +70,11 @@ def write_table(run_dir: Path, name: str, df: pd.DataFrame | None) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=run_dir)
     os.close(fd)
     try:
-        df.to_parquet(tmp, index=False)
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        # dictionaries for the strings (run_id, step, op: a few values each) only: a
+        # column of figures has too many values for one, and trying costs time
+        strings = [f.name for f in table.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+        pq.write_table(table, tmp, use_dictionary=strings)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -119,14 +119,20 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
                 if c not in out:
                     out[c] = pd.Series(dtype=df[c].dtype)
         return out
-    df = df.copy()
+    # column by column into a new frame: no copy of a column that has its dtype
+    # already, and no consolidation of the float columns into one block (a copy of
+    # every figure of a million-row table)
+    out = {}
     for c, t in cols.items():
         if c not in df:
             # float columns take NaN: pandas 3 refuses pd.NA in a float64 Series
-            df[c] = pd.Series(float("nan") if t == "float64" else pd.NA, index=df.index, dtype=t)
+            col = pd.Series(float("nan") if t == "float64" else pd.NA, index=df.index, dtype=t)
         elif t.startswith("datetime64"):
-            df[c] = pd.to_datetime(df[c], utc=True)
+            col = pd.to_datetime(df[c], utc=True)
         else:
-            df[c] = df[c].astype(t)
-    extra = [c for c in df.columns if c not in cols]
-    return df[list(cols) + extra].reset_index(drop=True)
+            col = df[c].astype(t)
+        out[c] = col.array
+    for c in df.columns:
+        if c not in cols:
+            out[c] = df[c].array
+    return pd.DataFrame(out, copy=False)

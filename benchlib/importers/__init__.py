@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import IMPORTERS, TOTAL_OP, Imported, ImportFormatError
+from .base import IMPORTERS, TOTAL_OP, Imported, ImportFormatError, constant_str
 
 # kind -> (module that registers it, what it reads); modules are imported when used
 KINDS: dict[str, str] = {
@@ -197,7 +197,7 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
     tables = {"steps": steps, "latency": imp.latency, "intervals": imp.intervals, "hw": hw_table}
     for tname, df in tables.items():
         if df is not None and len(df):
-            tables[tname] = df.assign(run_id=run_id)
+            tables[tname] = df.assign(run_id=constant_str(run_id, len(df)))
     return results.write_run(into, meta, **tables)
 
 

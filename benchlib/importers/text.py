@@ -4,7 +4,6 @@ from strings, and naming the line of a bad value in an :class:`ImportFormatError
 from __future__ import annotations
 
 import re
-import threading
 from functools import cached_property
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import ImportFormatError
-from .bytescan import Lines
 
 
 def read_bytes(path: Path) -> bytes:
@@ -40,8 +38,7 @@ class FileText:
 
     ``data`` are its bytes (``\\r\\n`` made ``\\n``); ``text`` its text as
     :func:`read_text` gives it and ``w`` that text as ``"\\n" + text + "\\n"`` (what
-    line-anchored regular expressions scan), both made on first use; ``lines`` the
-    line index of :mod:`.bytescan` when the file is ASCII (else None). Searching for
+    line-anchored regular expressions scan), both made on first use. Searching for
     ASCII strings in the bytes finds what searching the text would: a byte below 128
     is never part of another character in UTF-8.
     """
@@ -49,7 +46,6 @@ class FileText:
     def __init__(self, path: Path, data: bytes):
         self.path, self.data = Path(path), data
         self.ascii = data.isascii()
-        self._lock = threading.Lock()
 
     @classmethod
     def read(cls, path: Path) -> FileText:
@@ -64,13 +60,6 @@ class FileText:
         text = self.text
         return "\n" + text + ("" if text.endswith("\n") else "\n")
 
-    @property
-    def lines(self) -> Lines | None:
-        with self._lock:   # made once, by the first of the threads that asks
-            if not hasattr(self, "_lines"):
-                self._lines = Lines.of(self.data) if self.ascii else None
-        return self._lines
-
     def blank(self) -> bool:
         """Empty or only whitespace (``str.isspace``)."""
         if self.ascii:
@@ -84,21 +73,15 @@ class FileText:
     def __contains__(self, s: str) -> bool:   # s: ASCII
         return s.encode() in self.data
 
-    def line_after(self, mark: str) -> str:
+    def line_after(self, mark: str, within: int | None = None) -> str:
         """The rest of the line after the first ``mark`` (ASCII) at the start of a line
-        ("" when there is none), stripped."""
+        ("" when there is none), stripped; ``within``: a line starting in the first
+        ``within`` bytes (a banner: no search through a long output that has none)."""
         m = mark.encode()
-        if self.lines is not None:   # the lines that start so: no search of the whole file
-            s, e = self.lines.starts, self.lines.ends
-            rows = np.flatnonzero(self.lines.first == m[0])
-            hit = rows[self.lines.literal(s[rows], e[rows], m)]
-            if not len(hit):
-                return ""
-            return self.data[s[hit[0]] + len(m):e[hit[0]]].decode().strip()
         if self.data.startswith(m):
             i = len(m)
         else:
-            i = self.data.find(b"\n" + m)
+            i = self.data.find(b"\n" + m, 0, None if within is None else within + len(m))
             if i < 0:
                 return ""
             i += 1 + len(m)

@@ -20,7 +20,7 @@ second of an operation, the finest wins: raw data points, timeseries rows, hdrhi
 status blocks, .hdr logs, then the other status blocks.
 
 Speed (``bench/bench_import.py``): the status and summary lines of an ASCII file are
-cut from its bytes a column at a time (:mod:`.bytescan`), the two kinds in two
+cut from its bytes by a scanner in C (:mod:`.linescan`), the two kinds in two
 threads; a file with a line that is not plain is read by regular expressions over
 its whole text, which also name a line that looks like a YCSB line but does not
 parse (:class:`ImportFormatError` with its number).
@@ -101,22 +101,23 @@ def _scan(path: Path) -> _Part:
         part.kind, part.hdr = "hdr", scan_hdr(path, src.text)
         return part
     with _no_gc(), ThreadPoolExecutor(1) as pool:
-        # the status lines are read beside the rest: numpy and pyarrow let go of the GIL,
-        # so the two share the CPU cores (the first to ask indexes the lines)
+        # the status lines are read beside the rest: the C scanner lets go of the GIL,
+        # so the two share the CPU cores
         status = pool.submit(scan_status, path, src) if src.ascii else None
-        if " - Takes(s): " in src:
+        if " - Takes(s): " in src.head(65536):   # go-ycsb prints such rows from its first second
             part.kind, part.go = "go", scan_go(path, src.w)
             return part
-        part.summary, part.ts = scan_summary(path, src)
+        part.summary, part.ts, raw_header = scan_summary(path, src)
         try:   # while the status lines are still being read; their error comes first
-            part.raw, raw_error = scan_raw(path, src), None
+            part.raw, raw_error = scan_raw(path, src, raw_header), None
         except ImportFormatError as e:
             raw_error = e
         part.heads, part.blocks = status.result() if status is not None else scan_status(path, src)
         if raw_error is not None:
             raise raw_error
-    part.command = src.line_after("Command line: ") or None
-    part.version = (src.line_after("YCSB Client ").split() or [None])[0]
+    # the launcher prints both before anything else: in the first MiB, or not there
+    part.command = src.line_after("Command line: ", within=1 << 20) or None
+    part.version = (src.line_after("YCSB Client ", within=1 << 20).split() or [None])[0]
     if not (part.summary or part.heads is not None or part.raw is not None or part.ts is not None):
         raise ImportFormatError(path, None, "expected YCSB output: [OVERALL] summary lines, "
                                             "status lines (-s) or raw data lines")
@@ -170,11 +171,12 @@ def _source(rank: int, rows: pd.DataFrame | None) -> tuple:
     return rank, ops, lambda keep: rows if keep is None or keep >= ops else rows[rows["op"].isin(keep).to_numpy()]
 
 
-def _pick(sources: list[tuple]) -> list[pd.DataFrame]:
+def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
     """The rows of each op from the source of the lowest rank that has it (with its
     ``Intended-OP`` rows merged in), a frame per source. ``sources`` are ``(rank, ops,
-    rows)``: ``rows(ops)`` makes the rows of those ops, ``rows(None)`` all; a source's
-    columns are kept even when none of its rows is."""
+    rows)``: ``rows(ops)`` makes the rows of those ops, ``rows(None)`` all. A source
+    none of whose ops is kept adds nothing, not even its columns. Also returns the
+    ops of the rows picked."""
     def merged(op):
         return op.removeprefix(INTENDED)
 
@@ -187,12 +189,14 @@ def _pick(sources: list[tuple]) -> list[pd.DataFrame]:
         if not ops:
             continue
         mine = {op for op in map(merged, ops) if best[op] == rank}
+        if not mine:
+            continue
         if any(op.startswith(INTENDED) for op in ops):   # merge first: rows change op
             df = _merge_intended(rows(None))
             picked.append(df[df["op"].isin(mine).to_numpy()])
         else:
             picked.append(rows(mine))
-    return picked
+    return picked, set(best)
 
 
 def _java_step(group: list[_Part]) -> dict:
@@ -233,11 +237,12 @@ def _java_step(group: list[_Part]) -> dict:
         sources.append(_source(3, rows))
     if status is not None:
         sources.append((4, status.ops(hdr=False), lambda ops: status.rows(hdr=False, ops=ops)))
-    frames = ([total] if total is not None else []) + _pick(sources)
+    picked, picked_ops = _pick(sources)
+    frames = ([total] if total is not None else []) + picked
     intervals = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else None
 
     lat = pd.DataFrame(latency_from_summary(summary, mtype))
-    lat = fill_latency(lat, hists, raw, intervals)
+    lat = fill_latency(lat, hists, raw, intervals, picked_ops)
     for c in ("op", "count", "errors"):
         if c not in lat:
             lat[c] = pd.Series(dtype=object if c == "op" else float)

@@ -133,10 +133,11 @@ def hdr_intervals(log: dict, t0: float | None) -> tuple[pd.DataFrame, HdrHistogr
 
 
 def fill_latency(lat: pd.DataFrame, hists: dict, raw: pd.DataFrame | None,
-                  intervals: pd.DataFrame | None) -> pd.DataFrame:
+                  intervals: pd.DataFrame | None, interval_ops: set[str] | None = None) -> pd.DataFrame:
     """The latency rows of a run with the encoded histogram of each op (from its .hdr
     log or raw data points), and what a summary lacks (a killed run): rows for ops
-    only the histograms or the intervals have, figures from the histograms."""
+    only the histograms or the intervals have, figures from the histograms.
+    ``interval_ops``: the ops of ``intervals``, when known (no pass over its rows)."""
     rows = lat.to_dict("records") if len(lat) else []
     have = {r["op"] for r in rows}
     if raw is not None:
@@ -148,7 +149,11 @@ def fill_latency(lat: pd.DataFrame, hists: dict, raw: pd.DataFrame | None,
         if op not in have:
             rows.append({"op": op})
             have.add(op)
-    lacking = set(pd.unique(intervals["op"])) - have - {TOTAL_OP} if intervals is not None else set()
+    if intervals is None:
+        lacking = set()
+    else:
+        ops = interval_ops if interval_ops is not None else set(pd.unique(intervals["op"]))
+        lacking = ops - have - {TOTAL_OP}
     if lacking and "ops" in intervals:
         for op, g in intervals[intervals["op"].isin(lacking).to_numpy()].groupby("op"):
             if op not in have and g["ops"].notna().all():

@@ -23,9 +23,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import TOTAL_OP, ImportFormatError
+from .base import TOTAL_OP, ImportFormatError, constant_str
 from .text import FileText, nth_match_line, numbers_of_matches
-from .ycsb_status_bytes import BLOCK_COLS, scan_plain
+from .linescan import BLOCK_COLS, status_frames
 
 # each pattern starts with "\n": the text is scanned as "\n" + text
 _HEAD = re.compile(r"\n(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (\d+) sec: (\d+) operations; "
@@ -45,12 +45,11 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
     blocks, one row each with the ``idx`` of its line, ``op``, ``hdr`` (an
     hdrhistogram block) and the figures it has (count, max, min, avg, p50 … p9999).
 
-    Plain lines are cut from the bytes (:mod:`.ycsb_status_bytes`); the regular
-    expressions read the file when a line is anything else, and name the line that is
-    wrong.
+    Plain lines are cut from the bytes (:mod:`.linescan`); the regular expressions
+    read the file when a line is anything else, and name the line that is wrong.
     """
-    if src.lines is not None:
-        found = scan_plain(src.lines)
+    if src.ascii:
+        found = status_frames(src.data)
         if found is not None:
             return found
     w = src.w
@@ -178,28 +177,26 @@ def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.T
 def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None):
     """TOTAL rows from the cumulative counts; per-op rows from the interval blocks."""
     h = heads if heads["when"].is_monotonic_increasing else heads.sort_values("when", kind="stable")
-    h = h.reset_index(drop=True)
-    if h["ops"].iloc[0] > 0 or h["sec"].iloc[0] > 0:
+    when = h["when"].dt.tz_localize(None).to_numpy().astype("datetime64[ms]").astype(np.int64)
+    sec, ops, cur = h["sec"].to_numpy(), h["ops"].to_numpy(), h["cur"].to_numpy()
+    hid = h["hid"].to_numpy().astype(np.int64)
+    if ops[0] > 0 or sec[0] > 0:
         # no "0 sec: 0 operations" line: start from a baseline at the run's start
-        base = h.iloc[[0]].assign(ops=0.0, cur=np.nan, hid=-1,
-                                  when=h["when"].iloc[0] - pd.to_timedelta(h["sec"].iloc[0], unit="s"))
-        base["sec"] = 0.0
-        h = pd.concat([base, h], ignore_index=True)
-    n = len(h)
-    start = h["sec"].to_numpy()[:-1]
+        when = np.r_[when[0] - round(sec[0] * 1000), when]
+        sec, ops, cur, hid = np.r_[0.0, sec], np.r_[0.0, ops], np.r_[np.nan, cur], np.r_[-1, hid]
+    n = len(when)
+    start = sec[:-1]
     # strictly increasing: the last, partial interval repeats the previous N sec
     ar = np.arange(len(start))
     second = (np.maximum.accumulate(start - ar) + ar).astype(np.int64) if len(start) else start
-    dt = (h["when"].diff().dt.total_seconds()).to_numpy()[1:]
-    ops = np.diff(h["ops"].to_numpy())
-    total = pd.DataFrame({"second": second, "op": TOTAL_OP, "ops": ops, "interval_s": dt,
-                          "ops_per_s": h["cur"].to_numpy()[1:]})
-    t0 = h["when"].iloc[0]
+    dt = np.diff(when) / 1000.0
+    total = pd.DataFrame({"second": second, "op": constant_str(TOTAL_OP, n - 1),
+                          "ops": np.diff(ops), "interval_s": dt, "ops_per_s": cur[1:]})
+    t0 = pd.Timestamp(int(when[0]), unit="ms", tz="UTC")
     if blocks is None or not len(blocks) or n < 2:
         return total, None, t0
     # the line each block is on, by its place among the kept lines: a block describes
     # the interval that ends with its line (none for the first line)
-    hid = h["hid"].to_numpy().astype(np.int64)
     where = np.full(max(int(hid.max()), int(blocks["hid"].max())) + 2, -1)
     where[hid + 1] = np.arange(n)
     k = where[blocks["hid"].to_numpy() + 1]

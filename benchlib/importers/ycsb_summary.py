@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import ImportFormatError
-from .bytescan import ByteClass, Lines, strings_with
+from .linescan import summary_rows
 from .text import BadNumber, FileText, fail_at, nth_match_line, numbers, pct_column
 
 JVM_OPS = {"THREAD_COUNT", "USED_MEM_MB", "SYS_LOAD_AVG", "GCS", "GCS_TIME", "MAX_MEM_USED",
@@ -40,26 +40,34 @@ _RAW = re.compile(r"\n([A-Za-z][\w-]*),(\d+),(-?\d+)[ \t]*(?=\n)")
 _RAW_LOOSE = re.compile(r"\n[A-Za-z][\w-]*,\d")
 _PCT = re.compile(r"^(\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)$")
 _RAW_PCT = re.compile(r"^p(\d+(?:\.\d+)?)$")
-_DOUBLE = ByteClass(b".NE")   # in a Java double's text, never in a long's
-_NOT_CLOSE, _NOT_COMMA = ~ByteClass(b"]"), ~ByteClass(b",")
+_DOUBLE = "[.NE]"   # in a Java double's text, never in a long's
 
 
-def scan_summary(path: Path, src: FileText) -> tuple[dict, pd.DataFrame | None]:
+def scan_summary(path: Path, src: FileText) -> tuple[dict, pd.DataFrame | None, bool | None]:
     """The summary (op -> {metric: value}) and the timeseries rows (op, t_ms, mean_us)
-    of a file."""
+    of a file; and whether it has a raw data header (None: not looked for)."""
     summary: dict = {}
-    rows = _rows_of_lines(src.lines) if src.lines is not None else None
+    rows = summary_rows(src.data) if src.ascii else None
     if rows is None:
-        rows = _rows_of_text(path, src.w)
-    ops, metrics, values = rows
+        ops, metrics, values = _rows_of_text(path, src.w)
+        t_ms = None
+        dbl = pc.match_substring_regex(values, _DOUBLE).to_numpy(zero_copy_only=False)
+        raw_header = None
+    else:
+        ops, metrics, values, t_ms, dbl = rows.ops, rows.metrics, rows.values, rows.t_ms, rows.dbl
+        raw_header = rows.raw_header
     if not len(ops):
-        return summary, None
+        return summary, None, raw_header
     try:
         vals = numbers(values)
     except BadNumber as e:
         raise ImportFormatError(path, nth_match_line(_SUMMARY, src.w, e.index),
                                 f"expected a number for a summary value, got {e.value!r}") from None
-    numeric = pc.ascii_is_decimal(metrics).to_numpy(zero_copy_only=False)   # as ^\d+$
+    if t_ms is None:   # each all-digit metric as a number (as ^\d+$), NaN for the others
+        numeric = pc.ascii_is_decimal(metrics).to_numpy(zero_copy_only=False)
+        t_ms = np.full(len(metrics), np.nan)
+        t_ms[numeric] = numbers(metrics.filter(pa.array(numeric)))
+    numeric = ~np.isnan(t_ms)
     names = metrics.to_pylist() if not numeric.any() else None
     for i in np.flatnonzero(~numeric).tolist():
         metric = names[i] if names is not None else metrics[i].as_py()
@@ -70,17 +78,21 @@ def scan_summary(path: Path, src: FileText) -> tuple[dict, pd.DataFrame | None]:
             m[metric] = vals[i]
     ts = None
     if numeric.any():
-        idx = pa.array(np.flatnonzero(numeric))
-        t = pc.cast(pc.take(metrics, idx), pa.int64()).to_numpy()
+        idx = np.flatnonzero(numeric)
+        t = t_ms[idx]
+        if (t >= 2.0 ** 53).any():
+            i = int(idx[np.argmax(t >= 2.0 ** 53)])
+            raise ImportFormatError(path, nth_match_line(_SUMMARY, src.w, i),
+                                    "expected a time in milliseconds in a timeseries row '[OP], t_ms, avg'")
         # timeseries averages are Java doubles ("563.94", "NaN"); histogram.verbose
         # bucket counts are longs: only the former are time series
-        dbl = strings_with(pc.take(values, idx), _DOUBLE)
-        op_arr = pc.take(ops, idx)
-        keep = pc.is_in(op_arr, value_set=pc.unique(op_arr.filter(pa.array(dbl)))).to_numpy(zero_copy_only=False)
+        op_arr = ops.take(pa.array(idx))
+        keep = pc.is_in(op_arr, value_set=pc.unique(op_arr.filter(pa.array(dbl[idx])))).to_numpy(
+            zero_copy_only=False)
         if keep.any():
-            ts = pd.DataFrame({"op": pd.array(op_arr.filter(pa.array(keep)), dtype="str"), "t_ms": t[keep],
-                               "mean_us": vals[idx.to_numpy()][keep]})
-    return summary, ts
+            ts = pd.DataFrame({"op": pd.array(op_arr.filter(pa.array(keep)), dtype="str"),
+                               "t_ms": t[keep].astype(np.int64), "mean_us": vals[idx][keep]})
+    return summary, ts, raw_header
 
 
 def _rows_of_text(path: Path, w: str) -> tuple[pa.Array, pa.Array, pa.Array]:
@@ -95,43 +107,40 @@ def _rows_of_text(path: Path, w: str) -> tuple[pa.Array, pa.Array, pa.Array]:
     return tuple(pa.array([r[k] for r in rows], pa.string()) for k in range(3))
 
 
-def _rows_of_lines(lines: Lines) -> tuple[pa.Array, pa.Array, pa.Array] | None:
-    """The same, cut from the bytes: lines "[OP], Metric, value" where the first "]"
-    is followed by ", " (other lines starting with "[" are not summary lines); None
-    when one of them is not whole (the regular expression names it)."""
-    rows = np.flatnonzero(lines.first == ord("["))
-    s, e = lines.starts[rows], lines.ends[rows]
-    close = lines.run(s + 1, e, _NOT_CLOSE, 64)
-    if close is None:   # a long op: found by the positions of "]"
-        close = lines.next_of(lines.find_in(b"]", rows), s, len(lines.data))
-    loose = np.flatnonzero((close < e) & lines.literal(close, e, b"], "))
-    rows, s, e, close = rows[loose], s[loose], e[loose], close[loose]
-    m0 = close + 3
-    comma = lines.run(m0, e, _NOT_COMMA, 64)
-    if comma is None:
-        comma = lines.next_of(lines.find_in(b",", rows), m0, len(lines.data))
-    if not ((close > s + 1) & (comma > m0) & lines.literal(comma, e, b", ")).all():
-        return None
-    return lines.strings(s + 1, close), lines.strings(m0, comma), lines.strings(comma + 2, e)
-
-
 def timeseries_intervals(ts: list[pd.DataFrame], granularity: float | None) -> pd.DataFrame:
     """Interval rows of the timeseries rows of a run's files (printed once per file:
     each row kept once). Rows finer than a second keep their ``offset_ms``."""
     ts = pd.concat(ts, ignore_index=True).drop_duplicates(["op", "t_ms"]) if len(ts) > 1 else ts[0]
-    gran = granularity
-    if gran is None:
-        steps = np.diff(np.sort(ts["t_ms"].unique()))
-        gran = float(steps.min()) if len(steps) else 1000.0
+    gran = granularity if granularity is not None else _granularity(ts["t_ms"].to_numpy())
     rows = ts.assign(second=ts["t_ms"] // 1000, interval_s=gran / 1000.0)
     if gran < 1000:
         return rows.rename(columns={"t_ms": "offset_ms"})
     return rows.drop(columns="t_ms")
 
 
-def scan_raw(path: Path, src: FileText) -> pd.DataFrame | None:
-    """The raw data points (op, ts_ms, lat_us) of a file, None when it has none."""
-    if "," not in src or (" latency raw data: " not in src and not _RAW.match("\n" + src.first_line() + "\n")):
+def _granularity(t: np.ndarray) -> float:
+    """The smallest gap between two of the times ``t`` (ms): the granularity of a
+    timeseries run that does not say it (1000 when there is no gap)."""
+    if len(t) < 2:
+        return 1000.0
+    d = np.diff(t)
+    d = d[d > 0]
+    if len(d):
+        # a gap between rows that follow each other in the file; the smallest of all
+        # when every time is on its grid (YCSB's are: each a multiple of it)
+        g = d.min()
+        if not ((t - t[0]) % g).any():
+            return float(g)
+    gaps = np.diff(np.unique(t))
+    return float(gaps.min()) if len(gaps) else 1000.0
+
+
+def scan_raw(path: Path, src: FileText, raw_header: bool | None = None) -> pd.DataFrame | None:
+    """The raw data points (op, ts_ms, lat_us) of a file, None when it has none.
+    ``raw_header``: whether the file has a line "OP latency raw data: …" (None: look)."""
+    if raw_header is None:
+        raw_header = " latency raw data: " in src
+    if "," not in src or (not raw_header and not _RAW.match("\n" + src.first_line() + "\n")):
         return None   # raw data comes under its header, or is a file of raw lines only
     w = src.w
     rows = _RAW.findall(w)
