@@ -6,10 +6,13 @@ per second and, as a timeseries run prints at its end, one ``[OP], t_ms, avg`` r
 per operation per second. ``--status hdr`` writes hdrhistogram status blocks
 (``[READ: Count=…, Max=…, …]``, the longest lines YCSB prints) instead of the
 timeseries run's ``AverageLatency`` ones. Then, in the same process, times
-``wc -l`` and ``import_output`` over the same file and prints lines/s of both, the
-best of ``--repeat`` runs (and their median: the machine is shared and noisy).
-``--parts`` also times ``read_output`` alone (parsing into tables, no Parquet), so
-the rest of ``import_output`` is the run folder's writing.
+``wc -l`` and ``import_output`` over the same file and prints lines/s of both over
+``--repeat`` runs: the median (the figure to quote: the machine is shared and
+noisy), the best and the worst. ``--parts`` also times ``read_output`` alone
+(parsing into tables, no Parquet), so the rest of ``import_output`` is the run
+folder's writing. It says which scanner read the lines: the C one
+(``benchlib.importers._linescan``) or, where it was not built, the regular
+expressions.
 
     .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr] [--repeat 3] [--parts]
 """
@@ -25,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib.importers import import_output, read_output
+from benchlib.importers import import_output, linescan, read_output
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ycsb"
 _NUM = re.compile(r"(?<=[=(])\d+(?:\.\d+)?|(?<=\)=)\d+(?:\.\d+)?")
@@ -93,14 +96,20 @@ def main(argv=None) -> None:
                 read_output("ycsb", [src])
                 parse.append(time.perf_counter() - t)
         assert counted == n
-        w, m = min(wc), min(imp)
-        print(f"{n} lines, {size / 1e6:.0f} MB, status blocks: {a.status}; best of {a.repeat}")
-        print(f"wc -l          {w:8.3f} s  {n / w:14,.0f} lines/s")
-        print(f"import_output  {m:8.3f} s  {n / m:14,.0f} lines/s   ({m / w:.0f}x wc -l; "
-              f"median {statistics.median(imp):.3f} s)")
+        scanner = "C scanner" if linescan.AVAILABLE else "regular expressions (the C scanner is not built)"
+        print(f"{n} lines, {size / 1e6:.0f} MB, status blocks: {a.status}; {a.repeat} runs; {scanner}")
+        print(f"{'':14} {'median':>16} {'best':>16} {'worst':>16}   (lines/s)")
+
+        def row(name, secs, note=""):
+            med = statistics.median(secs)
+            print(f"{name:14} {n / med:16,.0f} {n / min(secs):16,.0f} {n / max(secs):16,.0f}   "
+                  f"median {med:.3f} s{note}")
+
+        w = statistics.median(wc)
+        row("wc -l", wc)
+        row("import_output", imp, f", {statistics.median(imp) / w:.0f}x wc -l")
         if parse:
-            r = min(parse)
-            print(f"  read_output  {r:8.3f} s  {n / r:14,.0f} lines/s   (parsing into tables, no Parquet)")
+            row("  read_output", parse, " (parsing into tables, no Parquet)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -75,14 +75,18 @@ def test_samples_are_cut_from_the_bytes(path):
     _same(fast, regex)
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "halves"])
 @pytest.mark.parametrize("status", ["avg", "hdr"])
-def test_bench_output_is_cut_from_the_bytes(tmp_path, status):
+def test_bench_output_is_cut_from_the_bytes(tmp_path, status, split, monkeypatch):
+    if split:   # scanned in two halves, as a large file is
+        monkeypatch.setattr(linescan, "_SPLIT_BYTES", 1000)
     fast, regex = _both(_bench_output(tmp_path, status))
     _same(fast, regex)
     assert len(fast[0][0]) == 1000 and len(fast[0][1]) == 2000 and len(fast[1][1]) == 2000
 
 
-def test_mutated_files_read_alike(tmp_path):
+def test_mutated_files_read_alike(tmp_path, monkeypatch):
+    monkeypatch.setattr(linescan, "_SPLIT_BYTES", 4096)   # the samples' larger files in halves
     rng = random.Random(20261123)
     files = SAMPLES + [_bench_output(tmp_path, "avg", 300), _bench_output(tmp_path, "hdr", 300)]
     for case in range(200):

@@ -84,8 +84,55 @@ static inline void strings_put(Strings *s, const char *p, size_t len) {
 static void buf_free(Buf *b) { free(b->p); }
 static void strings_free(Strings *s) { buf_free(&s->chars); buf_free(&s->offsets); }
 
+/* A buffer handed to Python without a copy: numpy and pyarrow wrap it (buffer
+ * protocol, read-only) and keep it alive; its memory is freed with it. A copy of a
+ * million-row column costs little, but fresh pages are slow to fault in here. */
+typedef struct {
+    PyObject_HEAD
+    char *p;
+    Py_ssize_t n;
+} Packed;
+
+static int packed_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    Packed *b = (Packed *)self;
+    static char empty[1];
+    return PyBuffer_FillInfo(view, self, b->p ? b->p : empty, b->n, 1, flags);
+}
+
+static Py_ssize_t packed_length(PyObject *self) { return ((Packed *)self)->n; }
+
+static void packed_dealloc(PyObject *self) {
+    free(((Packed *)self)->p);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs packed_buffer = {packed_getbuffer, NULL};
+static PySequenceMethods packed_sequence = {.sq_length = packed_length};
+
+static PyTypeObject PackedType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "benchlib.importers._linescan.Packed",
+    .tp_doc = "packed column bytes from the scanner (buffer protocol, read-only)",
+    .tp_basicsize = sizeof(Packed),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = packed_dealloc,
+    .tp_as_buffer = &packed_buffer,
+    .tp_as_sequence = &packed_sequence,
+};
+
+/* the buffer's bytes as a Packed object, which takes its memory (NULL: no memory) */
 static PyObject *buf_bytes(Buf *b) {
-    return PyBytes_FromStringAndSize(b->n ? b->p : "", (Py_ssize_t)b->n);
+    Packed *out = PyObject_New(Packed, &PackedType);
+    if (!out) return NULL;
+    if (b->cap > b->n + (1 << 20)) {   /* give back what growing by doubling left over */
+        char *p = realloc(b->p, b->n ? b->n : 1);
+        if (p) b->p = p;
+    }
+    out->p = b->p;
+    out->n = (Py_ssize_t)b->n;
+    b->p = NULL;
+    b->n = b->cap = 0;
+    return (PyObject *)out;
 }
 
 /* ------------------------------------------------------------ bytes and numbers */
@@ -208,7 +255,9 @@ enum { V_COUNT, V_MAX, V_MIN, V_AVG, V_P50, V_P90, V_P99, V_P999, V_P9999, N_VAL
 
 typedef struct {
     Buf ts, ms, sec, ops, cur;               /* a row per status line */
-    Buf line, hdr, has, values;              /* a row per block; values: those it has */
+    Buf line, hdr;                           /* a row per block */
+    Buf value[N_VALUES];                     /* a column per figure, NaN where a block has none */
+    int64_t blocks;
     Strings op;
     int any_avg, any_hdr;
 } Status;
@@ -244,13 +293,43 @@ static int date_at(const char *p, const char *end, int64_t *ms) {
 
 /* the block "[…]" opening at p (a "["), in a line ending at end: 1 and where it
  * closes (the "]"), or 0 when it is not of the two plain forms */
+/* Eight bytes at a time ("SWAR", little-endian words: byte k is the k-th char). */
+
+/* how many of the eight bytes of w are digits before the first that is not one */
+static inline int leading_digits(uint64_t w) {
+    /* a digit is 0x30-0x39: its high nibble is 3, and still 3 after adding 6 (a byte
+     * carries into the next only from 0xFA up: a non-digit, so past the first one) */
+    uint64_t y = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL)
+               | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+    uint64_t nonzero = (((y & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | y) & 0x8080808080808080ULL;
+    return nonzero ? __builtin_ctzll(nonzero) >> 3 : 8;
+}
+
+/* the number written by eight digit bytes (leading zero bytes read as zeros) */
+static inline uint64_t eight_digits(uint64_t w) {
+    w = (w & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
+    w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
+    return (w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+}
+
 /* the value [^,\]\s]+ from q (by end) as a number: where it stops, or NULL when
  * it is none of the forms number() takes (or has a byte a value may not have) */
 static inline const char *value(const char *q, const char *end, double *v) {
+    static const uint64_t pow10u[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     /* most are whole numbers of a few digits: read in the one pass */
     const char *r = q;
     uint64_t m = 0;
-    while (r < end && (unsigned char)(*r - '0') < 10) m = m * 10 + (uint64_t)(*r++ - '0');
+    int more = 1;
+    while (more && end - r >= 8 && r - q <= 16) {
+        uint64_t w;
+        memcpy(&w, r, 8);
+        int k = leading_digits(w);
+        if (k) m = m * pow10u[k] + eight_digits(w << (8 * (8 - k)));
+        r += k;
+        more = k == 8;
+    }
+    if (more)
+        while (r < end && (unsigned char)(*r - '0') < 10) m = m * 10 + (uint64_t)(*r++ - '0');
     if (r > q && r - q <= 15 && (r == end || (cls[(unsigned char)*r] & VALUE_END))) {
         *v = (double)m;
         return r;
@@ -259,9 +338,35 @@ static inline const char *value(const char *q, const char *end, double *v) {
     return stop && stop > q && number(q, stop, v) ? stop : NULL;
 }
 
-static int block(Status *st, const char *p, const char *end, int64_t line, const char **close) {
+/* ", Max=" … at q: the keys of an hdrhistogram block, compared as one word each */
+typedef struct {
+    uint64_t word, mask;
+    size_t len;
+} Key;
+
+static Key hdr_keys[8];
+
+static void init_keys(void) {
     static const char *keys[] = {", Max=", ", Min=", ", Avg=", ", 50=", ", 90=", ", 99=", ", 99.9=", ", 99.99="};
-    static const size_t key_len[] = {6, 6, 6, 5, 5, 5, 7, 8};
+    for (int k = 0; k < 8; k++) {
+        size_t len = strlen(keys[k]);
+        hdr_keys[k].word = 0;
+        memcpy(&hdr_keys[k].word, keys[k], len);
+        hdr_keys[k].mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
+        hdr_keys[k].len = len;
+    }
+}
+
+static inline int key_at(const char *q, const char *end, const Key *key) {
+    if (end - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        return (w & key->mask) == key->word;
+    }
+    return (size_t)(end - q) >= key->len && memcmp(q, &key->word, key->len) == 0;
+}
+
+static int block(Status *st, const char *p, const char *end, int64_t line, const char **close) {
     double v[N_VALUES];
     uint16_t has = 0;
     const char *op = p + 1, *op_end = run_until(op, end, OP_END, NOT_IN_OP, 64);
@@ -273,12 +378,11 @@ static int block(Status *st, const char *p, const char *end, int64_t line, const
         q = op_end + 8;
         for (int k = 0; k < N_VALUES; k++) {
             if (k > 0) {
-                size_t len = key_len[k - 1];
-                if (!literal(q, end, keys[k - 1], len)) {
+                if (!key_at(q, end, &hdr_keys[k - 1])) {
                     if (k == V_P50) continue;   /* YCSB before 0.18 prints no 50= */
                     return 0;
                 }
-                q += len;
+                q += hdr_keys[k - 1].len;
             }
             if (!(q = value(q, end, &v[k]))) return 0;
             has |= (uint16_t)(1 << k);
@@ -294,9 +398,12 @@ static int block(Status *st, const char *p, const char *end, int64_t line, const
     *close = q;
     put_i64(&st->line, line);
     put_u8(&st->hdr, (uint8_t)hdr);
-    buf_put(&st->has, &has, sizeof has);
     for (int k = 0; k < N_VALUES; k++)
-        if (has & (1 << k)) put_f64(&st->values, v[k]);
+        if (has & (1 << k)) {
+            while (st->value[k].n < (size_t)st->blocks * sizeof(double)) put_f64(&st->value[k], NAN);
+            put_f64(&st->value[k], v[k]);
+        }
+    st->blocks++;
     strings_put(&st->op, op, (size_t)(op_end - op));
     if (hdr) st->any_hdr = 1; else st->any_avg = 1;
     return 1;
@@ -351,17 +458,43 @@ static int status_line(Status *st, const char *p, const char *end) {
 }
 
 static void status_free(Status *st) {
-    Buf *bufs[] = {&st->ts, &st->ms, &st->sec, &st->ops, &st->cur, &st->line, &st->hdr, &st->has, &st->values};
+    Buf *bufs[] = {&st->ts, &st->ms, &st->sec, &st->ops, &st->cur, &st->line, &st->hdr};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++) buf_free(bufs[k]);
+    for (int k = 0; k < N_VALUES; k++) buf_free(&st->value[k]);
     strings_free(&st->op);
 }
 
 static int status_failed(Status *st) {
-    Buf *bufs[] = {&st->ts, &st->ms, &st->sec, &st->ops, &st->cur, &st->line, &st->hdr, &st->has, &st->values,
+    Buf *bufs[] = {&st->ts, &st->ms, &st->sec, &st->ops, &st->cur, &st->line, &st->hdr,
                    &st->op.chars, &st->op.offsets};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; k++)
         if (bufs[k]->failed) return 1;
+    for (int k = 0; k < N_VALUES; k++)
+        if (st->value[k].failed) return 1;
     return 0;
+}
+
+/* the scan's columns as a dict of Packed buffers; a figure no block has is absent */
+static PyObject *status_dict(Status *st) {
+    static const char *names[] = {"v_count", "v_max", "v_min", "v_avg", "v_p50", "v_p90", "v_p99", "v_p999",
+                                  "v_p9999"};
+    for (int k = 0; k < N_VALUES; k++)
+        if (st->value[k].n)
+            while (st->value[k].n < (size_t)st->blocks * sizeof(double)) put_f64(&st->value[k], NAN);
+    if (status_failed(st)) return PyErr_NoMemory();
+    PyObject *out = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i}",
+                                  "ts", buf_bytes(&st->ts), "ms", buf_bytes(&st->ms), "sec", buf_bytes(&st->sec),
+                                  "ops", buf_bytes(&st->ops), "cur", buf_bytes(&st->cur),
+                                  "line", buf_bytes(&st->line), "hdr", buf_bytes(&st->hdr),
+                                  "op_chars", buf_bytes(&st->op.chars), "op_offsets", buf_bytes(&st->op.offsets),
+                                  "any_avg", st->any_avg, "any_hdr", st->any_hdr);
+    for (int k = 0; out && k < N_VALUES; k++) {
+        if (!st->value[k].n) continue;
+        PyObject *col = buf_bytes(&st->value[k]);
+        if (!col || PyDict_SetItemString(out, names[k], col) < 0) Py_CLEAR(out);
+        Py_XDECREF(col);
+    }
+    return out;
 }
 
 static PyObject *scan_status(PyObject *Py_UNUSED(self), PyObject *arg) {
@@ -389,12 +522,7 @@ static PyObject *scan_status(PyObject *Py_UNUSED(self), PyObject *arg) {
     } else if (!plain) {
         out = Py_NewRef(Py_None);
     } else {
-        out = Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i}",
-                            "ts", buf_bytes(&st.ts), "ms", buf_bytes(&st.ms), "sec", buf_bytes(&st.sec),
-                            "ops", buf_bytes(&st.ops), "cur", buf_bytes(&st.cur), "line", buf_bytes(&st.line),
-                            "hdr", buf_bytes(&st.hdr), "has", buf_bytes(&st.has), "values", buf_bytes(&st.values),
-                            "op_chars", buf_bytes(&st.op.chars), "op_offsets", buf_bytes(&st.op.offsets),
-                            "any_avg", st.any_avg, "any_hdr", st.any_hdr);
+        out = status_dict(&st);
     }
     status_free(&st);
     return out;
@@ -516,6 +644,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_linescan", NULL, -1
 
 PyMODINIT_FUNC PyInit__linescan(void) {
     init_classes();
+    init_keys();
+    if (PyType_Ready(&PackedType) < 0) return NULL;
     c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     if (!c_locale) return PyErr_NoMemory();
     return PyModule_Create(&module);

@@ -14,6 +14,7 @@ measured 0.5–1 s for the parsing alone (BENCHMARKS.md).
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,6 @@ AVAILABLE = _linescan is not None
 
 # the figures of a status block, in the order the C scanner packs them
 BLOCK_COLS = ["count", "max", "min", "avg", "p50", "p90", "p99", "p999", "p9999"]
-_AVG = BLOCK_COLS.index("avg")
 
 
 def _strings(chars: bytes, offsets: bytes) -> pa.StringArray:
@@ -38,54 +38,71 @@ def _strings(chars: bytes, offsets: bytes) -> pa.StringArray:
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(chars))
 
 
+# a file larger than this is scanned in two halves, in two threads (the summary scan
+# runs beside them in a third: a core each as they come free)
+_SPLIT_BYTES = 8 << 20
+
+
+def _scan_status(data: bytes) -> list[dict] | None:
+    """What the C scanner finds in the status lines, a dict per part of the file."""
+    mid = data.find(b"\n", len(data) // 2) + 1 if len(data) > _SPLIT_BYTES else 0
+    if not 0 < mid < len(data):
+        found = _linescan.scan_status(data)
+        return None if found is None else [found]
+    view = memoryview(data)
+    with ThreadPoolExecutor(1) as pool:   # the scanner lets go of the GIL
+        later = pool.submit(_linescan.scan_status, view[mid:])
+        first = _linescan.scan_status(view[:mid])
+        second = later.result()
+    return None if first is None or second is None else [first, second]
+
+
 def status_frames(data: bytes) -> tuple[pd.DataFrame | None, pd.DataFrame | None] | None:
     """The status lines of an ASCII file, one row each, and their blocks, as
     :func:`.ycsb_status.scan_status` makes them; None when a line is not plain (or
     the scanner is not built)."""
     if _linescan is None:
         return None
-    found = _linescan.scan_status(data)
-    if found is None:
+    parts = _scan_status(data)
+    if parts is None:
         return None
-    ms = np.frombuffer(found["ms"], np.int64)
+
+    def col(key, dtype):
+        arrays = [np.frombuffer(p[key], dtype) for p in parts]
+        return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+    ms = col("ms", np.int64)
     if not len(ms):
         return None, None
     n = len(ms)
     heads = pd.DataFrame({
         "ts": pd.array(pa.StringArray.from_buffers(
-            n, pa.py_buffer(np.arange(0, 23 * n + 1, 23, dtype=np.int32)), pa.py_buffer(found["ts"])), dtype="str"),
+            n, pa.py_buffer(np.arange(0, 23 * n + 1, 23, dtype=np.int32)),
+            pa.py_buffer(b"".join(p["ts"] for p in parts) if len(parts) > 1 else parts[0]["ts"])), dtype="str"),
         "when": pd.Series(ms.astype("datetime64[ms]")).dt.tz_localize("UTC"),
-        "sec": np.frombuffer(found["sec"], np.float64),
-        "ops": np.frombuffer(found["ops"], np.float64),
-        "cur": np.frombuffer(found["cur"], np.float64),
-        "idx": np.arange(n)})
-    hdr = np.frombuffer(found["hdr"], np.bool_)
+        "sec": col("sec", np.float64),
+        "ops": col("ops", np.float64),
+        "cur": col("cur", np.float64),
+        "idx": np.arange(n)}, copy=False)
+    hdr = col("hdr", np.bool_)
     if not len(hdr):
         return heads, None
-    blocks = {"idx": np.frombuffer(found["line"], np.int64),
-              "op": pd.array(_strings(found["op_chars"], found["op_offsets"]), dtype="str"),
+    # a block's line: its place among the status lines of the whole file
+    first_line = np.cumsum([0] + [len(p["ms"]) // 8 for p in parts[:-1]])
+    line = [np.frombuffer(p["line"], np.int64) + k for p, k in zip(parts, first_line)]
+    ops = [_strings(p["op_chars"], p["op_offsets"]) for p in parts]
+    blocks = {"idx": line[0] if len(line) == 1 else np.concatenate(line),
+              "op": pd.array(ops[0] if len(ops) == 1 else pa.concat_arrays(ops), dtype="str"),
               "hdr": hdr}
-    names = (["avg"] if found["any_avg"] else []) + (BLOCK_COLS if found["any_hdr"] else [])
-    blocks.update(_block_values(np.frombuffer(found["has"], np.uint16),
-                                np.frombuffer(found["values"], np.float64), names))
-    return heads, pd.DataFrame(blocks)
-
-
-_POPCOUNT = np.array([bin(m).count("1") for m in range(1 << len(BLOCK_COLS))], np.int64)
-
-
-def _block_values(has: np.ndarray, values: np.ndarray, names: list[str]) -> dict[str, np.ndarray]:
-    """The figures of the blocks as columns (NaN where a block has none): ``values``
-    holds, block after block, those its bits in ``has`` say it has, in BLOCK_COLS order."""
-    start = np.cumsum(_POPCOUNT[has]) - _POPCOUNT[has]
-    out = {}
+    # as the regular expressions make them: "avg" when a block is of the AverageLatency
+    # form, every figure when one is an hdrhistogram block (NaN where a block has none)
+    names = (["avg"] if any(p["any_avg"] for p in parts) else []) + \
+        (BLOCK_COLS if any(p["any_hdr"] for p in parts) else [])
     for name in names:
-        bit = BLOCK_COLS.index(name)
-        col = np.full(len(has), np.nan)
-        sel = np.flatnonzero(has & (1 << bit))
-        col[sel] = values[start[sel] + _POPCOUNT[has[sel] & ((1 << bit) - 1)]]
-        out[name] = col
-    return out
+        cols = [np.frombuffer(p["v_" + name], np.float64) if "v_" + name in p
+                else np.full(len(p["hdr"]), np.nan) for p in parts]
+        blocks[name] = cols[0] if len(cols) == 1 else np.concatenate(cols)
+    return heads, pd.DataFrame(blocks, copy=False)
 
 
 @dataclass
