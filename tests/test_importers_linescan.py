@@ -183,3 +183,13 @@ def test_long_timeseries_times_read_alike_or_fail_in_one_line(tmp_path, t):
     _same(fast, regex)
     if isinstance(fast, str):
         assert "run.out:4: expected a time in milliseconds" in fast
+
+
+@pytest.mark.parametrize("ops", ["999999999999999", "9999999999999999", "12345678901234567890"])
+def test_long_operation_counts_read_alike(tmp_path, ops):
+    path = tmp_path / "status.err"
+    path.write_text(f"2026-11-22 02:38:10:123 1 sec: 100 operations; 100 current ops/sec; [READ: Count=1, Max=2, "
+                    f"Min=1, Avg=1.5, 90=2, 99=2, 99.9=2, 99.99=2]\n"
+                    f"2026-11-22 02:38:11:123 2 sec: {ops} operations; 100 current ops/sec; [READ: Count=1, "
+                    f"Max=2, Min=1, Avg=1.5, 90=2, 99=2, 99.9=2, 99.99=2]\n")
+    _same(*_both(path))

@@ -162,7 +162,8 @@ static int literal(const char *p, const char *end, const char *text, size_t len)
 }
 #define LITERAL(p, end, s) literal((p), (end), (s), sizeof(s) - 1)
 
-/* a run of digits from p (by end): where it stops, its value (exact below 2^53) */
+/* a run of digits from p (by end): where it stops, its value (exact to 15 digits:
+ * the callers take no more) */
 static const char *digits(const char *p, const char *end, double *value) {
     double v = 0;
     const char *q = p;
@@ -425,10 +426,10 @@ static int status_line(Status *st, const char *p, const char *end) {
     const char *q = p + 24;
     double sec, ops, cur = NAN;
     const char *n1 = digits(q, end, &sec);
-    if (n1 == q || n1 - q > 16 || !LITERAL(n1, end, " sec: ")) return has_sec(p, end) ? -1 : 0;
+    if (n1 == q || n1 - q > 15 || !LITERAL(n1, end, " sec: ")) return has_sec(p, end) ? -1 : 0;
     q = n1 + 6;
     const char *o1 = digits(q, end, &ops);
-    if (o1 == q || o1 - q > 16 || !LITERAL(o1, end, " operations; ")) return -1;   /* it has " sec: " */
+    if (o1 == q || o1 - q > 15 || !LITERAL(o1, end, " operations; ")) return -1;   /* it has " sec: " */
     const char *c0 = o1 + 13, *rest = c0;
     const char *c1 = c0;
     while (c1 < end && *c1 != ' ') c1++;
