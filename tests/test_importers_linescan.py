@@ -7,13 +7,12 @@ import importlib.util
 import random
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from test_importers_fuzz import mutate
 
-from benchlib.importers.base import ImportFormatError
 from benchlib.importers import linescan
+from benchlib.importers.base import ImportFormatError
 from benchlib.importers.text import FileText
 from benchlib.importers.ycsb_status import scan_status
 from benchlib.importers.ycsb_summary import scan_summary
@@ -108,8 +107,10 @@ def test_number_arrow_refuses_is_one_line_error(tmp_path):
 
 
 def test_go_ycsb_beside_an_hdr_log_is_no_crash(tmp_path):
-    from conftest import DATA
     import shutil
+
+    from conftest import DATA
+
     from benchlib.importers import ImportFormatError, read_output
     go = tmp_path / "goycsb-run.out"
     shutil.copy(DATA / "ycsb" / "go-ycsb" / "goycsb-pg-runa-t4-interval1.out", go)
@@ -193,3 +194,17 @@ def test_long_operation_counts_read_alike(tmp_path, ops):
                     f"2026-11-22 02:38:11:123 2 sec: {ops} operations; 100 current ops/sec; [READ: Count=1, "
                     f"Max=2, Min=1, Avg=1.5, 90=2, 99=2, 99.9=2, 99.99=2]\n")
     _same(*_both(path))
+
+
+@pytest.mark.parametrize("stem", ["pg-load-t4-hist", "pg-runa-t4-hist", "pg-runa-t4-hdr", "pg-runa-t4-ts"])
+def test_without_the_scanner_the_import_is_the_same(stem, monkeypatch):
+    """A machine without a C compiler installs benchlib without the scanner: the regular
+    expressions then give the very same tables."""
+    from benchlib.importers import read_output
+    paths = [Y / f"{stem}.out", Y / f"{stem}.err"]
+    fast = read_output("ycsb", paths)
+    monkeypatch.setattr(linescan, "_linescan", None)
+    slow = read_output("ycsb", paths)
+    assert fast.meta == slow.meta
+    for table in ("steps", "latency", "intervals"):
+        pd.testing.assert_frame_equal(getattr(fast, table), getattr(slow, table), check_exact=True)

@@ -7,7 +7,7 @@ says None for any other file (a label ``-l``, raw blocks, a garbled line, a valu
 that is not a number): then the regular expressions read it and name the line that
 is wrong. It is a C extension built when benchlib is installed (``pip install``
 compiles it; setuptools leaves it out where there is no C compiler, and the
-regular expressions then read every file, about 4× slower). Why C: a million-line
+regular expressions then read every file, about 7× slower: 0.18M lines/s). Why C: a million-line
 output has to be read at more than a million lines a second, and every way of
 doing it in Python (regular expressions, Arrow's RE2, numpy over the bytes, Polars)
 measured 0.5–1 s for the parsing alone (BENCHMARKS.md).

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import TOTAL_OP, ImportFormatError, constant_str
-from .text import FileText, nth_match_line, numbers_of_matches
 from .linescan import BLOCK_COLS, status_frames
+from .text import FileText, nth_match_line, numbers_of_matches
 
 # each pattern starts with "\n": the text is scanned as "\n" + text
 _HEAD = re.compile(r"\n(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}) (\d+) sec: (\d+) operations; "
