@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 import benchlib
 from benchlib import plots, schema
+from benchlib.plots.timeseries import GAP_KEPT_S
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 
@@ -191,3 +192,41 @@ def test_empty_results_never_crash():
     empty = {"runs": pd.DataFrame(), **{t: schema.empty(t) for t in schema.TABLES}}
     for fig in (plots.heatmap(empty), plots.timeseries(empty), plots.compare(empty)):
         _png(fig)
+
+
+@pytest.fixture(scope="module")
+def imported_ycsb(tmp_path_factory) -> dict:
+    """Real YCSB outputs imported: a hdrhistogram run (per-op counts beside the status
+    lines' TOTAL) and a load + timeseries run minutes apart (means only, no p99)."""
+    from benchlib.importers import import_output
+    y = Path(__file__).resolve().parent / "data" / "ycsb"
+    root = tmp_path_factory.mktemp("imported") / "imp"
+    import_output("ycsb", [y / "pg-runa-t4-hdr.out", y / "pg-runa-t4-hdr.err"], root / "hdr")
+    import_output("ycsb", [y / f"pg-{s}.{e}" for s in ("load-t4-hist", "runa-t4-ts") for e in ("out", "err")],
+                  root / "ts")
+    return benchlib.load_results(root)
+
+
+def test_timeseries_of_imported_runs(imported_ycsb):
+    iv = imported_ycsb["intervals"]
+    fig = plots.timeseries(imported_ycsb, "hdr")
+    _png(fig)
+    tp = _panels(fig)[0]
+    total = next(line for line in tp.lines if line.get_label() == "all operations")
+    # all operations are YCSB's own count (TOTAL), not TOTAL + READ + UPDATE added up
+    tot = iv[(iv["run_id"] == "hdr") & (iv["op"] == "TOTAL")]
+    assert max(total.get_ydata()) <= (tot["ops"] / tot["interval_s"].clip(lower=1.0)).max() * 1.01
+    assert "TOTAL" not in _texts(fig)
+    fig = plots.timeseries(imported_ycsb, "ts")
+    _png(fig)
+    axes = _panels(fig)
+    assert axes[1].get_ylabel() == "mean latency (µs)"   # timeseries YCSB prints no p99
+    assert "READ (mean)" in _texts(fig)
+    # load and run ran minutes apart: the pause is drawn short, and says how long it was
+    assert "long pauses between steps shortened" in axes[-1].get_xlabel()
+    assert any(t.get_text().startswith("paused ") and "min" in t.get_text() for t in axes[-1].texts)
+    st = plots.step_offsets(imported_ycsb["steps"][imported_ycsb["steps"]["run_id"] == "ts"])
+    assert st["t_start"].iloc[1] - st["t_end"].iloc[0] == pytest.approx(GAP_KEPT_S)
+    # the time axis keeps its numbers though the hw panels are empty
+    fig.canvas.draw()
+    assert [t.get_text() for t in axes[-1].get_xticklabels() if t.get_text()]

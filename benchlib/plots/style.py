@@ -19,7 +19,8 @@ def note(ax, text: str) -> None:
     """A panel that has nothing to show says why."""
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes,
             fontsize=10, color="0.35", wrap=True)
-    ax.set_xticks([])
+    if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:   # a shared time axis keeps its ticks
+        ax.set_xticks([])
     ax.set_yticks([])
 
 

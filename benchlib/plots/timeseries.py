@@ -5,6 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullFormatter
 
+from ..importers.base import TOTAL_OP
 from ..summaries.response import BATCH_SUFFIX
 from ..summaries.stepstats import step_sort_key
 from .style import _THOUSANDS, _figure, _main_ops, note
@@ -28,25 +29,60 @@ def _pick_run(results: dict, run_id: str | None) -> tuple[str | None, dict]:
     return run_id, one
 
 
+# a pause between two steps longer than this (and than a tenth of the steps' time) is
+# drawn shortened to it: an imported load of yesterday and run of today stay readable
+GAP_KEPT_S = 10.0
+
+
 def step_offsets(steps: pd.DataFrame) -> pd.DataFrame:
     """Each step's start and end on the run's time axis (s since the first step began):
-    from steps.started/ended, else the steps laid end to end by their secs."""
+    from steps.started/ended, else the steps laid end to end by their secs.
+
+    A long pause between two steps (more than :data:`GAP_KEPT_S` and a tenth of the
+    steps' time) is shortened to that on the axis: ``shift_s`` is how much earlier a
+    step is drawn than it ran, ``attrs["breaks"]`` the shortened pauses as (axis
+    position, seconds the pause really lasted)."""
     st = steps.copy()
     st["_key"] = [step_sort_key(s, p) for s, p in zip(st["step"], st.get("phase", [None] * len(st)))]
     st = st.sort_values("_key", kind="stable").drop(columns="_key").reset_index(drop=True)
     secs = pd.to_numeric(st["secs"], errors="coerce").fillna(0.0).astype("float64")
     started = pd.to_datetime(st["started"], utc=True, errors="coerce") if "started" in st else None
+    st["shift_s"] = 0.0
+    st.attrs["breaks"] = []
     if started is not None and started.notna().all():
         t0 = started.min()
-        st["t_start"] = (started - t0).dt.total_seconds()
+        start = (started - t0).dt.total_seconds()
         ended = pd.to_datetime(st["ended"], utc=True, errors="coerce")
-        st["t_end"] = ((ended - t0).dt.total_seconds()).fillna(st["t_start"] + secs)
+        end = ((ended - t0).dt.total_seconds()).fillna(start + secs)
+        kept = max(GAP_KEPT_S, 0.1 * float((end - start).sum()))
+        shift, shifts = 0.0, []
+        for i in range(len(st)):
+            gap = start.iloc[i] - end.iloc[i - 1] if i else 0.0
+            if gap > kept:
+                shift += gap - kept
+                st.attrs["breaks"].append((end.iloc[i - 1] - (shift - (gap - kept)) + kept / 2, gap))
+            shifts.append(shift)
+        st["shift_s"] = shifts
+        st["t_start"] = start - st["shift_s"]
+        st["t_end"] = end - st["shift_s"]
         st.attrs["t0"] = t0
     else:
         st["t_end"] = secs.cumsum()
         st["t_start"] = st["t_end"] - secs
     st["secs"] = secs
     return st
+
+
+def _duration(secs: float) -> str:
+    """A pause as a person says it: 45 s, 12 min, 3 h 05 min, 2 d 4 h."""
+    m, h, d = secs / 60, secs / 3600, secs / 86400
+    if m < 1:
+        return f"{secs:.0f} s"
+    if h < 1:
+        return f"{m:.0f} min"
+    if d < 1:
+        return f"{int(h)} h {int(m % 60):02d} min"
+    return f"{int(d)} d {int(h % 24)} h"
 
 
 _LEGEND = {"loc": "upper left", "bbox_to_anchor": (1.005, 1.0), "fontsize": 8, "frameon": False}
@@ -59,13 +95,22 @@ def _mark_steps(axes, st: pd.DataFrame) -> None:
             ax.axvline(r["t_start"], color="0.55", lw=0.8, ls="--", zorder=1)
         axes[0].text((r["t_start"] + r["t_end"]) / 2, 1.02, str(r["step"]), ha="center",
                      va="bottom", fontsize=9, transform=axes[0].get_xaxis_transform())
+    for x, gap in st.attrs.get("breaks", []):
+        for ax in axes:   # a shortened pause: a break in the axis, and how long it was
+            ax.axvline(x, color="0.35", lw=1.2, ls=(0, (1, 2)), zorder=1)
+        axes[-1].text(x, 0.5, f"paused {_duration(gap)}", rotation=90, ha="center", va="center",
+                      fontsize=8, color="0.3", transform=axes[-1].get_xaxis_transform(),
+                      bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
 
 
 def _hw_time(hw: pd.DataFrame, st: pd.DataFrame) -> pd.Series:
     t0 = st.attrs.get("t0")
     ts = pd.to_datetime(hw["ts"], utc=True, errors="coerce") if "ts" in hw else None
     if t0 is not None and ts is not None and ts.notna().all():
-        return (ts - t0).dt.total_seconds()
+        # moved with its step where a pause before it is drawn shortened
+        shift = hw["step"].astype("object").map(dict(zip(st["step"].astype("object"), st["shift_s"]))) \
+            if "step" in hw else 0.0
+        return (ts - t0).dt.total_seconds() - pd.to_numeric(shift, errors="coerce").fillna(0.0)
     start = dict(zip(st["step"].astype("object"), st["t_start"]))
     return hw["step"].astype("object").map(start) + pd.to_numeric(hw["second"]) + 0.5
 
@@ -117,20 +162,36 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         length = length.where(length > 0.05, 1.0)  # never blow up a sliver
         iv["t"] = iv["step"].astype("object").map(start) + sec + length / 2
         iv["rate"] = pd.to_numeric(iv["ops"], errors="coerce") / length
-        total = iv.groupby(["step", "t"], sort=False)["rate"].sum().reset_index().sort_values("t")
+        # all operations: a tool's own count of them all (op TOTAL of an import) where
+        # a step has one, else the sum of the ops; never both added up
+        is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
+        counted = set(iv.loc[is_total, "step"].astype("object"))
+        in_step = iv["step"].astype("object").isin(counted).to_numpy()
+        total = iv[is_total == in_step].groupby(["step", "t"], sort=False)["rate"].sum() \
+            .reset_index().sort_values("t")
         for stp, g in total.groupby("step", sort=False):
             ax_tp.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
                        label="all operations" if stp == total["step"].iloc[0] else None)
-        chosen = ops or _main_ops(iv)
+        chosen = ops or [o for o in _main_ops(iv) if o != TOTAL_OP]
         colors = dict(zip(chosen, [f"C{i}" for i in range(len(chosen))]))
+        # p99 per op; the mean where a run's source has none (YCSB's histogram and
+        # timeseries measurements print an average per interval only)
+        kinds = set()
         for op in chosen:
             g = iv[iv["op"] == op].sort_values("t")
             for k, (stp, gs) in enumerate(g.groupby("step", sort=False)):
                 lab = op if k == 0 else None
-                ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
-                           alpha=0.8, label=lab)
+                if gs["rate"].notna().any():   # an op a tool counts only as a whole: no line
+                    ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
+                               alpha=0.8, label=lab)
                 p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
-                ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)
+                if p99.notna().any() or "mean_us" not in gs:
+                    kinds.add("p99")
+                    ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)
+                else:
+                    kinds.add("mean")
+                    ax_lat.plot(gs["t"], pd.to_numeric(gs["mean_us"], errors="coerce"), color=colors[op],
+                                marker=".", ms=4, lw=1.2, ls="--", label=f"{op} (mean)" if k == 0 else None)
                 ip99 = pd.to_numeric(gs["intended_p99_us"], errors="coerce") \
                     if "intended_p99_us" in gs else pd.Series(dtype="float64")
                 if ip99.notna().any():
@@ -152,13 +213,18 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         ax_lat.yaxis.set_minor_formatter(NullFormatter())
         ax_tp.set_ylim(bottom=0)
         ax_tp.legend(**_LEGEND)
-        ax_lat.legend(**_LEGEND)
+        if any(len(line.get_xdata()) and pd.Series(line.get_ydata()).notna().any() for line in ax_lat.lines):
+            ax_lat.legend(**_LEGEND)
+        else:
+            note(ax_lat, "no latency per second per operation in this run")
     else:
         note(ax_tp, "no per-second intervals in this run")
         note(ax_lat, "no per-second intervals in this run")
     ax_tp.set_ylabel("throughput (ops/s)")
     ax_tp.yaxis.set_major_formatter(_THOUSANDS)
-    ax_lat.set_ylabel("p99 latency (µs)")
+    kinds = kinds if len(iv) else {"p99"}
+    ax_lat.set_ylabel("mean latency (µs)" if kinds == {"mean"} else
+                      "p99 latency (µs)" if kinds <= {"p99"} else "p99, or mean (--), latency (µs)")
 
     hw = one.get("hw", pd.DataFrame())
     if hw is None or len(hw) == 0:
@@ -190,7 +256,8 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
             ax_mem.set_ylim(bottom=0)
             ax_mem.legend(**_LEGEND)
     _mark_steps(axes, st)
-    axes[-1].set_xlabel("time since the first step began (s)")
+    axes[-1].set_xlabel("time since the first step began (s)" if not st.attrs.get("breaks") else
+                        "time since the first step began (s; long pauses between steps shortened)")
     axes[-1].set_xlim(st["t_start"].min(), st["t_end"].max())
     axes[-1].tick_params(labelbottom=True)
     runs = one.get("runs", pd.DataFrame())
