@@ -338,7 +338,9 @@ def side_by_side(res: dict, kind: str = "run") -> pd.DataFrame:
         cfg = str(r["config"]) if isinstance(r["config"], str) else str(r["run_id"])
         tgt = p.get("target_ops_per_s")
         tgt = float(tgt) if tgt is not None and pd.notna(tgt) and float(tgt) > 0 else None
-        point = f"{p.get('threads', '?')} thr, " + (f"{tgt:,.0f}/s" if tgt else "max")
+        thr = _num(p.get("threads"))
+        point = f"{f'{thr:g}' if thr != float('inf') and pd.notna(thr) else '?'} thr, " + \
+            (f"{tgt:,.0f}/s" if tgt else "max")
         if reps:
             point += f", rep {p.get('repetition')}"
         col = (f"{r['experiment']}/{cfg}" if many else cfg, point)

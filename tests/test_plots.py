@@ -230,3 +230,11 @@ def test_timeseries_of_imported_runs(imported_ycsb):
     # the time axis keeps its numbers though the hw panels are empty
     fig.canvas.draw()
     assert [t.get_text() for t in axes[-1].get_xticklabels() if t.get_text()]
+
+
+def test_imported_runs_take_threads_from_their_steps(imported_ycsb):
+    # an import has no benchlib parameters: YCSB's -threads 4 is in its steps
+    params = plots.run_parameters(imported_ycsb).set_index("run_id")
+    assert params.loc["hdr", "threads"] == 4 and params.loc["ts", "threads"] == 4
+    from benchlib.reports import side_by_side
+    assert {p for _, p in side_by_side(imported_ycsb).columns} == {"4 thr, max"}

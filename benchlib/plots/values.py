@@ -99,7 +99,24 @@ def run_parameters(results: dict) -> pd.DataFrame:
     for k in KEYS:
         if k not in df:
             df[k] = None
-    return df.drop_duplicates(KEYS).reset_index(drop=True)
+    return _from_steps(df.drop_duplicates(KEYS).reset_index(drop=True), results.get("steps"))
+
+
+def _from_steps(df: pd.DataFrame, steps: pd.DataFrame | None) -> pd.DataFrame:
+    """Threads and target ops/s a run's meta does not give (an imported run: the tool's
+    command line said them) from its run loops' steps."""
+    if steps is None or not len(steps) or not len(df) or "phase" not in steps:
+        return df
+    run = steps[steps["phase"].astype("object") == "run"]
+    keys = [k for k in KEYS if k in run]
+    for col in ("threads", "target_ops_per_s"):
+        if col not in run:
+            continue
+        found = pd.to_numeric(run[col], errors="coerce").groupby([run[k].astype("object") for k in keys]).max()
+        looked_up = pd.Series([found.get(tuple(r) if len(keys) > 1 else r[0])
+                               for r in df[keys].itertuples(index=False)], index=df.index, dtype="float64")
+        df[col] = df[col].where(df[col].notna(), looked_up) if col in df else looked_up
+    return df
 
 
 def _select_steps(df: pd.DataFrame, step) -> pd.DataFrame:
