@@ -294,43 +294,13 @@ static int date_at(const char *p, const char *end, int64_t *ms) {
 
 /* the block "[…]" opening at p (a "["), in a line ending at end: 1 and where it
  * closes (the "]"), or 0 when it is not of the two plain forms */
-/* Eight bytes at a time ("SWAR", little-endian words: byte k is the k-th char). */
-
-/* how many of the eight bytes of w are digits before the first that is not one */
-static inline int leading_digits(uint64_t w) {
-    /* a digit is 0x30-0x39: its high nibble is 3, and still 3 after adding 6 (a byte
-     * carries into the next only from 0xFA up: a non-digit, so past the first one) */
-    uint64_t y = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL)
-               | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
-    uint64_t nonzero = (((y & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL) | y) & 0x8080808080808080ULL;
-    return nonzero ? __builtin_ctzll(nonzero) >> 3 : 8;
-}
-
-/* the number written by eight digit bytes (leading zero bytes read as zeros) */
-static inline uint64_t eight_digits(uint64_t w) {
-    w = (w & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
-    w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
-    return (w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
-}
-
 /* the value [^,\]\s]+ from q (by end) as a number: where it stops, or NULL when
  * it is none of the forms number() takes (or has a byte a value may not have) */
 static inline const char *value(const char *q, const char *end, double *v) {
-    static const uint64_t pow10u[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     /* most are whole numbers of a few digits: read in the one pass */
     const char *r = q;
     uint64_t m = 0;
-    int more = 1;
-    while (more && end - r >= 8 && r - q <= 16) {
-        uint64_t w;
-        memcpy(&w, r, 8);
-        int k = leading_digits(w);
-        if (k) m = m * pow10u[k] + eight_digits(w << (8 * (8 - k)));
-        r += k;
-        more = k == 8;
-    }
-    if (more)
-        while (r < end && (unsigned char)(*r - '0') < 10) m = m * 10 + (uint64_t)(*r++ - '0');
+    while (r < end && (unsigned char)(*r - '0') < 10) m = m * 10 + (uint64_t)(*r++ - '0');
     if (r > q && r - q <= 15 && (r == end || (cls[(unsigned char)*r] & VALUE_END))) {
         *v = (double)m;
         return r;
