@@ -31,5 +31,11 @@ def run_experiment(experiment, data_dir="data", *, overrides=None, force=False, 
     return _run(experiment, data_dir, force=force, progress=progress)
 
 
-__all__ = ["Experiment", "ParameterError", "load_experiment", "load_results", "run_experiment",
-           "__version__"]
+__all__ = [
+    "Experiment",
+    "ParameterError",
+    "__version__",
+    "load_experiment",
+    "load_results",
+    "run_experiment",
+]
