@@ -208,3 +208,12 @@ def test_without_the_scanner_the_import_is_the_same(stem, monkeypatch):
     assert fast.meta == slow.meta
     for table in ("steps", "latency", "intervals"):
         pd.testing.assert_frame_equal(getattr(fast, table), getattr(slow, table), check_exact=True)
+
+
+def test_status_blocks_without_50_as_ycsb_017_prints_them(tmp_path):
+    import re
+    path = tmp_path / "run.err"
+    path.write_bytes(re.sub(rb" 50=[^,\]]+,", b"", (Y / "pg-runa-t4-hdr.err").read_bytes()))
+    heads, blocks = linescan.status_frames(path.read_bytes())
+    assert blocks["p50"].isna().all() and blocks["p99"].notna().any()
+    _same(*_both(path))
