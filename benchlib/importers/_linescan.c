@@ -321,9 +321,11 @@ static void init_keys(void) {
     static const char *keys[] = {", Max=", ", Min=", ", Avg=", ", 50=", ", 90=", ", 99=", ", 99.9=", ", 99.99="};
     for (int k = 0; k < 8; k++) {
         size_t len = strlen(keys[k]);
+        unsigned char ones[8] = {0};
+        memset(ones, 0xFF, len);   /* the mask of its bytes, in memory order (any endianness) */
         hdr_keys[k].word = 0;
         memcpy(&hdr_keys[k].word, keys[k], len);
-        hdr_keys[k].mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
+        memcpy(&hdr_keys[k].mask, ones, 8);
         hdr_keys[k].len = len;
     }
 }
