@@ -56,7 +56,7 @@ static inline int buf_reserve(Buf *b, size_t more) {
 }
 
 static inline void buf_put(Buf *b, const void *src, size_t len) {
-    if (!buf_reserve(b, len)) return;
+    if (!len || !buf_reserve(b, len)) return;   /* memcpy into no buffer yet is undefined, even of 0 bytes */
     memcpy(b->p + b->n, src, len);
     b->n += len;
 }
