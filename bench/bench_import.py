@@ -5,7 +5,9 @@ Generates a ~1M-line YCSB output from the real sample lines in tests/data/ycsb
 per second and, as a timeseries run prints at its end, one ``[OP], t_ms, avg`` row
 per operation per second. ``--status hdr`` writes hdrhistogram status blocks
 (``[READ: Count=…, Max=…, …]``, the longest lines YCSB prints) instead of the
-timeseries run's ``AverageLatency`` ones. Then, in the same process, times
+timeseries run's ``AverageLatency`` ones; ``--status hdr-only`` a hdrhistogram run's
+stderr alone (a million status lines, no timeseries rows: every line becomes three
+interval rows, TOTAL, READ and UPDATE, and there is no summary). Then, in the same process, times
 ``wc -l`` and ``import_output`` over the same file and prints lines/s of both over
 ``--repeat`` runs: the median (the figure to quote: the machine is shared and
 noisy), the best and the worst. ``--parts`` also times ``read_output`` alone
@@ -35,7 +37,7 @@ _NUM = re.compile(r"(?<=[=(])\d+(?:\.\d+)?|(?<=\)=)\d+(?:\.\d+)?")
 
 
 def status_lines(kind: str) -> list[str]:
-    src = DATA / ("pg-runa-t4-hdr.err" if kind == "hdr" else "pg-runa-t4-ts.err")
+    src = DATA / ("pg-runa-t4-hdr.err" if kind.startswith("hdr") else "pg-runa-t4-ts.err")
     lines = [ln for ln in src.read_text().splitlines() if " sec: " in ln and "[READ" in ln]
     return lines[1:-1]   # the steady ones: no first partial second, no CLEANUP
 
@@ -43,7 +45,9 @@ def status_lines(kind: str) -> list[str]:
 def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
     rng = random.Random(seed)
     tmpl = status_lines(kind)
-    seconds = n_lines // 3          # a status line and two timeseries rows per second
+    # a status line and two timeseries rows per second; "hdr-only": a hdrhistogram
+    # run's stderr, status lines alone (three interval rows each: TOTAL, READ, UPDATE)
+    seconds = n_lines if kind == "hdr-only" else n_lines // 3
     t0 = 1795315128.0
 
     def perturb(m):
@@ -60,6 +64,9 @@ def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t0 + s)) + f":{rng.randrange(1000):03d}"
         out.append(f"{stamp} {s} sec: {ops} operations; {cur} current ops/sec; "
                    f"est completion in 1 hour {_NUM.sub(perturb, blocks)}")
+    if kind == "hdr-only":
+        path.write_text("\n".join(out) + "\n")
+        return len(out)
     out += [f"[OVERALL], RunTime(ms), {seconds * 1000}", f"[OVERALL], Throughput(ops/sec), {ops / seconds!r}"]
     for op in ("READ", "UPDATE"):
         out += [f"[{op}], Operations, {ops // 2}", f"[{op}], AverageLatency(us), 250.5",
@@ -73,7 +80,7 @@ def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
-    ap.add_argument("--status", choices=["avg", "hdr"], default="avg")
+    ap.add_argument("--status", choices=["avg", "hdr", "hdr-only"], default="avg")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--parts", action="store_true", help="also time read_output (no Parquet) alone")
     a = ap.parse_args(argv)
