@@ -218,17 +218,20 @@ class StatusRows:
     def __init__(self, blocks: pd.DataFrame, kept: np.ndarray, second: np.ndarray, interval_s: np.ndarray):
         self.blocks, self.kept, self.second, self.interval_s = blocks, kept, second, interval_s
         self.hdr = blocks["hdr"].to_numpy()[kept]
+        self._ops: dict[bool, set[str]] = {}
 
     def ops(self, hdr: bool) -> set[str]:
         """The ops of the rows of hdrhistogram blocks (``hdr``) or of the others."""
-        rows = self.kept[self.hdr == hdr]
-        return set(self.blocks["op"].iloc[rows].unique()) if len(rows) else set()
+        if hdr not in self._ops:
+            rows = self.kept[self.hdr == hdr]
+            self._ops[hdr] = set(self.blocks["op"].iloc[rows].unique()) if len(rows) else set()
+        return self._ops[hdr]
 
     def rows(self, hdr: bool, ops: set[str] | None = None) -> pd.DataFrame:
         """The rows of hdrhistogram blocks (``hdr``) or of the others; of ``ops`` only
         when given."""
         sel = self.hdr == hdr
-        if ops is not None and sel.any():
+        if ops is not None and sel.any() and not ops >= self.ops(hdr):   # no pass over every op when all are kept
             sel &= self.blocks["op"].iloc[self.kept].isin(ops).to_numpy()
         i = np.flatnonzero(sel)
         b = self.blocks
@@ -244,4 +247,4 @@ class StatusRows:
         for name, block_col in self._STATS:
             v = col(block_col)
             out[name] = np.where(empty, np.nan, v) if empty.any() else v
-        return pd.DataFrame(out)
+        return pd.DataFrame(out, copy=False)   # no copy of the figures into one block
