@@ -44,8 +44,21 @@ class FileText:
     """
 
     def __init__(self, path: Path, data: bytes):
-        self.path, self.data = Path(path), data
+        self.path, self._data = Path(path), data
         self.ascii = data.isascii()
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:   # let go of by release(): read again (an error names a line)
+            self._data = read_bytes(self.path)
+        return self._data
+
+    def release(self) -> None:
+        """Let go of the file's bytes and text (a long output's hundreds of MB) once the
+        scanners are done; what asks for them later reads the file again."""
+        self._data = None
+        self.__dict__.pop("text", None)
+        self.__dict__.pop("w", None)
 
     @classmethod
     def read(cls, path: Path) -> FileText:

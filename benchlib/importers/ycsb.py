@@ -326,7 +326,11 @@ def _groups(parts: list[_Part]) -> list[list[_Part]]:
 
 
 def _import(paths: list[Path], go_only: bool) -> Imported:
-    parts = [_scan(p) for p in paths]
+    parts = []
+    for p in paths:
+        parts.append(_scan(p))
+        if parts[-1].src is not None:
+            parts[-1].src.release()   # what the scanners made holds no part of it
     live = [p for p in parts if p.kind != "empty"]
     if not live:
         raise ImportFormatError(paths[0], None, "expected YCSB output, found empty files")
