@@ -250,6 +250,19 @@ static inline const char *run_until(const char *p, const char *end, unsigned cha
     return (size_t)(q - p) > longest || (seen & bad) ? NULL : q;
 }
 
+/* Calls line(state, start, end) for each line of [p, end) (without its "\n"); 0 as
+ * soon as one returns -1 (a line that makes the file one for the regular
+ * expressions), else 1. */
+static int each_line(const char *p, const char *end, int (*line)(void *, const char *, const char *),
+                     void *state) {
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (line(state, p, nl ? nl : end) < 0) return 0;
+        p = nl ? nl + 1 : end;
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------ status lines */
 
 enum { V_COUNT, V_MAX, V_MIN, V_AVG, V_P50, V_P90, V_P99, V_P999, V_P9999, N_VALUES };
@@ -392,7 +405,8 @@ static int has_sec(const char *p, const char *end) {
 
 /* the line [p, end): 1 a plain status line (its row and blocks added), 0 no status
  * line, -1 a line that makes the file one for the regular expressions */
-static int status_line(Status *st, const char *p, const char *end) {
+static int status_line(void *state, const char *p, const char *end) {
+    Status *st = state;
     int64_t ms;
     if (!date_at(p, end, &ms)) return has_sec(p, end) ? -1 : 0;
     const char *q = p + 24;
@@ -476,16 +490,9 @@ static PyObject *scan_status(PyObject *Py_UNUSED(self), PyObject *arg) {
     Status st;
     memset(&st, 0, sizeof st);
     strings_init(&st.op);
-    int plain = 1;
+    int plain;
     Py_BEGIN_ALLOW_THREADS
-    const char *p = view.buf, *end = p + view.len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        /* a status line starts with a digit; any other line only needs a look for " sec: " */
-        if (status_line(&st, p, e) < 0) { plain = 0; break; }
-        p = nl ? nl + 1 : end;
-    }
+    plain = each_line(view.buf, (const char *)view.buf + view.len, status_line, &st);
     if (st.op.chars.n > INT32_MAX) plain = 0;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
@@ -543,6 +550,24 @@ static void summary_line(Summary *sm, const char *p, const char *close, const ch
     put_u8(&sm->dbl, dbl);
 }
 
+/* the line [p, e): 1 a summary line "[OP], Metric, value" (its row added), 0 another
+ * line, -1 one starting "[OP], " that is not whole (the regular expression names it);
+ * other lines starting with "[" are not summary lines */
+static int summary_line_at(void *state, const char *p, const char *e) {
+    Summary *sm = state;
+    if (p < e && *p == '[') {
+        const char *close = memchr(p + 1, ']', (size_t)(e - p - 1));
+        if (!close || !LITERAL(close, e, "], ")) return 0;
+        const char *m0 = close + 3;
+        const char *comma = memchr(m0, ',', (size_t)(e - m0));
+        if (close == p + 1 || !comma || comma == m0 || !LITERAL(comma, e, ", ")) return -1;
+        summary_line(sm, p, close, m0, comma, e);
+        return 1;
+    }
+    if (!sm->raw && p < e && raw_header(p, e)) sm->raw = 1;
+    return 0;
+}
+
 static PyObject *scan_summary(PyObject *Py_UNUSED(self), PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
@@ -550,30 +575,9 @@ static PyObject *scan_summary(PyObject *Py_UNUSED(self), PyObject *arg) {
     memset(&sm, 0, sizeof sm);
     for (int k = 0; k < 3; k++) strings_init(&sm.col[k]);
     sm.metrics_ok = 1;
-    int plain = 1;
+    int plain;
     Py_BEGIN_ALLOW_THREADS
-    const char *p = view.buf, *end = p + view.len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        /* "[OP], Metric, value": a line starting with "[" whose first "]" is followed
-         * by ", " (other lines starting with "[" are not summary lines) */
-        if (*p == '[') {
-            const char *close = memchr(p + 1, ']', (size_t)(e - p - 1));
-            if (close && LITERAL(close, e, "], ")) {
-                const char *m0 = close + 3;
-                const char *comma = memchr(m0, ',', (size_t)(e - m0));
-                if (close == p + 1 || !comma || comma == m0 || !LITERAL(comma, e, ", ")) {
-                    plain = 0;   /* not whole: the regular expression names it */
-                    break;
-                }
-                summary_line(&sm, p, close, m0, comma, e);
-            }
-        } else if (!sm.raw && p < e && raw_header(p, e)) {
-            sm.raw = 1;
-        }
-        p = nl ? nl + 1 : end;
-    }
+    plain = each_line(view.buf, (const char *)view.buf + view.len, summary_line_at, &sm);
     for (int k = 0; k < 3; k++)
         if (sm.col[k].chars.n > INT32_MAX) plain = 0;
     Py_END_ALLOW_THREADS
