@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from benchlib.params import validate
-from benchlib.results import load_results
-from benchlib.runner import run_experiment
+from benchlib.run.experiment import run_experiment
+from benchlib.store.folders import load_results
 
 
 def naive_loop(secs: float) -> float:

@@ -1,6 +1,6 @@
 """What the hw sampler costs: CPU of its own threads per second, as % of one core.
 
-Runs a :class:`benchlib.hwmetrics.Sampler` for N seconds against this machine's
+Runs a :class:`benchlib.hw.sampler.Sampler` for N seconds against this machine's
 PostgreSQL postmaster tree (pid from /var/run/postgresql/*.pid, else the oldest
 process named ``postgres``) while the main thread sleeps, and prints
 
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import psutil
 
-from benchlib.hwmetrics import Sampler, process_tree_pids
+from benchlib.hw.processes import process_tree_pids
+from benchlib.hw.sampler import Sampler
 
 
 def postmaster_pid() -> int | None:

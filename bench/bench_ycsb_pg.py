@@ -24,8 +24,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchlib.params import validate
-from benchlib.results import load_results
-from benchlib.runner import run_experiment
+from benchlib.run.experiment import run_experiment
+from benchlib.store.folders import load_results
 
 
 def child_cpu_s() -> float:

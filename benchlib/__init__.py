@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 # imported when first used (PEP 562): the command line pays for pydantic only when a
 # command needs the parameters, and for pandas only when it reads or writes tables
 _LAZY = {"Experiment": "params", "ParameterError": "params", "load_experiment": "params",
-         "load_results": "results"}
+         "load_results": "store.folders"}
 
 
 def __getattr__(name):
@@ -20,15 +20,21 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def run_experiment(experiment, data_dir="data", *, overrides=None, force=False, progress=None):
-    """Run an experiment (an :class:`Experiment`, or the path of its YAML)."""
+def run_experiment(experiment, data_dir="data", *, overrides=None, force=False, progress=None,
+                   out=None):
+    """Run an experiment (an :class:`Experiment`, or the path of its YAML); each step
+    prints its one-line summaries in the seeds' formats as it ends."""
+    import sys
+
     from .params import Experiment, load_experiment
-    from .runner import preflight
-    from .runner import run_experiment as _run
+    from .run.experiment import preflight
+    from .run.experiment import run_experiment as _run
+    from .summaries import step_lines
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment, overrides)
     preflight(experiment, data_dir)
-    return _run(experiment, data_dir, force=force, progress=progress)
+    return _run(experiment, data_dir, force=force, progress=progress, out=out or sys.stdout,
+                step_lines=step_lines)
 
 
 __all__ = [

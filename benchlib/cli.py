@@ -81,16 +81,16 @@ def cmd_report(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import params, runner
+    from . import params
     src = Path(args.params)
     if src.suffix in (".yaml", ".yml"):
         exp = params.load_experiment(src, args.overrides)
     else:
         exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
                                                    args.overrides)
-    runner.preflight(exp)
-    res = runner.run_experiment(exp, args.data_dir, force=args.force,
-                                progress=False if args.no_progress else None)
+    from . import run_experiment
+    res = run_experiment(exp, args.data_dir, force=args.force,
+                         progress=False if args.no_progress else None)
     print(f"experiment {exp.experiment}: {sum(s in ('ok', 'skipped') for s in res.runs.values())}"
           f"/{len(res.runs)} runs ok; run folders in {res.path}")
     if args.report:
@@ -115,7 +115,7 @@ def _emit(df, fmt: str) -> None:
 
 
 def cmd_show(args) -> int:
-    from . import results
+    from .store import folders as results
     tables = ["steps", "latency", "intervals", "hw"] if args.table != "runs" else []
     res = results.load_results(args.path, tables=tables)
     df = res[args.table]
@@ -126,7 +126,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from . import catalog
+    from .store import catalog
     if args.rebuild:
         catalog.rebuild(args.data_dir)
     df = catalog.list_runs(args.data_dir)
@@ -135,7 +135,8 @@ def cmd_list(args) -> int:
 
 
 def cmd_summary(args) -> int:
-    from . import results, summaries
+    from . import summaries
+    from .store import folders as results
     res = results.load_results(args.path)
     if args.format == "text":
         print(summaries.summarize(res, args.kind))
@@ -167,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _input_errors() -> tuple[type[BaseException], ...]:
     from .params import ParameterError
-    from .results import ResultsError
+    from .store.folders import ResultsError
     from .targets.base import TargetError
     errors: list[type[BaseException]] = [ParameterError, ResultsError, TargetError]
     try:

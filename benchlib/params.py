@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-EMBEDDED_TARGETS = ("sqlite", "embedded-postgres", "basic")
-URL_SCHEMES = {
-    "postgresql": "postgres", "postgres": "postgres", "postgresql+psycopg": "postgres",
-    "mysql": "mysql", "mariadb": "mysql", "mysql+pymysql": "mysql", "mariadb+pymysql": "mysql",
-    "sqlite": "sqlite", "redis": "redis",
-}
+from .targets.registry import embedded_names, target_kind
 
 
 class ParameterError(Exception):
@@ -52,28 +54,6 @@ class TargetSpec(Strict):
     @property
     def kind(self) -> str:
         return target_kind(self.url)
-
-
-def target_kind(url: str) -> str:
-    """The target family of a URL or embedded name (sqlite, postgres, mysql, …)."""
-    if url in EMBEDDED_TARGETS:
-        return url
-    m = re.match(r"^([a-z0-9+]+)://", url)
-    if not m or m.group(1) not in URL_SCHEMES:
-        raise ValueError(
-            f"{url!r} is not a target: use one of {', '.join(EMBEDDED_TARGETS)} or a URL "
-            f"with scheme {', '.join(sorted(URL_SCHEMES))}")
-    from sqlalchemy.engine import make_url
-    try:
-        make_url(url)
-    except Exception as e:  # sqlalchemy's own message names the problem
-        raise ValueError(f"{mask_url(url)} is not a valid URL: {e}") from None
-    return URL_SCHEMES[m.group(1)]
-
-
-def mask_url(url: str) -> str:
-    """The URL with its password replaced by ***: credentials never reach a report."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
 class LoadSpec(Strict):
@@ -132,8 +112,8 @@ class Experiment(Strict):
 
     experiment: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
     description: str = ""
-    workload: Literal["ycsb"] = "ycsb"
-    workload_file: str | None = None   # a YCSB property file, relative to the YAML
+    workload: str = "ycsb"             # a registered name (benchlib.workloads.registry)
+    workload_file: str | None = None   # the workload's own property file, relative to the YAML
     properties: dict[str, Any] = Field(default_factory=dict)
     targets: list[TargetSpec]
     load: LoadSpec = Field(default_factory=LoadSpec)
@@ -142,6 +122,13 @@ class Experiment(Strict):
     repetitions: int = Field(1, ge=1, le=100)
     seed: int | None = None
     source: str | None = None          # the file it was read from (set by the loader)
+
+    @field_validator("workload")
+    @classmethod
+    def _workload(cls, v: str) -> str:
+        from .workloads.registry import workload_class
+        workload_class(v)  # ValueError naming the known workloads
+        return v
 
     @model_validator(mode="after")
     def _check(self):
@@ -152,16 +139,19 @@ class Experiment(Strict):
             raise ValueError(f"targets: names must be unique, got {names}")
         return self
 
+    def workload_class(self) -> type:
+        from .workloads.registry import workload_class
+        return workload_class(self.workload)
+
     def workload_properties(self) -> dict[str, Any]:
-        """The YCSB properties: the workload file's, overridden by ``properties``."""
+        """The workload's properties: the workload file's, overridden by ``properties``."""
         props: dict[str, Any] = {}
         if self.workload_file:
-            from .workloads.ycsb_properties import read_property_file
             base = Path(self.source).parent if self.source else Path.cwd()
             path = Path(self.workload_file)
             if not path.is_absolute():
                 path = base / path
-            props.update(read_property_file(path))
+            props.update(self.workload_class().read_properties_file(path))
         props.update(self.properties)
         return props
 
@@ -292,27 +282,19 @@ def validate(data: dict, source: str) -> Experiment:
     except ValidationError as e:
         raise ParameterError(_format_error(source, e)) from None
     # the workload's own properties are checked now too, not when the run starts
-    from .workloads.ycsb import resolve_properties
     try:
-        cfg = resolve_properties(exp)
+        exp.workload_class().check_experiment(exp)
     except (ValueError, OSError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ParameterError(f"{source}: properties: {msg}") from None
-    props = exp.workload_properties()
-    if int(props.get("recordcount", 0) or 0) <= 0:
-        # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
-        raise ParameterError(f"{source}: properties.recordcount: required, a number of records > 0")
-    if not exp.run.skip and not exp.run.loop_secs and int(cfg.core.operationcount) <= 0 \
-            and not float(cfg.core.maxexecutiontime or 0):
-        raise ParameterError(f"{source}: properties.operationcount: required (> 0) unless "
-                             "run.loop_secs or maxexecutiontime bounds the run loops")
     return exp
 
 
 def experiment_from_property_file(path: str | Path, target: str, threads: int | None,
-                                  overrides: list[str] | None = None) -> Experiment:
+                                  overrides: list[str] | None = None,
+                                  workload: str = "ycsb") -> Experiment:
     """A YCSB user's workload file run as it is, like ``bin/ycsb run … -P workloada``."""
-    from .workloads.ycsb_properties import PropertyFileError, read_property_file
+    from .workloads.properties_file import PropertyFileError, read_property_file
     path = Path(path)
     try:
         props = read_property_file(path)
@@ -321,10 +303,10 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
     threads = threads or int(props.get("threadcount", 1) or 1)
-    name = "basic" if target == "basic" else (target if target in EMBEDDED_TARGETS else target_kind_safe(target))
+    name = "basic" if target == "basic" else (target if target in embedded_names() else target_kind_safe(target))
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),
-        "workload": "ycsb",
+        "workload": workload,
         "workload_file": str(path.resolve()),
         "targets": [{"name": name, "url": target}],
         "run": {"threads": [threads]},

@@ -136,3 +136,14 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
         if c not in cols:
             out[c] = df[c].array
     return pd.DataFrame(out, copy=False)
+
+
+def conform_hw(df: pd.DataFrame | None) -> pd.DataFrame:
+    """``conform("hw", df)``, with the missing float columns added as NaN
+    first: conform's ``pd.Series(pd.NA, dtype="float64")`` raises on pandas 3."""
+    if df is not None and len(df):
+        df = df.copy()
+        for c, t in HW.items():
+            if c not in df and t == "float64":
+                df[c] = float("nan")
+    return conform("hw", df)

@@ -10,7 +10,9 @@ import psutil
 import pytest
 
 from benchlib import schema
-from benchlib.hwmetrics import GB, Sampler, is_whole_disk, process_tree_pids
+from benchlib.hw.disks import is_whole_disk
+from benchlib.hw.processes import GB, process_tree_pids
+from benchlib.hw.sampler import Sampler
 
 DBMS_COLS = ["dbms_cpu_s", "dbms_rss_gb", "dbms_vsz_gb"]
 BUSY = "import time, sys\nend = time.time() + float(sys.argv[1])\nwhile time.time() < end: pass\n"

@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from conftest import DATA
+
 from benchlib import load_results
 from benchlib.importers import import_output
 from benchlib.summaries import run_lines, summarize
-from conftest import DATA
 
 HW = [DATA / "hwlogs" / f"pgsql_request_{n}" for n in
       ("vmstat_1s.log", "iostat_kx_1s.log", "ps_server_tree_pid3810_1s.log")]

@@ -18,7 +18,7 @@ from benchlib.importers import (
     import_output,
     read_output,
 )
-from benchlib.results import ResultsError, load_results, read_meta
+from benchlib.store.folders import ResultsError, load_results, read_meta
 
 DATA = Path(__file__).parent / "data"
 Y, LB, PG, SB = DATA / "ycsb", DATA / "linkbench", DATA / "pgbench", DATA / "sysbench"

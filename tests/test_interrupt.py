@@ -10,9 +10,9 @@ import time
 
 import pytest
 import yaml
+from conftest import small_experiment
 
 from benchlib import load_results
-from conftest import small_experiment
 
 
 def start_run(tmp_path, exp: dict):

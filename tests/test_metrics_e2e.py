@@ -7,10 +7,10 @@ import sys
 
 import pytest
 import yaml
+from conftest import small_experiment
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
-from conftest import small_experiment
 
 
 def metrics_run(url, data_dir, name):

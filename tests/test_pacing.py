@@ -8,10 +8,10 @@ import time
 
 import psycopg
 import pytest
+from conftest import small_experiment
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
-from conftest import small_experiment
 
 
 def test_target_throughput_within_1_percent(data_dir):

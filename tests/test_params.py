@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchlib.params import ParameterError, load_experiment, mask_url, plan
+from benchlib.masking import mask_url
+from benchlib.params import ParameterError, load_experiment, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 

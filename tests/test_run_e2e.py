@@ -5,11 +5,10 @@ import json
 import subprocess
 import sys
 
-import pytest
+from conftest import small_experiment
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
-from conftest import small_experiment
 
 
 def run(exp_dict, data_dir, **kw):

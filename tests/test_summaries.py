@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchlib import results as results_mod
 from benchlib import schema
+from benchlib.store import folders as results_mod
 from benchlib.summaries import (
     eff_op,
     eff_sec,

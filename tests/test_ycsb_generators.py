@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchlib.workloads import ycsb_generators as g
-from benchlib.workloads.ycsb_generators import (
+from benchlib.workloads.ycsb.generators import (
     INSERT,
     READ,
     READMODIFYWRITE,
@@ -32,8 +31,13 @@ from benchlib.workloads.ycsb_generators import (
     fnvhash64,
     zeta,
 )
-from benchlib.workloads.ycsb_plan import CoreWorkloadPlan, field_length_generator, load_keynums
-from benchlib.workloads.ycsb_properties import CoreWorkloadProperties
+from benchlib.workloads.ycsb.plan import (
+    CoreWorkloadPlan,
+    field_length_generator,
+    load_keynums,
+)
+from benchlib.workloads.ycsb.properties import CoreWorkloadProperties
+from benchlib.workloads.ycsb.workload import generators as g
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.workloads.ycsb_properties import (
+from benchlib.workloads.ycsb.properties import (
     INT_MAX,
     CoreWorkloadProperties,
     PropertyFileError,

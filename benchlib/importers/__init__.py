@@ -172,7 +172,7 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
     Returns the run folder. Raises :class:`ImportFormatError` for a file that is not
     what the importer expects; nothing is written then.
     """
-    from .. import results
+    from ..store import folders as results
 
     into = Path(into)
     if into.exists():

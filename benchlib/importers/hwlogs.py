@@ -16,7 +16,7 @@ What each log gives (units as in :mod:`benchlib.schema`):
   KiB/s) or sectors (rsec/s → KiB/s), with or without -t: disk_reads = r/s,
   disk_writes = w/s, disk_read_kb = rkB/s, disk_write_kb = wkB/s, summed over the
   devices ``devices=`` selects (default: whole disks, see
-  :func:`benchlib.hwmetrics.is_whole_disk`; partitions and dm/md/loop devices would
+  :func:`benchlib.hw.disks.is_whole_disk`; partitions and dm/md/loop devices would
   count the same I/O twice). The avg-cpu block gives cpu_user = %user + %nice,
   cpu_sys = %system (sysstat includes irq and softirq), cpu_iowait, cpu_idle. The
   first report (since boot) is dropped.
@@ -51,7 +51,8 @@ from pathlib import Path
 import pandas as pd
 
 from .. import schema
-from ..hwmetrics import conform_hw, disk_selector
+from ..hw.disks import disk_selector
+from ..schema import conform_hw
 from .base import ImportFormatError
 
 KINDS = ("vmstat", "iostat", "mpstat", "ps")

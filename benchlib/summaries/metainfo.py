@@ -45,7 +45,7 @@ def _present(v) -> bool:
 
 def run_metas(results: dict) -> list[dict]:
     """The full meta of every run of ``results``, in the runs table's order."""
-    from ..results import ResultsError, read_meta
+    from ..store.folders import ResultsError, read_meta
     runs = table(results, "runs")
     if len(runs) == 0 or "run_id" not in runs:
         steps = table(results, "steps")

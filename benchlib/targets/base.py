@@ -6,24 +6,17 @@ sampler and measures the database size. Client processes get a small picklable
 :class:`Endpoint` and open their own connections from it — the hot path then calls
 the DB driver's own connection (psycopg, sqlite3, PyMySQL), never SQLAlchemy.
 
-Targets are found by name in :data:`TARGETS` (``sqlite``, ``postgres``,
-``embedded-postgres``, ``mysql``, ``basic``), imported lazily so that a missing
-optional driver only matters to whoever uses that target.
+Targets are found by kind in :mod:`benchlib.targets.registry` (``sqlite``,
+``postgres``, ``embedded-postgres``, ``mysql``, ``basic``), imported lazily so that a
+missing optional driver only matters to whoever uses that target.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TARGETS = {
-    "sqlite": "benchlib.targets.sqlite:SqliteTarget",
-    "postgres": "benchlib.targets.postgres:PostgresTarget",
-    "embedded-postgres": "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
-    "mysql": "benchlib.targets.mysql:MysqlTarget",
-    "basic": "benchlib.targets.basic:BasicTarget",
-}
+from .registry import target_class, target_kind
 
 
 class TargetError(Exception):
@@ -39,13 +32,7 @@ class Endpoint:
 
     def ycsb_binding(self, props):
         """A connected YCSB binding (one per client thread) for this endpoint."""
-        cls = _load(TARGETS[self.kind])
-        return cls.ycsb_binding(self, props)
-
-
-def _load(ref: str):
-    mod, _, name = ref.partition(":")
-    return getattr(importlib.import_module(mod), name)
+        return target_class(self.kind).ycsb_binding(self, props)
 
 
 class Target:
@@ -95,10 +82,9 @@ class Target:
 
 def make_target(name: str, url: str, options: dict | None = None,
                 data_dir: Path | None = None) -> Target:
-    from ..params import target_kind
     kind = target_kind(url)
     try:
-        cls = _load(TARGETS[kind])
+        cls = target_class(kind)
     except ImportError as e:
         raise TargetError(f"target {name}: the driver for {kind} is not installed ({e.name}); "
                           f"install benchlib[{'postgres' if 'postgres' in kind else kind}]") from None
@@ -119,7 +105,7 @@ def listening_pid(port: int) -> int | None:
 
 def process_tree(pid: int | None) -> list[int] | None:
     """``pid`` and all its descendants, listed now (backends come and go)."""
-    from ..hwmetrics import process_tree_pids  # /proc children files: no scan of every process
+    from ..hw.processes import process_tree_pids  # /proc children files: no scan of all
     return process_tree_pids(pid)
 
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from sqlalchemy.engine import make_url
 
-from .base import Endpoint, Target, TargetError, is_local_host, listening_pid, process_tree
+from .base import (
+    Endpoint,
+    Target,
+    TargetError,
+    is_local_host,
+    listening_pid,
+    process_tree,
+)
 from .sql import YcsbStatements
 
 OK, NOT_FOUND, ERROR = 0, 1, 2

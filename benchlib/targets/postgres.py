@@ -37,7 +37,7 @@ class PostgresTarget(Target):
         try:
             return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
         except psycopg.OperationalError as e:
-            from ..params import mask_url
+            from ..masking import mask_url
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise TargetError(f"{self.name}: cannot connect to {mask_url(self.url)}: {first}") from None
 
@@ -166,7 +166,7 @@ class PostgresYcsb:
 
         self.read, self.scan, self.update, self.insert, self.delete = read, scan, update, insert, delete
 
-        # The same operations for the multiplexed client (benchlib.mux): each sends its
+        # The same operations for the multiplexed client (benchlib.run.mux): each sends its
         # statement and yields; the client resumes it with the result once it is complete.
         send = self.pg.send_query_prepared
 

@@ -71,15 +71,75 @@ class WorkloadClient:
         pass
 
 
+class Workload:
+    """A workload as the runner drives it; one folder in ``workloads/`` and one
+    registry line (:mod:`.registry`). Built from the experiment's resolved properties
+    (``properties`` of the YAML over those of ``workload_file``); the constructor
+    raises ValueError with one line naming the property on a bad value, which params
+    reports before anything runs.
+
+    Steps whose ``phase`` is in :attr:`controller_phases` (an index build) run in the
+    controlling process through :meth:`run_in_controller`; the others run on the
+    client processes, each thread with its :meth:`client`.
+    """
+
+    name: str = ""
+    controller_phases: frozenset[str] = frozenset({"index"})
+
+    def __init__(self, properties: dict):
+        self.properties = dict(properties)
+
+    # --- parameters
+    @classmethod
+    def read_properties_file(cls, path) -> dict:
+        """The properties of a ``workload_file`` (Java .properties by default)."""
+        from .properties_file import read_property_file
+        return read_property_file(path)
+
+    @classmethod
+    def check_experiment(cls, exp) -> None:
+        """Checks that need the whole experiment (bounds of the run loops …); ValueError
+        with a message that starts with the key it names."""
+        cls(exp.workload_properties())
+
+    def steps(self, exp, spec) -> list[StepSpec]:
+        """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
+        raise NotImplementedError
+
+    # --- schema and controller-side steps (the controlling process)
+    def setup(self, target, step: StepSpec) -> None:
+        """Before a load step: create the schema."""
+
+    def after_step(self, target, step: StepSpec, outcome) -> None:
+        """After a step ended ok (e.g. ANALYZE after the load)."""
+
+    def run_in_controller(self, target, step: StepSpec) -> int:
+        """A controller step (an index build); returns the rows it processed."""
+        raise NotImplementedError
+
+    # --- client side (each client process builds its own Workload)
+    def client(self, step: StepSpec, endpoint, index: int, total: int, seed: int,
+               batch_size: int = 1000) -> WorkloadClient:
+        raise NotImplementedError
+
+    # --- outputs
+    def text_outputs(self, outcomes: list) -> dict[str, str]:
+        """Files in the workload's own text format, written into the run folder."""
+        return {}
+
+    def extra_tables(self, run_id: str, outcomes: list) -> dict:
+        """Tables of the workload's own (name -> DataFrame), written into the run folder."""
+        return {}
+
+
 @dataclass(frozen=True)
 class WorkloadSpec:
-    """A picklable description from which a client process builds its workload."""
+    """A picklable description from which a client process builds its workload:
+    ``ref`` is a ``module:Class`` reference (see :func:`.registry.ref_of`)."""
 
-    kind: str
+    ref: str
     properties: dict[str, Any]
 
-    def build(self):
-        if self.kind == "ycsb":
-            from .ycsb import YcsbWorkload
-            return YcsbWorkload(self.properties)
-        raise ValueError(f"unknown workload {self.kind!r} (known: ycsb)")
+    def build(self) -> Workload:
+        from .registry import workload_class
+        return workload_class(self.ref)(self.properties)

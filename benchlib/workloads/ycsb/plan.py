@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ycsb_generators import (
+from .generators import (
     INSERT,
     MAX_REDRAW_ROUNDS,
     READ,
@@ -30,7 +30,7 @@ from .ycsb_generators import (
     Zipfian,
     build_key_names,
 )
-from .ycsb_properties import PROPORTIONS, CoreWorkloadProperties
+from .properties import PROPORTIONS, CoreWorkloadProperties
 
 # ------------------------------------------------------------ CoreWorkload wiring
 

@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
-from .base import Chunk, WorkloadClient
-from .ycsb_generators import build_key_names
-from .ycsb_plan import CoreWorkloadPlan, field_length_generator, load_keynums
-from .ycsb_properties import CoreWorkloadProperties, split_properties
+from ..base import Chunk, StepSpec, Workload, WorkloadClient
+from .generators import build_key_names
+from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
+from .properties import CoreWorkloadProperties, split_properties
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
 READ, UPDATE, INSERT, SCAN, RMW = range(5)
@@ -61,25 +61,59 @@ class ValuePool:
         return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]
 
 
-class YcsbWorkload:
+class YcsbWorkload(Workload):
     """CoreWorkload: builds load and run clients for the driver."""
 
-    kind = "ycsb"
+    name = "ycsb"
 
     def __init__(self, properties: dict):
+        super().__init__(properties)
         self.cfg = config_from(properties)
         self.core = self.cfg.core
 
-    def setup(self, target) -> None:
-        target.ycsb_create_table(self.cfg.table, self.cfg.field_names)
+    @classmethod
+    def check_experiment(cls, exp) -> None:
+        props = exp.workload_properties()
+        core = cls(props).core
+        if int(props.get("recordcount", 0) or 0) <= 0:
+            # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
+            raise ValueError("recordcount: required, a number of records > 0")
+        if not exp.run.skip and not exp.run.loop_secs and int(core.operationcount) <= 0 \
+                and not float(core.maxexecutiontime or 0):
+            raise ValueError("operationcount: required (> 0) unless run.loop_secs or "
+                             "maxexecutiontime bounds the run loops")
 
-    def after_load(self, target) -> None:
+    def steps(self, exp, spec) -> list[StepSpec]:
+        steps = []
+        if not exp.load.skip:
+            lt = exp.load.threads
+            steps.append(StepSpec("l.pre", "load", None, lt, min(spec.load_processes, lt),
+                                  spec.load_target_ops_per_s, None, self.records(),
+                                  0.0, exp.run.status_interval_s))
+        if exp.index.enabled:
+            steps.append(StepSpec("l.post", "index", None, 1, 1, None, None, self.records()))
+        if not exp.run.skip:
+            duration = exp.run.loop_secs or (float(self.core.maxexecutiontime) or None)
+            ops = None if exp.run.loop_secs else int(self.core.operationcount)
+            for loop in range(1, exp.run.loops + 1):
+                steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
+                                      spec.target_ops_per_s, duration, ops, exp.run.warmup_secs,
+                                      exp.run.status_interval_s, exp.run.multiplex))
+        self.index_column = exp.index.column
+        return steps
+
+    def setup(self, target, step) -> None:
+        if step.phase == "load":
+            target.ycsb_create_table(self.cfg.table, self.cfg.field_names)
+
+    def after_step(self, target, step, outcome) -> None:
         hook = getattr(target, "after_load", None)
-        if hook:
+        if step.phase == "load" and hook:
             hook(self.cfg.table)
 
-    def create_index(self, target, column: str) -> None:
-        target.create_index(self.cfg.table, column)
+    def run_in_controller(self, target, step) -> int:
+        target.create_index(self.cfg.table, getattr(self, "index_column", "field0"))
+        return step.ops_total or 0
 
     def records(self) -> int:
         return int(self.core.insertcount)
@@ -91,6 +125,12 @@ class YcsbWorkload:
         if step.ops_total is not None:  # YCSB: operationcount split evenly, remainder first
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         return YcsbRunClient(self.cfg, endpoint, index, total, seed, per)
+
+    def text_outputs(self, outcomes) -> dict[str, str]:
+        """Each step in YCSB's own text format, for existing YCSB scripts."""
+        from .text import format_step
+        return {("ycsb-load.txt" if o.step.phase == "load" else f"ycsb-{o.step.name}.txt"):
+                format_step(o.secs, o.ops, o.latency_rows) for o in outcomes if o.latency_rows}
 
 
 class _YcsbClient(WorkloadClient):

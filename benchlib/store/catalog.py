@@ -11,7 +11,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from . import results
+from . import folders as results
 
 metadata = sa.MetaData()
 benchruns = sa.Table(

@@ -19,10 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ycsb_properties import (
-    INT_MAX,
-    PropertyFileError,
-)
+from .properties import INT_MAX, PropertyFileError
 
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT

@@ -1,6 +1,6 @@
 """The controller of one step: spawn the client processes, merge their seconds, finish.
 
-See :mod:`benchlib.driver` for the client side. The controller
+See :mod:`benchlib.run.clients` for the client side. The controller
 
 - starts ``step.processes`` spawned processes with the step's threads split among them,
   waits until every client is connected and has prepared its first operations, then
@@ -25,9 +25,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import measure
-from .driver import NS, StepError, worker_main
-from .workloads.base import StepSpec, WorkloadSpec
+from .. import measure
+from ..workloads.base import StepSpec, WorkloadSpec
+from .clients import worker_main
+from .recording import NS, StepError
 
 READY_TIMEOUT_S = 300.0
 

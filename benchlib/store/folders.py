@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import schema
+from .. import schema
 
 META = "meta.json"
 INTERVAL_LOG = "intervals.jsonl"
@@ -87,7 +87,7 @@ def write_text(path: Path, text: str) -> None:
 
 
 def base_meta(run_id: str, experiment: str, **extra: Any) -> dict:
-    from . import __version__
+    from .. import __version__
 
     meta = {
         "format_version": schema.FORMAT_VERSION,

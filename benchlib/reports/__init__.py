@@ -35,7 +35,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import __version__, results
+from .. import __version__
+from ..store import folders as results
 
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
 TITLES = {"summary": "summary", "heatmaps": "heatmaps", "timeseries": "time series"}
@@ -266,7 +267,7 @@ th {{ background: #f6f8fa; }} a {{ color: #0969da; text-decoration: none; }}
 def headline(res: dict) -> str:
     """One line: the best run's throughput (Σ ops / Σ secs over its run loops) and p99 of
     each operation (merged histograms), and how many runs are ok."""
-    from . import plots
+    from .. import plots
     tp = plots.points(res, "ops_per_s").dropna(subset=["value"])
     runs = res.get("runs", pd.DataFrame())
     ok = int((runs["status"] == "ok").sum()) if "status" in runs else 0
@@ -276,7 +277,7 @@ def headline(res: dict) -> str:
     best = tp.loc[tp["value"].idxmax()]
     lat = plots.points(res, "p99_us")
     lat = lat[(lat["run_id"] == best["run_id"]) & (lat["experiment"] == best["experiment"])]
-    from .summaries.response import BATCH_SUFFIX, op_order
+    from ..summaries.response import BATCH_SUFFIX, op_order
     p99 = [f"{op} {_us(lat.loc[lat['op'] == op, 'value'].iloc[0])}"
            for op in op_order(lat) if not op.endswith(BATCH_SUFFIX)]
     many = tp["experiment"].astype("object").nunique() > 1
@@ -296,7 +297,7 @@ def header(res: dict, title: str):
     description), the headline."""
     from IPython.display import Markdown
 
-    from .summaries.metainfo import run_metas
+    from ..summaries.metainfo import run_metas
     described: dict[str, str] = {}
     for m in run_metas(res):
         params = m.get("parameters") if isinstance(m.get("parameters"), dict) else {}
@@ -318,10 +319,10 @@ def side_by_side(res: dict, kind: str = "run") -> pd.DataFrame:
     """The one-line summary ``kind`` turned on its side: one column per configuration
     and point of the matrix (threads, target), one row per step × figure, each figure
     formatted as the seed prints it (so the configurations read across)."""
-    from . import plots
-    from .summaries import summary_frame
-    from .summaries.formatting import ID_COLS, block_specs, format_value
-    from .summaries.stepstats import step_sort_key
+    from .. import plots
+    from ..summaries import summary_frame
+    from ..summaries.formatting import ID_COLS, block_specs, format_value
+    from ..summaries.stepstats import step_sort_key
     frame = summary_frame(res, kind)
     if len(frame) == 0:
         return pd.DataFrame()
@@ -432,7 +433,7 @@ def run_experiment_notebook(*parameter_files, data_dir="data", parameters: dict 
     import papermill
     import yaml
 
-    from .params import ParameterError, validate
+    from ..params import ParameterError, validate
     merged: dict = {}
     for f in parameter_files:
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import selectors
 import time
 
-from .driver import CHUNK_OPS, NS, RecordingThread
+from .recording import CHUNK_OPS, NS, RecordingThread
 
 
 class MuxThread(RecordingThread):

@@ -14,7 +14,7 @@ holds what :data:`benchlib.schema.HW` declares:
 - ``dbms_cpu_s/client_cpu_s``: CPU seconds (user + system) the DBMS / client
   processes used in the interval; ``dbms_rss_gb/dbms_vsz_gb``: their resident and
   virtual sizes summed, in GB = 2**30 bytes (as ps KiB / 1024**2; the same GB as
-  ``db_size_gb`` and the ps importer). See :class:`_ProcAccount` for how processes
+  ``db_size_gb`` and the ps importer). See :class:`ProcAccount` for how processes
   that come and go are counted.
 - ``db_size_gb``: the last value of ``db_size_bytes()``, called in its own thread at
   most every ``db_size_every_s`` and once more at stop; rows between calls carry the
@@ -30,191 +30,17 @@ never 0.
 from __future__ import annotations
 
 import math
-import os
-import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 import pandas as pd
 import psutil
 
-from . import schema
-
-GB = 1024 ** 3
-
-# Devices whose I/O is already counted on a physical disk (device-mapper/LVM, md RAID,
-# loop files, DRBD), or that are not storage (ram, zram) or not relevant (cd, floppy).
-_VIRTUAL = re.compile(r"^(loop|ram|zram|dm-|md|sr|fd|drbd)\d")
-# Partitions: their I/O is also in their disk's line.
-_PARTITION = re.compile(r"^((s|v|xv|h)d[a-z]+\d+|(nvme\d+n\d+|mmcblk\d+|nbd\d+|rbd\d+|loop\d+)p\d+)$")
-
-
-def is_whole_disk(name: str) -> bool:
-    """True for a whole physical disk (sda, vda, xvdb, nvme0n1, mmcblk0 …).
-
-    Summing I/O over all devices double counts: a partition's I/O is in its disk's
-    figures, and a dm-*/md*/loop device's I/O reaches a physical disk too. So the
-    default counts whole disks only, by name (a log of another machine has nothing
-    else); names it does not know count as disks. iostat -N (LVM names) defeats it:
-    pass the devices explicitly then.
-    """
-    name = name.removeprefix("/dev/")
-    return not (_VIRTUAL.match(name) or _PARTITION.match(name))
-
-
-def disk_selector(devices: Iterable[str] | Callable[[str], bool] | None) -> Callable[[str], bool]:
-    """``devices`` as a predicate: None = :func:`is_whole_disk`, a callable as is, or
-    a list of names (``sda`` or ``/dev/sda``) to count exactly those."""
-    if devices is None:
-        return is_whole_disk
-    if callable(devices):
-        return devices
-    wanted = {d.removeprefix("/dev/") for d in devices}
-    return lambda name: name.removeprefix("/dev/") in wanted
-
-
-def process_tree_pids(root: int | None) -> list[int] | None:
-    """``root`` and all its descendants now (e.g. the postmaster and its backends);
-    None when ``root`` is gone.
-
-    Reads /proc/<pid>/task/<pid>/children: psutil's ``children()`` scans every
-    process of the machine, which alone would cost more than the rest of a sample.
-    Only children forked by each process's main thread are seen, which is how servers
-    fork (the postmaster, from its main loop); a multi-threaded server that forks
-    from another thread needs its own listing.
-    """
-    if not root:
-        return None
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as f:
-                kids = [int(c) for c in f.read().split()]
-        except FileNotFoundError:
-            if pid != root:
-                continue                  # exited while we looked
-            if not os.path.exists(f"/proc/{root}"):
-                return None
-            try:                          # a kernel without the children files
-                return [root] + [c.pid for c in psutil.Process(root).children(recursive=True)]
-            except psutil.Error:
-                return None
-        except OSError:
-            if pid == root:
-                return None
-            continue
-        out.append(pid)
-        todo.extend(kids)
-    return out
-
-
-def _boot_clock() -> float:
-    """Now, on the clock of psutil's create_time() (boot clock + boot time on Linux)."""
-    if hasattr(time, "CLOCK_BOOTTIME"):
-        return time.clock_gettime(time.CLOCK_BOOTTIME) + _BOOT_TIME
-    return time.time()
-
-
-_BOOT_TIME = psutil.boot_time() if hasattr(time, "CLOCK_BOOTTIME") else 0.0
-
-
-class _ProcAccount:
-    """CPU seconds, RSS and VSZ of a set of processes that changes between samples.
-
-    - A process seen before: its CPU (user + system) increase since the last sample.
-    - A process first seen: all its CPU if it was created after the previous sample
-      (a backend forked mid-interval used all of it within the interval); only a
-      baseline otherwise (it existed but was not listed: its past is not ours).
-    - A process that vanished: the kernel adds a reaped child's whole CPU to its
-      parent's children_user/children_system. So every tracked process counts its
-      own CPU plus its reaped children's, and a vanished process whose parent is
-      tracked (the postmaster reaps its backends) is subtracted once with its last
-      seen total: its final partial interval is then counted exactly. The sampler's
-      own process stands in as that parent for processes it spawned (clients).
-      A vanished process whose parent is neither loses its last interval.
-    - Sampling is not atomic: a reap between reading a child and its parent can make
-      one interval short and the next long; a negative figure is carried into the
-      next interval instead of being reported, so sums over a step stay exact.
-    """
-
-    def __init__(self) -> None:
-        self._procs: dict[int, tuple[psutil.Process, float, int]] = {}  # pid -> (proc, cpu, ppid)
-        self._me = os.getpid()
-        self._own = None        # our reaped children's CPU at the last sample, once adopted
-        self._debt = 0.0
-        self._prev = None       # _boot_clock() at the last sample
-
-    def sample(self, pids: list[int] | None) -> tuple[float | None, int | None, int | None]:
-        """(CPU seconds since the last call, RSS bytes, VSZ bytes); None = unknown."""
-        now, prev = _boot_clock(), self._prev
-        self._prev = now      # also when there is no list: a pid listed next is new or old by it
-        if pids is None:
-            return None, None, None
-        cpu, rss, vsz, n, seen = 0.0, 0, 0, 0, {}
-        for pid in dict.fromkeys(pids):
-            old = self._procs.get(pid)
-            try:
-                p = old[0] if old else psutil.Process(pid)
-                # two reads (/proc/<pid>/stat and statm): per process, this is the cost
-                t = p.cpu_times()
-                m = p.memory_info()
-                total = t.user + t.system + t.children_user + t.children_system
-                if old and total < old[1]:        # the pid was reused by a new process
-                    p, old = psutil.Process(pid), None
-                ppid = old[2] if old else p.ppid()
-            except psutil.Error:      # gone between listing and reading, or not ours to read
-                continue
-            if old:
-                cpu += total - old[1]
-            elif prev is not None and p.create_time() >= prev - 0.02:
-                cpu += total          # born within this interval: all its CPU is in it
-            seen[pid] = (p, total, ppid)
-            rss, vsz, n = rss + m.rss, vsz + m.vms, n + 1
-        if self._own is None and self._me not in seen and any(v[2] == self._me for v in seen.values()):
-            self._own = _own_children_cpu()
-        if self._own is not None:
-            own = _own_children_cpu()
-            if self._me not in seen:
-                cpu += own - self._own
-            self._own = own
-        reapers = set(seen) | ({self._me} if self._own is not None else set())
-        for pid, (p, last, ppid) in self._procs.items():
-            if pid in seen:
-                continue
-            try:
-                if p.status() == psutil.STATUS_ZOMBIE:
-                    seen[pid] = (p, last, ppid)   # dead, not yet reaped: wait for the reap
-                    continue
-                continue                          # alive but no longer listed: not ours now
-            except psutil.NoSuchProcess:
-                pass
-            except psutil.Error:
-                continue
-            if ppid in reapers:
-                cpu -= last                       # its final total is in the parent's figure
-        self._procs = seen
-        cpu -= self._debt
-        self._debt = max(0.0, -cpu)
-        return max(cpu, 0.0), (rss if n else None), (vsz if n else None)
-
-
-def conform_hw(df: pd.DataFrame | None) -> pd.DataFrame:
-    """``schema.conform("hw", df)``, with the missing float columns added as NaN
-    first: conform's ``pd.Series(pd.NA, dtype="float64")`` raises on pandas 3."""
-    if df is not None and len(df):
-        df = df.copy()
-        for c, t in schema.HW.items():
-            if c not in df and t == "float64":
-                df[c] = float("nan")
-    return schema.conform("hw", df)
-
-
-def _own_children_cpu() -> float:
-    t = os.times()
-    return t.children_user + t.children_system
+from .. import schema
+from .disks import disk_selector
+from .processes import GB, ProcAccount
 
 
 def _gb(x: int | None) -> float | None:
@@ -297,7 +123,7 @@ class Sampler:
         self._size: float | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._dbms, self._client = _ProcAccount(), _ProcAccount()
+        self._dbms, self._client = ProcAccount(), ProcAccount()
         self.cost_cpu_s, self.result = 0.0, None
         self._proc_sample()   # baselines
         self._prev = self._first = _Snap(self._select)
@@ -311,7 +137,7 @@ class Sampler:
     def stop(self) -> pd.DataFrame:
         """Take a last (partial) sample, stop the threads, return the step's rows."""
         if not self._threads:
-            return self.result if self.result is not None else conform_hw(None)
+            return self.result if self.result is not None else schema.conform_hw(None)
         self._stop.set()
         self._threads[0].join()
         size_done = True
@@ -326,7 +152,7 @@ class Sampler:
         if len(df):
             df.insert(0, "run_id", self.run_id)
             df.insert(1, "step", self.step)
-        self.result = conform_hw(df)
+        self.result = schema.conform_hw(df)
         return self.result
 
     def __enter__(self) -> Sampler:  # noqa: PYI034

@@ -1,0 +1,304 @@
+"""Run an experiment: each point of the matrix into its own run folder, resumably.
+
+For each :class:`~benchlib.params.RunSpec` the runner starts (or checks) the target,
+runs the steps — load ``l.pre``, optional index ``l.post``, run loops ``r.L1…`` —
+with the hardware sampler beside each, and writes the run folder as it goes: the
+interval log line by line, the steps and latency tables after every step, meta.json
+at start and end. A run that finished ``ok`` is skipped the next time unless
+``force``; a failed or killed one is moved aside to ``.attempts/`` and run again.
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from .. import schema
+from ..hw.host import host_facts
+from ..masking import mask_url
+from ..params import Experiment, RunSpec, plan
+from ..store import catalog, folders
+from ..targets.base import TargetError, make_target
+from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.registry import ref_of
+from .step import StepOutcome, run_step
+
+
+@dataclass
+class ExperimentResult:
+    experiment: str
+    path: Path
+    runs: dict[str, str] = field(default_factory=dict)   # run_id -> status (ok, failed, skipped …)
+
+    @property
+    def ok(self) -> bool:
+        return all(s in ("ok", "skipped") for s in self.runs.values())
+
+
+class IntervalLog:
+    """Appends completed seconds to ``intervals.jsonl`` at once: a killed run keeps them."""
+
+    def __init__(self, run_dir: Path, run_id: str):
+        self.path = run_dir / folders.INTERVAL_LOG
+        self.run_id = run_id
+        self.f = self.path.open("a")
+        self.step = None
+        self.rows: list[dict] = []
+
+    def __call__(self, rows: list[dict]) -> None:
+        rows = [{"run_id": self.run_id, "step": self.step, **{k: v for k, v in r.items() if k != "min_us"}}
+                for r in rows]
+        self.f.write(json.dumps(rows, default=float) + "\n")
+        self.f.flush()
+        self.rows.extend(rows)
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _sampler(target, client_pids: list[int]):
+    try:
+        from ..hw.sampler import Sampler
+    except ImportError:
+        return None
+    local_engine = target.kind == "sqlite"  # SQLite's engine runs inside the clients
+    return Sampler(1.0,
+                   dbms_pids=(lambda: list(client_pids)) if local_engine else target.dbms_pids,
+                   client_pids=lambda: list(client_pids),
+                   db_size_bytes=target.db_size_bytes)
+
+
+def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
+    """A step the controlling process runs itself (an index build), timed like any."""
+    started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    status, error, rows = "ok", None, 0
+    try:
+        rows = workload.run_in_controller(target, step)
+    except Exception as e:
+        status, error = "failed", str(e).strip().splitlines()[0]
+    secs = time.perf_counter() - t0
+    return StepOutcome(step, started, datetime.now(timezone.utc), secs, rows or 0, 0,
+                       status, error)
+
+
+def _steps_row(run_id: str, o: StepOutcome) -> dict:
+    s = o.step
+    return {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
+            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
+            "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
+            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status}
+
+
+def step_line(run_id: str, o: StepOutcome) -> str:
+    """A short line as each step ends; the seed-format lines come from summaries."""
+    parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
+             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"]
+    for r in o.latency_rows:
+        if not r["op"].startswith("Intended-") and r["count"]:
+            parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
+    if o.status != "ok":
+        parts.append(f"[{o.status.upper()}: {o.error}]")
+    return "  ".join(parts)
+
+
+StepLines = Callable[[dict, str, str], str]
+
+
+@dataclass
+class _Run:
+    """What one run accumulates while its steps go by: the rows of its tables."""
+
+    spec: RunSpec
+    run_dir: Path
+    meta: dict
+    log: IntervalLog
+    steps_rows: list[dict] = field(default_factory=list)
+    lat_rows: list[dict] = field(default_factory=list)
+    hw_frames: list = field(default_factory=list)
+    outcomes: list[StepOutcome] = field(default_factory=list)
+
+    def add(self, o: StepOutcome) -> None:
+        run_id = self.spec.run_id
+        self.outcomes.append(o)
+        self.steps_rows.append(_steps_row(run_id, o))
+        self.lat_rows.extend({"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows)
+        folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
+        folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
+
+    def tables(self) -> dict:
+        """The run's tables as they are now, as load_results would give them."""
+        cnf = self.spec.target.name
+        return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf}]),
+                "steps": pd.DataFrame(self.steps_rows).assign(config=cnf),
+                "latency": _latency_df(self.lat_rows).assign(config=cnf),
+                "hw": (pd.concat(self.hw_frames, ignore_index=True) if self.hw_frames
+                       else schema.empty("hw")).assign(config=cnf)}
+
+
+def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpec],
+                seed: int) -> dict:
+    resolved = exp.model_dump(mode="json")
+    for t in resolved["targets"]:
+        t["url"] = mask_url(t["url"])
+    return folders.base_meta(
+        spec.run_id, exp.experiment, config=spec.target.name, workload=exp.workload,
+        workload_properties={k: str(v) for k, v in props.items()},
+        target={"name": spec.target.name, "url": mask_url(spec.target.url), "kind": spec.target.kind},
+        threads=spec.threads, processes=spec.processes, load_processes=spec.load_processes,
+        target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,
+        repetition=spec.repetition, seed=seed, planned=[s.name for s in steps],
+        parameters=resolved, host=host_facts(), dbms=None)
+
+
+def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpec], seed: int,
+               out, progress, step_lines: StepLines | None) -> tuple[str, str | None]:
+    """Every step in order, each with the sampler beside it; stops at the first that fails."""
+    wspec = WorkloadSpec(ref_of(exp.workload), workload.properties)
+    client_pids: list[int] = []
+
+    def set_client_pids(pids: list[int]) -> None:
+        client_pids[:] = pids
+    for step in steps:
+        workload.setup(target, step)
+        run.log.step = step.name
+        sampler = _sampler(target, client_pids)
+        if sampler:
+            sampler.start(run.spec.run_id, step.name)
+        try:
+            if step.phase in workload.controller_phases:
+                o = _controller_step(step, workload, target)
+            else:
+                o = run_step(step, wspec, target.endpoint(), seed=seed, batch_size=exp.load.batch_size,
+                             on_intervals=run.log, progress=progress, on_clients=set_client_pids)
+            if o.status == "ok":
+                workload.after_step(target, step, o)
+        finally:
+            if sampler:
+                run.hw_frames.append(sampler.stop())
+        run.add(o)
+        print(step_line(run.spec.run_id, o), file=out, flush=True)
+        if step_lines is not None:
+            print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
+        if o.status != "ok":
+            return o.status, o.error
+    return "ok", None
+
+
+def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
+    """Write what the run measured, whatever happened to it, and record it."""
+    run_dir, meta = run.run_dir, run.meta
+    run.log.close()
+    folders.write_table(run_dir, "intervals", pd.DataFrame(run.log.rows) if run.log.rows else None)
+    if run.hw_frames:
+        folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
+    for name, text in workload.text_outputs(run.outcomes).items():
+        folders.write_text(run_dir / name, text)
+    for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
+        folders.write_table(run_dir, name, df)
+    meta.update(status=status, error=error, ended=folders.utcnow().isoformat())
+    folders.write_json(run_dir / folders.META, meta)
+    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
+    run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
+    secs = sum(r["secs"] for r in run_rows)
+    catalog.record(data_dir, run_dir, meta, sum(r["ops"] for r in run_rows) / secs if secs else None)
+
+
+def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, out=sys.stdout,
+            progress: bool | None = None, step_lines: StepLines | None = None) -> str:
+    run_dir = exp_dir / spec.run_id
+    run_dir.mkdir(parents=True)
+    props = exp.workload_properties()
+    workload = exp.workload_class()(props)
+    target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
+    if hasattr(target, "set_run_dir"):
+        target.set_run_dir(run_dir)
+    steps = workload.steps(exp, spec)
+    seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
+    meta = _start_meta(exp, spec, props, steps, seed)
+    folders.write_json(run_dir / folders.META, meta)
+    run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id))
+    status, error = "ok", None
+    try:
+        target.start()
+        meta["dbms"] = target.dbms_info()
+        folders.write_json(run_dir / folders.META, meta)
+        status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
+                                   step_lines)
+    except TargetError as e:
+        status, error = "failed", str(e)
+    except KeyboardInterrupt:
+        status, error = "interrupted", "interrupted (Ctrl-C)"
+    finally:
+        try:
+            target.stop()
+        except Exception:
+            pass
+        _finish(run, workload, data_dir, status, error)
+    if status == "interrupted":
+        raise KeyboardInterrupt
+    return status
+
+
+def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
+    """The step's one-line summaries in every seed format, from what is in memory."""
+    try:
+        text = step_lines(run.tables(), run.spec.run_id, step)
+    except Exception as e:  # a summary must never cost a measured run
+        return f"       (no summary lines: {type(e).__name__}: {e})"
+    return "\n".join("       " + line for line in text.splitlines())
+
+
+def _latency_df(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([{k: v for k, v in r.items() if k != "returns"} for r in rows]) if rows else None
+
+
+def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: bool = False,
+                   out=sys.stdout, progress: bool | None = None,
+                   step_lines: StepLines | None = None) -> ExperimentResult:
+    """Run every point of the experiment's matrix; finished runs are skipped unless force."""
+    data_dir = Path(data_dir)
+    exp_dir = data_dir / exp.experiment
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    folders.write_json(exp_dir / "experiment.json", exp.model_dump(mode="json") | {
+        "targets": [{**t.model_dump(), "url": mask_url(t.url)} for t in exp.targets]})
+    res = ExperimentResult(exp.experiment, exp_dir)
+    for spec in plan(exp):
+        run_dir = exp_dir / spec.run_id
+        if run_dir.exists():
+            meta = folders.recover_run(run_dir) if folders.is_run_dir(run_dir) else {"status": "broken"}
+            if meta.get("status") == "ok" and not force:
+                print(f"skip   {spec.run_id}: finished before (use --force to run it again)", file=out)
+                res.runs[spec.run_id] = "skipped"
+                continue
+            attempts = exp_dir / ".attempts"
+            attempts.mkdir(exist_ok=True)
+            shutil.move(str(run_dir), attempts / f"{spec.run_id}-{int(time.time())}")
+        try:
+            res.runs[spec.run_id] = run_one(exp, spec, exp_dir, data_dir, out=out, progress=progress,
+                                            step_lines=step_lines)
+        except KeyboardInterrupt:
+            res.runs[spec.run_id] = "interrupted"
+            raise
+        print(f"run    {spec.run_id}: {res.runs[spec.run_id]} -> {run_dir}", file=out, flush=True)
+    return res
+
+
+def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
+    """Connect to every URL target once before anything runs: an unreachable database
+    is one line and exit 2, not a folder of failed runs. (Embedded targets start with
+    their run.)"""
+    for t in exp.targets:
+        if t.url in ("sqlite", "basic", "embedded-postgres") or t.kind == "sqlite":
+            continue
+        target = make_target(t.name, t.url, t.options, data_dir)
+        target.start()
+        target.stop()

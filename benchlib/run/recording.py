@@ -1,0 +1,96 @@
+"""What every kind of hot loop shares, below them all: the per-second latency lists of a
+client thread, handed over to its process at each second's rollover, the common start
+instant, and the step's error type. :mod:`.clients` (a thread per connection) and
+:mod:`.mux` (one thread, many connections) build on it; neither imports the other.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from ..workloads.base import StepSpec
+
+NS = 1_000_000_000
+CHUNK_OPS = 20_000
+
+
+class StepError(Exception):
+    """A step that could not run or finish; the message is one line."""
+
+
+def one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+class RecordingThread(threading.Thread):
+    """What every client thread shares: per-second latency lists, handed over at rollover."""
+
+    def __init__(self, clients: list, step: StepSpec, start_box: list):
+        super().__init__(daemon=True)
+        self.step = step
+        self.start_box = start_box
+        nops = len(clients[0].op_names)
+        self.nops = nops
+        self.svc = [[] for _ in range(nops)]
+        self.itd = [[] for _ in range(nops)]
+        self.errs: list[tuple[int, int]] = []
+        self.units = [0] * nops
+        self.done: list[tuple] = []     # (second, svc, itd, errs, units) handed to the process
+        self.second = 0
+        self.finished = False
+        self.error: str | None = None
+        self.stop_flag = False
+        self.last_ns = 0                # completion time of this thread's last operation
+        self.clients = clients
+        for c in clients:
+            c.record = self._record_inner
+
+    def _record_inner(self, code: int, dt_ns: int) -> None:
+        self.svc[code].append(dt_ns)
+
+    def _rollover(self, t1: int, start: int) -> None:
+        self.done.append((self.second, self.svc, self.itd, self.errs, self.units))
+        n = self.nops
+        self.svc, self.itd = [[] for _ in range(n)], [[] for _ in range(n)]
+        self.errs, self.units = [], [0] * n
+        self.second = (t1 - start) // NS
+
+    def _tick(self, t1: int, start: int, end: int | None) -> int | None:
+        """At the first completion in a new second: hand the lists over; return the next
+        tick, or None when the step is over (stopped, or past its end)."""
+        self._rollover(t1, start)
+        if self.stop_flag or (end is not None and t1 >= end):
+            return None
+        tick = start + (self.second + 1) * NS
+        return tick if end is None else min(tick, end)
+
+    def _wait_start(self) -> int:
+        """Every client begins at the same instant, the step's start (set in the near future)."""
+        while self.start_box[0] == 0:
+            time.sleep(0.001)
+        start = self.start_box[0]
+        wait = start - time.perf_counter_ns()
+        if wait > 0:
+            time.sleep(wait / NS)
+        while time.perf_counter_ns() < start:
+            pass
+        return start
+
+    def run(self):
+        try:
+            self._loop()
+        except BaseException as e:  # reported by the process, never lost
+            self.error = one_line(e)
+        finally:
+            self.done.append((self.second, self.svc, self.itd, self.errs, self.units))
+            self.svc = self.itd = None
+            self.finished = True
+            for c in self.clients:
+                try:
+                    c.close()
+                except Exception:
+                    pass
+
+    def _loop(self):
+        raise NotImplementedError

@@ -1,0 +1,76 @@
+"""The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
+
+Nothing else names a target: params, the runner and the CLI's choices ask here. A
+new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
+from a plugin). Classes are imported only when first used, so a missing optional
+driver matters only to whoever uses that target.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+
+_TARGETS: dict[str, str | type] = {}     # kind -> "module:Class" or the class
+_SCHEMES: dict[str, str] = {}            # URL scheme -> kind
+_EMBEDDED: list[str] = []                # names used as the URL itself (sqlite, basic …)
+
+
+def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
+             embedded: bool = False) -> None:
+    """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself."""
+    _TARGETS[kind] = ref
+    for s in schemes:
+        _SCHEMES[s] = kind
+    if embedded and kind not in _EMBEDDED:
+        _EMBEDDED.append(kind)
+
+
+register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True)
+register("postgres", "benchlib.targets.postgres:PostgresTarget",
+         schemes=("postgresql", "postgres", "postgresql+psycopg"))
+register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
+         embedded=True)
+register("mysql", "benchlib.targets.mysql:MysqlTarget",
+         schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql"))
+register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
+
+
+def kinds() -> list[str]:
+    return list(_TARGETS)
+
+
+def embedded_names() -> tuple[str, ...]:
+    return tuple(_EMBEDDED)
+
+
+def url_schemes() -> dict[str, str]:
+    return dict(_SCHEMES)
+
+
+def target_class(kind: str) -> type:
+    ref = _TARGETS[kind]
+    if isinstance(ref, str):
+        mod, _, name = ref.partition(":")
+        ref = getattr(importlib.import_module(mod), name)
+        _TARGETS[kind] = ref
+    return ref
+
+
+def target_kind(url: str) -> str:
+    """The target family of a URL or embedded name (sqlite, postgres, mysql, …);
+    ValueError naming what is allowed."""
+    if url in _EMBEDDED:
+        return url
+    m = re.match(r"^([a-z0-9+]+)://", url)
+    if not m or m.group(1) not in _SCHEMES:
+        raise ValueError(
+            f"{url!r} is not a target: use one of {', '.join(_EMBEDDED)} or a URL "
+            f"with scheme {', '.join(sorted(_SCHEMES))}")
+    from sqlalchemy.engine import make_url
+
+    from ..masking import mask_url
+    try:
+        make_url(url)
+    except Exception as e:  # sqlalchemy's own message names the problem
+        raise ValueError(f"{mask_url(url)} is not a valid URL: {e}") from None
+    return _SCHEMES[m.group(1)]

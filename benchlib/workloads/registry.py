@@ -1,0 +1,62 @@
+"""The workload registry: a workload's name → its class.
+
+Nothing outside a workload's own folder names it: params validates ``workload:`` and
+its properties through here, the runner asks the class for its steps, clients and
+text outputs, the CLI lists the names. A new workload is a folder in ``workloads/``
+and one :func:`register` line below (or a call from a plugin or a test module).
+
+A name may also be given as ``"package.module:Class"`` in an experiment YAML; client
+processes always build their workload from such a reference (:func:`ref_of`), so a
+workload registered at run time (a test's toy) reaches spawned clients too.
+"""
+from __future__ import annotations
+
+import importlib
+
+_WORKLOADS: dict[str, str | type] = {}   # name -> "module:Class" or the class
+
+
+def register(name: str, ref: str | type) -> None:
+    """Make ``name`` a workload: ``ref`` is ``"module:Class"`` or the class itself."""
+    _WORKLOADS[name] = ref
+
+
+register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+
+
+def names() -> list[str]:
+    return list(_WORKLOADS)
+
+
+def is_known(name: str) -> bool:
+    return name in _WORKLOADS or ":" in name
+
+
+def _import(ref: str) -> type:
+    mod, _, attr = ref.partition(":")
+    obj = importlib.import_module(mod)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def workload_class(name: str) -> type:
+    """The class of a registered name or a ``module:Class`` reference; ValueError
+    naming the known workloads otherwise."""
+    ref = _WORKLOADS.get(name, name if ":" in name else None)
+    if ref is None:
+        raise ValueError(f"unknown workload {name!r} (known: {', '.join(names())})")
+    if isinstance(ref, str):
+        try:
+            ref = _import(ref)
+        except (ImportError, AttributeError) as e:
+            raise ValueError(f"workload {name!r}: cannot import {ref} ({e})") from None
+        if name in _WORKLOADS:
+            _WORKLOADS[name] = ref
+    return ref
+
+
+def ref_of(name: str) -> str:
+    """A ``module:Class`` reference that a spawned client process can import."""
+    cls = workload_class(name)
+    return f"{cls.__module__}:{cls.__qualname__}"
