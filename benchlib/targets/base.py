@@ -34,11 +34,23 @@ class Endpoint:
         """A connected YCSB binding (one per client thread) for this endpoint."""
         return target_class(self.kind).ycsb_binding(self, props)
 
+    def connect(self):
+        """A new connection of the DB driver's own (psycopg, sqlite3, PyMySQL, redis-py),
+        autocommit, for a workload's client thread; None for ``basic``."""
+        return target_class(self.kind).connect_endpoint(self)
+
+    @property
+    def dialect(self) -> str:
+        return target_class(self.kind).dialect
+
 
 class Target:
     """Base class; a DBMS family overrides what differs."""
 
     kind = "base"
+    # the SQL (or protocol) family a workload writes its statements for: sqlite,
+    # postgres, mysql, redis, basic (embedded PostgreSQL speaks postgres)
+    dialect = "base"
 
     def __init__(self, name: str, url: str, options: dict | None = None,
                  data_dir: Path | None = None):
@@ -66,6 +78,21 @@ class Target:
 
     def db_size_bytes(self) -> int | None:
         return None
+
+    # --- connections (workloads other than YCSB write their own statements per dialect)
+    def connect(self):
+        """A new connection of the driver's own, autocommit, in the controlling process
+        (a workload's schema, checks); the caller closes it."""
+        return self.connect_endpoint(self.endpoint())
+
+    @classmethod
+    def connect_endpoint(cls, endpoint: Endpoint):
+        raise NotImplementedError(f"{cls.kind}: no connections")
+
+    def quote_ident(self, name: str) -> str:
+        """``name`` quoted as an identifier of this DBMS (the driver's own quoting where
+        it has one); names are checked by params before they get here."""
+        return '"' + name.replace('"', '""') + '"'
 
     # --- schema
     def ycsb_create_table(self, table: str, fields: list[str]) -> None:

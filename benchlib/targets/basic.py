@@ -20,6 +20,11 @@ def _truthy(v) -> bool:
 
 class BasicTarget(Target):
     kind = "basic"
+    dialect = "basic"
+
+    @classmethod
+    def connect_endpoint(cls, endpoint):
+        return None  # no database: a workload's basic binding does nothing, at once
 
     def endpoint(self):
         return Endpoint("basic", {"verbose": _truthy(self.options.get("verbose", False))})

@@ -42,6 +42,14 @@ def _connect(params: dict):
 
 class MysqlTarget(Target):
     kind = "mysql"
+    dialect = "mysql"
+
+    @classmethod
+    def connect_endpoint(cls, endpoint):
+        return _connect(endpoint.params["params"])
+
+    def quote_ident(self, name: str) -> str:
+        return "`" + name.replace("`", "``") + "`"
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

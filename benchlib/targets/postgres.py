@@ -24,6 +24,16 @@ def conninfo(url: str) -> str:
 
 class PostgresTarget(Target):
     kind = "postgres"
+    dialect = "postgres"
+
+    @classmethod
+    def connect_endpoint(cls, endpoint):
+        import psycopg
+        return psycopg.connect(endpoint.params["conninfo"], autocommit=True)
+
+    def quote_ident(self, name: str) -> str:
+        from psycopg import sql
+        return sql.Identifier(name).as_string(self.admin())
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

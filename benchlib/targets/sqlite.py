@@ -19,6 +19,11 @@ OK, NOT_FOUND, ERROR = 0, 1, 2
 
 class SqliteTarget(Target):
     kind = "sqlite"
+    dialect = "sqlite"
+
+    @classmethod
+    def connect_endpoint(cls, endpoint):
+        return _connect(endpoint)
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

@@ -1,0 +1,108 @@
+"""A workload registered from this test module (a toy with one op) runs end to end
+through ``benchlib run`` on SQLite, touching no file of benchlib's: the registry, the
+runner and the spawned clients find it by its ``module:Class`` reference."""
+from __future__ import annotations
+
+import pytest
+
+from benchlib import cli, load_results
+from benchlib.workloads import registry
+from benchlib.workloads.base import Chunk, StepSpec, Workload, WorkloadClient
+
+
+class ToyClient(WorkloadClient):
+    op_names = ["PING"]
+
+    def __init__(self, endpoint, table: str, n_ops: int):
+        self.conn = endpoint.connect()
+        self.sql = f"INSERT INTO {table} (v) VALUES (?)"
+        self.left = n_ops
+        self.fns = [self.ping]
+
+    def ping(self, v):
+        self.conn.execute(self.sql, (v,))
+        return 0
+
+    def next_chunk(self, max_ops):
+        n = min(max_ops, self.left)
+        if n <= 0:
+            return None
+        self.left -= n
+        return Chunk([0] * n, [(i,) for i in range(n)])
+
+    def close(self):
+        self.conn.close()
+
+
+class ToyWorkload(Workload):
+    """One op, PING: inserts a row, so the test can count what the run did."""
+
+    name = "toy"
+
+    def __init__(self, properties):
+        super().__init__(properties)
+        self.ops = int(properties.get("ops", 0))
+        if self.ops <= 0:
+            raise ValueError("ops: a number of operations > 0")
+
+    def steps(self, exp, spec):
+        return [StepSpec(f"r.L{i}", "run", i, spec.threads, spec.processes, None, None, self.ops)
+                for i in range(1, exp.run.loops + 1)]
+
+    def setup(self, target, step):
+        if step.loop == 1:
+            conn = target.connect()
+            conn.execute("DROP TABLE IF EXISTS toy")
+            conn.execute("CREATE TABLE toy (v INTEGER)")
+            conn.close()
+
+    def client(self, step, endpoint, index, total, seed, batch_size=1000):
+        per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
+        return ToyClient(endpoint, "toy", per)
+
+    def text_outputs(self, outcomes):
+        return {"toy.txt": "".join(f"{o.step.name} {o.ops}\n" for o in outcomes)}
+
+
+@pytest.fixture
+def toy():
+    registry.register("toy", ToyWorkload)
+    yield
+    registry._WORKLOADS.pop("toy", None)
+
+
+def test_toy_workload_runs_through_the_cli(toy, tmp_path, capsys):
+    yaml = tmp_path / "toy.yaml"
+    yaml.write_text("experiment: toy\nworkload: toy\nproperties: {ops: 3000}\n"
+                    "targets: [{name: lite, url: sqlite}]\nrun: {threads: [2], loops: 2}\nseed: 3\n")
+    assert cli.main(["run", str(yaml), "--data-dir", str(tmp_path / "data"), "--no-progress"]) == 0
+    res = load_results(tmp_path / "data" / "toy")
+    steps = res["steps"].set_index("step")
+    assert list(steps.index) == ["r.L1", "r.L2"]
+    assert steps["ops"].tolist() == [3000, 3000]
+    lat = res["latency"]
+    assert set(lat["op"]) == {"PING"} and lat["count"].sum() == 6000
+    run_dir = next((tmp_path / "data" / "toy").glob("lite-*"))
+    import sqlite3
+    conn = sqlite3.connect(run_dir / "db.sqlite")
+    # the table was made anew only before the first loop: both loops' rows are there
+    assert conn.execute("SELECT count(*) FROM toy").fetchone()[0] == 6000
+    assert (run_dir / "toy.txt").read_text() == "r.L1 3000\nr.L2 3000\n"
+    assert "r.L2.eff.op" in capsys.readouterr().out
+
+
+def test_unknown_workload_is_one_line(tmp_path, capsys):
+    yaml = tmp_path / "x.yaml"
+    yaml.write_text("experiment: x\nworkload: toyy\ntargets: [{name: lite, url: sqlite}]\n")
+    assert cli.main(["run", str(yaml), "--data-dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown workload 'toyy'" in err and "ycsb" in err and len(err.splitlines()) == 1
+
+
+def test_a_bad_toy_property_is_one_line(toy, tmp_path, capsys):
+    yaml = tmp_path / "x.yaml"
+    yaml.write_text("experiment: x\nworkload: toy\nproperties: {ops: 0}\n"
+                    "targets: [{name: lite, url: sqlite}]\n")
+    assert cli.main(["run", str(yaml), "--data-dir", str(tmp_path / "d")]) == 2
+    assert "properties: ops: a number of operations > 0" in capsys.readouterr().err
+    assert not (tmp_path / "d" / "x").exists()
