@@ -164,11 +164,12 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     if not results.find_runs(exp_dir):  # ResultsError when the folder does not exist
         raise results.ResultsError(f"{experiment_dir}: no runs to report on")
     out = exp_dir / REPORTS_DIR
-    pages = {name: f"{name}.html" for name in REPORT_NOTEBOOKS}
+    notebooks = report_notebooks(exp_dir)
+    pages = {name: f"{name}.html" for name in notebooks}
     errors: list[str] = []
     rendered = datetime.now(timezone.utc)
-    failed = _execute_all(out, {"experiment_dir": str(exp_dir)}, exp_dir.name, progress)
-    for name in REPORT_NOTEBOOKS:
+    failed = _execute_all(notebooks, out, {"experiment_dir": str(exp_dir)}, exp_dir.name, progress)
+    for name in notebooks:
         ipynb, err = out / f"{name}.ipynb", failed.get(name)
         if err:
             errors.append(err)
@@ -192,12 +193,30 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
         import webbrowser
         webbrowser.open(main.as_uri())
     if errors:
-        raise ReportError(f"report of {exp_dir.name}: {len(errors)} of {len(REPORT_NOTEBOOKS)} "
+        raise ReportError(f"report of {exp_dir.name}: {len(errors)} of {len(notebooks)} "
                           f"notebooks failed: {'; '.join(errors)} (pages in {out}, index {index})")
     return main
 
 
-def _execute_all(out: Path, parameters: dict, label: str, progress: bool | None) -> dict[str, str]:
+def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
+    """The analysis notebooks of an experiment's report: the common ones, then those
+    its workload adds (``Workload.report_notebooks``, e.g. ybio's RIOPS plot)."""
+    names = list(REPORT_NOTEBOOKS)
+    try:
+        workload = json.loads((exp_dir / "experiment.json").read_text()).get("workload")
+    except (OSError, ValueError):
+        workload = None  # an imported run: no experiment.json
+    if workload:
+        from ..workloads.registry import workload_class
+        try:
+            names += [n for n in workload_class(workload).report_notebooks if n not in names]
+        except ValueError:
+            pass
+    return tuple(names)
+
+
+def _execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: str,
+                 progress: bool | None) -> dict[str, str]:
     """Run the report notebooks side by side (each in its own kernel: most of a
     notebook's time is its kernel starting and importing, which overlaps well), with
     one progress bar over the notebooks. Returns {notebook: error line} of the failed."""
@@ -205,11 +224,11 @@ def _execute_all(out: Path, parameters: dict, label: str, progress: bool | None)
 
     from tqdm.auto import tqdm
     failed: dict[str, str] = {}
-    bar = tqdm(total=len(REPORT_NOTEBOOKS), desc=f"report {label}", unit="notebook",
+    bar = tqdm(total=len(notebooks), desc=f"report {label}", unit="notebook",
                disable=not _progress(progress))
-    with bar, ThreadPoolExecutor(max_workers=len(REPORT_NOTEBOOKS)) as pool:
+    with bar, ThreadPoolExecutor(max_workers=min(len(notebooks), 4)) as pool:
         jobs = {pool.submit(execute, name, out / f"{name}.ipynb", parameters, progress=False): name
-                for name in REPORT_NOTEBOOKS}
+                for name in notebooks}
         for job in as_completed(jobs):
             err = job.result()
             if err:

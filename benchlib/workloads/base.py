@@ -85,6 +85,9 @@ class Workload:
 
     name: str = ""
     controller_phases: frozenset[str] = frozenset({"index"})
+    # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
+    # after summary, heatmaps and timeseries
+    report_notebooks: tuple[str, ...] = ()
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)
