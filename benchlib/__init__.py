@@ -3,7 +3,7 @@ the one-line summaries of the seeds.
 
 The small public API; everything else is reachable through its module.
 """
-__version__ = "0.1.0"
+from .version import __version__
 
 # imported when first used (PEP 562): the command line pays for pydantic only when a
 # command needs the parameters, and for pandas only when it reads or writes tables

@@ -157,7 +157,7 @@ def cmd_import(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .version import __version__
     parser = argparse.ArgumentParser(prog="benchlib", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

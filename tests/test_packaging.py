@@ -38,3 +38,34 @@ def test_readme_names_the_two_commands_ci_runs_the_test_one():
 def test_console_script_declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["benchlib"] == "benchlib.cli:main"
+
+
+def test_console_script_resolves_to_the_cli():
+    import importlib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    module, _, attr = project["scripts"]["benchlib"].partition(":")
+    main = getattr(importlib.import_module(module), attr)
+    assert callable(main) and main.__module__ == "benchlib.cli"
+
+
+def test_every_folder_of_the_package_goes_into_the_wheel():
+    # setuptools' find (pyproject: packages.find) takes only folders with an __init__.py:
+    # a folder without one would be missing from an installed benchlib
+    from setuptools import find_packages
+
+    found = set(find_packages(ROOT, include=["benchlib*"]))
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "benchlib").rglob("*.py")
+               if "__pycache__" not in p.parts}
+    assert folders - found == set()
+    assert {"benchlib.run", "benchlib.store", "benchlib.hw", "benchlib.workloads.ycsb"} <= found
+
+
+def test_the_version_has_one_source():
+    import benchlib
+    from benchlib.version import __version__
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" in pyproject["project"]["dynamic"] and "version" not in pyproject["project"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "benchlib.version.__version__"
+    assert benchlib.__version__ == __version__ and re.fullmatch(r"\d+\.\d+\.\d+\S*", __version__)

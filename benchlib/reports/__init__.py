@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import __version__
+from ..version import __version__
 from ..store import folders as results
 
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")

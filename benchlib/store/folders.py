@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import schema
+from ..version import __version__
 
 META = "meta.json"
 INTERVAL_LOG = "intervals.jsonl"
@@ -87,8 +88,6 @@ def write_text(path: Path, text: str) -> None:
 
 
 def base_meta(run_id: str, experiment: str, **extra: Any) -> dict:
-    from .. import __version__
-
     meta = {
         "format_version": schema.FORMAT_VERSION,
         "benchlib_version": __version__,

@@ -1,0 +1,1 @@
+"""The hardware sampler and what it reads: disks, process trees, host facts (layer 1)."""

@@ -1,0 +1,1 @@
+"""Run folders and the catalog of runs (layer 4)."""
