@@ -6,6 +6,15 @@ different clients are merged by adding them (``Histogram.add``), never by averag
 percentiles. A :class:`ClientResult` is what one client (process) hands back: its
 histograms encoded as text, so a client on another host can send the same thing
 and be merged the same way.
+
+One percentile rule for every p-value benchlib computes, merged or per second:
+:func:`percentile_rank`, HdrHistogram's own. A p99 of one second's raw latencies and
+the p99 of a histogram of the same latencies are then the same sample (the histogram
+reports the top of that sample's bucket: equal within 3 significant digits).
+
+Uses of ``hdrhistogram``'s internals (pinned in pyproject.toml): the encoded form
+(``encode``/``decode``, sent by clients and stored in run folders) and the rank rule
+of ``get_target_count_at_percentile``, which :func:`percentile_rank` restates.
 """
 from __future__ import annotations
 
@@ -78,19 +87,30 @@ def summarize(hist: HdrHistogram) -> dict:
     }
 
 
-def interval_stats(values_us: np.ndarray) -> tuple[float, float, float]:
-    """(mean, p99, max) of one second's latencies, exact (NaN when none).
+def percentile_rank(percentile: float, count: int) -> int:
+    """The 1-based rank, among ``count`` sorted samples, of the sample that is the
+    ``percentile`` (0..100): HdrHistogram's rule (``get_target_count_at_percentile``),
+    the nearest rank rounded half up, at least 1. No interpolation between samples."""
+    return max(int((min(percentile, 100.0) * count / 100) + 0.5), 1)
 
-    p99 is the value at rank ceil(0.99 n), as HdrHistogram reports it (no
-    interpolation between samples).
-    """
+
+def percentile_of(values_us: np.ndarray, percentile: float) -> float:
+    """The ``percentile`` of raw samples by :func:`percentile_rank` (NaN when none)."""
+    n = len(values_us)
+    if n == 0:
+        return np.nan
+    k = min(percentile_rank(percentile, n), n) - 1
+    return float(np.partition(np.asarray(values_us), k)[k])
+
+
+def interval_stats(values_us: np.ndarray) -> tuple[float, float, float]:
+    """(mean, p99, max) of one second's latencies, exact (NaN when none); p99 by
+    :func:`percentile_rank`, as the step's histogram gives it."""
     n = len(values_us)
     if n == 0:
         return (np.nan, np.nan, np.nan)
     v = np.asarray(values_us)
-    k = max(int(np.ceil(0.99 * n)) - 1, 0)
-    p99 = float(np.partition(v, k)[k])
-    return (float(v.mean()), p99, float(v.max()))
+    return (float(v.mean()), percentile_of(v, 99.0), float(v.max()))
 
 
 @dataclass

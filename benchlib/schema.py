@@ -18,13 +18,72 @@ Conventions
 """
 from __future__ import annotations
 
-import pandas as pd
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: client processes need only names
+    import pandas as pd
 
 # Format history of run folders (meta.json "format_version"):
 # 1 - first format: meta.json + steps/latency/intervals/hw Parquet + histograms + ycsb.txt
 FORMAT_VERSION = 1
 
-INTENDED_PREFIX = "Intended-"
+# ---------------------------------------------------------------- op and step vocabulary
+
+TOTAL_OP = "TOTAL"              # all operations of a step together (summaries, imports)
+INTENDED_PREFIX = "Intended-"   # latency from the intended start: "Intended-READ"
+BATCH_SUFFIX = "-BATCH"         # one batch of records: "INSERT-BATCH" (its records: "INSERT")
+
+PHASES = ("load", "index", "run")
+_FIXED_STEPS = {"load": "l.pre", "index": "l.post"}
+_RUN_STEP = re.compile(r"r\.L(\d+)")
+
+
+def intended(op: str) -> str:
+    """The name of ``op``'s latency from the intended start: ``Intended-READ``."""
+    return INTENDED_PREFIX + op
+
+
+def is_intended(op: str) -> bool:
+    return op.startswith(INTENDED_PREFIX)
+
+
+def is_batch(op: str) -> bool:
+    return op.endswith(BATCH_SUFFIX)
+
+
+def unit_op(batch_op: str) -> str:
+    """The op a batch's records count under: ``INSERT-BATCH`` → ``INSERT``."""
+    return batch_op.removesuffix(BATCH_SUFFIX)
+
+
+def step_name(phase: str, loop: int | None = None) -> str:
+    """The seed's step name: load → ``l.pre``, index → ``l.post``, run loop n → ``r.Ln``."""
+    if phase == "run":
+        if not isinstance(loop, int) or loop < 1:
+            raise ValueError(f"run steps are numbered from 1, got loop {loop!r}")
+        return f"r.L{loop}"
+    try:
+        return _FIXED_STEPS[phase]
+    except KeyError:
+        raise ValueError(f"unknown phase {phase!r} (known: {', '.join(PHASES)})") from None
+
+
+def phase_of(step: str) -> str:
+    """The phase of a step name (the inverse of :func:`step_name`): ``l.pre`` → load,
+    ``l.post`` → index, ``r.L<n>`` (or any ``r.…`` an importer names) → run, else other."""
+    step = str(step)
+    for phase, name in _FIXED_STEPS.items():
+        if step == name:
+            return phase
+    return "run" if step.startswith("r.") else "other"
+
+
+def loop_of(step: str) -> int | None:
+    """The run loop of ``r.L<n>``; None for any other step."""
+    m = _RUN_STEP.fullmatch(str(step))
+    return int(m.group(1)) if m else None
+
 
 STEPS = {
     "run_id": "string",
@@ -101,6 +160,7 @@ TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
 def empty(table: str) -> pd.DataFrame:
     """An empty DataFrame with the table's columns and dtypes."""
+    import pandas as pd
     cols = TABLES[table]
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
 
@@ -111,6 +171,7 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
     Extra columns are kept after the declared ones, so an importer may carry a figure
     of its source that has no place in the schema yet.
     """
+    import pandas as pd
     cols = TABLES[table]
     if df is None or len(df) == 0:
         out = empty(table)

@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import measure
+from .. import measure, schema
 from ..workloads.base import StepSpec, WorkloadSpec
 from .clients import worker_main
 from .recording import NS, StepError
@@ -205,9 +205,9 @@ def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict]
                      "hdr": measure.encode(m["hdr"]), "returns": m["returns"]})
         if m["intended_hdr"].get_total_count():
             si = measure.summarize(m["intended_hdr"])
-            rows.append({"op": f"Intended-{op}", **si, "errors": n_err,
+            rows.append({"op": schema.intended(op), **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not op.endswith("-BATCH"):  # a batch's records are counted under its unit op
+        if not schema.is_batch(op):  # a batch's records are counted under its unit op
             ops += n_ok + n_err
             errors += n_err
     if "READ-MODIFY-WRITE" in merged:
@@ -251,12 +251,12 @@ class _SecondMerger:
                        "mean_us": mean, "p99_us": p99, "max_us": mx,
                        "min_us": float(svc.min()) if len(svc) else np.nan,
                        "intended_mean_us": imean, "intended_p99_us": ip99,
-                       "intended_max_us": imx, "_inner": op.endswith("-BATCH")}
+                       "intended_max_us": imx, "_inner": schema.is_batch(op)}
                 rows.append(row)
-                if op.endswith("-BATCH") and units:
+                if schema.is_batch(op) and units:
                     # the batch's records, each taking latency / (records per batch)
                     per = len(svc) / units
-                    rows.append({**row, "op": op[:-len("-BATCH")], "ops": int(units),
+                    rows.append({**row, "op": schema.unit_op(op), "ops": int(units),
                                  "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
                                  "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
                                  "intended_p99_us": ip99 * per, "intended_max_us": imx * per,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from ...schema import is_batch
+
 PERCENTILE_KEYS = [("p50_us", 50), ("p90_us", 90), ("p95_us", 95), ("p99_us", 99), ("p999_us", 99.9)]
 
 
@@ -34,7 +36,7 @@ def format_step(secs: float, ops: int, latency_rows: list[dict]) -> str:
              f"[OVERALL], Throughput(ops/sec), {ops / secs if secs else float('nan')!r}"]
     for r in latency_rows:
         op = r["op"]
-        if op.endswith("-BATCH"):
+        if is_batch(op):
             continue
         lines.append(f"[{op}], Operations, {int(r['count'])}")
         lines.append(f"[{op}], AverageLatency(us), {_num(r['mean_us'])}")

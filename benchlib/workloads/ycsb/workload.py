@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from .generators import build_key_names
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
@@ -87,16 +88,16 @@ class YcsbWorkload(Workload):
         steps = []
         if not exp.load.skip:
             lt = exp.load.threads
-            steps.append(StepSpec("l.pre", "load", None, lt, min(spec.load_processes, lt),
+            steps.append(StepSpec(schema.step_name("load"), "load", None, lt, min(spec.load_processes, lt),
                                   spec.load_target_ops_per_s, None, self.records(),
                                   0.0, exp.run.status_interval_s))
         if exp.index.enabled:
-            steps.append(StepSpec("l.post", "index", None, 1, 1, None, None, self.records()))
+            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1, None, None, self.records()))
         if not exp.run.skip:
             duration = exp.run.loop_secs or (float(self.core.maxexecutiontime) or None)
             ops = None if exp.run.loop_secs else int(self.core.operationcount)
             for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
+                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
                                       spec.target_ops_per_s, duration, ops, exp.run.warmup_secs,
                                       exp.run.status_interval_s, exp.run.multiplex))
         self.index_column = exp.index.column
@@ -181,8 +182,8 @@ class _YcsbClient(WorkloadClient):
 class YcsbLoadClient(_YcsbClient):
     """Inserts this thread's share of [insertstart, insertstart+insertcount) in batches."""
 
-    op_names = ["INSERT-BATCH", "INSERT"]
-    batch_units = {"INSERT-BATCH": "INSERT"}
+    op_names = ["INSERT" + schema.BATCH_SUFFIX, "INSERT"]
+    batch_units = {"INSERT" + schema.BATCH_SUFFIX: "INSERT"}
 
     def __init__(self, cfg, endpoint, index, total, seed, batch_size):
         super().__init__(cfg, endpoint, seed)
