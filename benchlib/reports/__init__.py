@@ -35,8 +35,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..version import __version__
 from ..store import folders as results
+from ..version import __version__
 
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
 TITLES = {"summary": "summary", "heatmaps": "heatmaps", "timeseries": "time series"}
