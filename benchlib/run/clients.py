@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import measure
 from ..workloads.base import STATUS_NAMES, StepSpec, WorkloadSpec
-from .recording import CHUNK_OPS, NS, RecordingThread, one_line
+from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
 
 ABORT_AFTER_BROKEN_S = 5.0
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
@@ -199,23 +199,9 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C
     p = task["proc_index"]
     step: StepSpec = task["step"]
+    start_box = [0]
     try:
-        workload = WorkloadSpec(**task["workload"]).build()
-        start_box = [0]
-        clients = []
-        for t in range(task["threads"]):
-            g = task["thread_offset"] + t
-            clients.append(workload.client(step, task["endpoint"], g, step.threads,
-                                           seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
-        mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
-        if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
-                and all(getattr(c, "afns", None) for c in clients):
-            # one thread drives all the process's connections, as pgbench -j does
-            from .mux import MuxThread
-            threads = [MuxThread(clients, step, start_box)]
-        else:
-            threads = [ClientThread(c, task["thread_offset"] + t, step.threads, step, start_box)
-                       for t, c in enumerate(clients)]
+        threads = _build_threads(task, step, start_box)
     except BaseException as e:
         out_q.put(("error", p, one_line(e)))
         return
@@ -227,31 +213,56 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
         if os.getppid() != parent:
             os._exit(3)
         time.sleep(0.001)
+    for th in threads:
+        th.start()
+    start_box[0] = start_val.value
+    state = _stream_seconds(threads, step, p, out_q, stop_evt, parent)
+    out_q.put(("done", p, _client_result(threads, step, state, start_box[0]).to_dict()))
+
+
+def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
+    """The process's client threads: one per connection, or one driving them all (mux)."""
+    workload = WorkloadSpec(**task["workload"]).build()
+    clients = []
+    for t in range(task["threads"]):
+        g = task["thread_offset"] + t
+        clients.append(workload.client(step, task["endpoint"], g, step.threads,
+                                       seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
+    mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
+    if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
+            and all(getattr(c, "afns", None) for c in clients):
+        # one thread drives all the process's connections, as pgbench -j does
+        from .mux import MuxThread
+        return [MuxThread(clients, step, start_box)]
+    return [ClientThread(c, task["thread_offset"] + t, step.threads, step, start_box)
+            for t, c in enumerate(clients)]
+
+
+def _stream_seconds(threads: list[RecordingThread], step: StepSpec, p: int, out_q, stop_evt,
+                    parent: int) -> _ProcState:
+    """Every 0.2 s: the seconds all threads are past, merged, recorded into the step's
+    histograms and sent to the controller; until every thread has finished."""
     first = threads[0].clients[0]
     op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
     state = _ProcState()
     warm_ns = int(step.warmup_s * NS)
-    for th in threads:
-        th.start()
-    start_box[0] = start_val.value
-    sent = -1
-    pending: dict[int, list] = {}
+    merger = SecondMerger(len(threads))
 
-    def collect(final: bool):
-        nonlocal sent
-        for th in threads:
+    def collect(final: bool) -> None:
+        for i, th in enumerate(threads):
+            # read before the hand-overs are taken: a thread appends a second before it
+            # moves on (and its last one before it says finished), so none is missed
+            finished, second = th.finished, th.second
             while th.done:
                 item = th.done.pop(0)
-                pending.setdefault(item[0], []).append(item)
-        upto = (max(pending) if pending else sent) if final else \
-            min((th.second if not th.finished else 1 << 62) for th in threads) - 1
-        if final or all(th.finished for th in threads):
-            upto = max(pending) if pending else sent
-        for s in range(sent + 1, upto + 1):
-            parts = pending.pop(s, [])
+                merger.add(item[0], item)
+            if finished:
+                merger.finish(i)
+            else:
+                merger.advance(i, second - 1)
+        for s, parts in merger.complete(final):
             payload = _merge_second(parts, op_names, batch_units, state, warm_ns, s) if parts else {}
             out_q.put(("second", p, s, payload))
-            sent = s
 
     while not all(th.finished for th in threads):
         time.sleep(0.2)
@@ -264,9 +275,13 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
                 th.stop_flag = True
         collect(False)
     collect(True)
+    return state
+
+
+def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcState,
+                   start_ns: int) -> measure.ClientResult:
     result = measure.ClientResult(client_id=f"{socket.gethostname()}:{os.getpid()}",
-                                  host=socket.gethostname(), step=step.name,
-                                  started_ns=start_box[0],
+                                  host=socket.gethostname(), step=step.name, started_ns=start_ns,
                                   ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
                                   error=next((th.error for th in threads if th.error), None))
     for name in set(state.hists) | set(state.returns):
@@ -274,4 +289,4 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",
             intended_hdr=measure.encode(state.ihists[name]) if name in state.ihists else "",
             returns=state.returns.get(name, {}), units=state.units.get(name, 0))
-    out_q.put(("done", p, result.to_dict()))
+    return result

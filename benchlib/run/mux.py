@@ -22,50 +22,63 @@ import time
 from .recording import CHUNK_OPS, NS, RecordingThread
 
 
+def _op_starter(clients: list, gens: list, t0s: list, codes: list):
+    """``start_op(i)``: send connection i's next operation (its generator runs up to
+    the first yield); False when the connection has none left."""
+    iters = []
+    for c in clients:
+        chunk = c.next_chunk(CHUNK_OPS)
+        iters.append(iter(zip(chunk.codes, chunk.args)) if chunk else iter(()))
+    afns = [c.afns for c in clients]
+    ns = time.perf_counter_ns
+
+    def start_op(i: int) -> bool:
+        try:
+            code, a = next(iters[i])
+        except StopIteration:
+            chunk = clients[i].next_chunk(CHUNK_OPS)
+            if chunk is None:
+                return False
+            iters[i] = iter(zip(chunk.codes, chunk.args))
+            code, a = next(iters[i])
+        g = afns[i][code](*a)
+        codes[i] = code
+        t0s[i] = ns()
+        next(g)  # runs up to the first yield: the statement is sent
+        gens[i] = g
+        return True
+    return start_op
+
+
 class MuxThread(RecordingThread):
     def _loop(self):
-        step = self.step
-        clients = self.clients
-        n = len(clients)
-        chunks = [c.next_chunk(CHUNK_OPS) for c in clients]
-        iters = [iter(zip(ch.codes, ch.args)) if ch else iter(()) for ch in chunks]
-        pgs = [c.conn for c in clients]
-        afns = [c.afns for c in clients]
-        gens = [None] * n
-        t0s = [0] * n
-        codes = [0] * n
-        ns = time.perf_counter_ns
+        n = len(self.clients)
+        gens, t0s, codes = [None] * n, [0] * n, [0] * n
+        start_op = _op_starter(self.clients, gens, t0s, codes)
+        pgs = [c.conn for c in self.clients]
         sel = selectors.DefaultSelector()
-        for i, pg in enumerate(pgs):
-            pg.nonblocking = 0  # sends may block briefly; results are read only when complete
-            sel.register(pg.socket, selectors.EVENT_READ, i)
+        try:
+            for i, pg in enumerate(pgs):
+                pg.nonblocking = 0  # sends may block briefly; results are read only when complete
+                sel.register(pg.socket, selectors.EVENT_READ, i)
+            start = self._wait_start()
+            end = start + int(self.step.duration_s * NS) if self.step.duration_s else None
+            active = 0
+            for i in range(n):
+                if start_op(i):
+                    active += 1
+                else:
+                    sel.unregister(pgs[i].socket)
+            self._drive(sel, pgs, start_op, (gens, t0s, codes), start, end, active)
+        finally:
+            sel.close()
 
-        def start_op(i: int) -> bool:
-            """Send connection i's next operation; False when it has none left."""
-            try:
-                code, a = next(iters[i])
-            except StopIteration:
-                chunk = clients[i].next_chunk(CHUNK_OPS)
-                if chunk is None:
-                    return False
-                iters[i] = iter(zip(chunk.codes, chunk.args))
-                code, a = next(iters[i])
-            g = afns[i][code](*a)
-            codes[i] = code
-            t0s[i] = ns()
-            next(g)  # runs up to the first yield: the statement is sent
-            gens[i] = g
-            return True
-
-        start = self._wait_start()
-        end = start + int(step.duration_s * NS) if step.duration_s else None
+    def _drive(self, sel, pgs, start_op, in_flight, start: int, end: int | None, active: int):
+        """The loop: on each readable connection, collect its result, resume its operation;
+        when that completes, record it and send the connection's next one."""
+        gens, t0s, codes = in_flight
+        ns = time.perf_counter_ns
         next_tick = start + NS if end is None else min(start + NS, end)
-        active = 0
-        for i in range(n):
-            if start_op(i):
-                active += 1
-            else:
-                sel.unregister(pgs[i].socket)
         append = [lst.append for lst in self.svc]
         t1 = start
         try:
@@ -101,4 +114,3 @@ class MuxThread(RecordingThread):
                         active -= 1
         finally:
             self.last_ns = t1
-            sel.close()

@@ -1,6 +1,7 @@
 """What every kind of hot loop shares, below them all: the per-second latency lists of a
 client thread, handed over to its process at each second's rollover, the common start
-instant, and the step's error type. :mod:`.clients` (a thread per connection) and
+instant, the merging of seconds from several sources (a process's threads, a step's
+processes) and the step's error type. :mod:`.clients` (a thread per connection) and
 :mod:`.mux` (one thread, many connections) build on it; neither imports the other.
 """
 from __future__ import annotations
@@ -21,6 +22,43 @@ class StepError(Exception):
 def one_line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+class SecondMerger:
+    """Parts of each second from several sources — the threads of a client process, the
+    processes of a step — given out in order once every live source is past a second.
+
+    A source says how far it is with :meth:`advance` (every second up to ``upto`` handed
+    over) or :meth:`finish`; a second no source had anything for comes out with no
+    parts, so the seconds given out have no gaps.
+    """
+
+    def __init__(self, nsources: int):
+        self.upto = [-1] * nsources
+        self.finished = [False] * nsources
+        self.pending: dict[int, list] = {}
+        self.emitted = -1
+
+    def add(self, second: int, part) -> None:
+        self.pending.setdefault(second, []).append(part)
+
+    def advance(self, source: int, upto: int) -> None:
+        self.upto[source] = max(self.upto[source], upto)
+
+    def finish(self, source: int) -> None:
+        self.finished[source] = True
+
+    def complete(self, final: bool = False) -> list[tuple[int, list]]:
+        """The seconds every source is past, in order: (second, parts); all that is
+        pending when ``final`` or when every source has finished."""
+        live = [u for u, f in zip(self.upto, self.finished) if not f]
+        if live and not final:
+            upto = min(live)
+        else:
+            upto = max(self.pending) if self.pending else self.emitted
+        out = [(s, self.pending.pop(s, [])) for s in range(self.emitted + 1, upto + 1)]
+        self.emitted = max(self.emitted, upto)
+        return out
 
 
 class RecordingThread(threading.Thread):

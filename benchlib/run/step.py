@@ -28,7 +28,7 @@ import numpy as np
 from .. import measure, schema
 from ..workloads.base import StepSpec, WorkloadSpec
 from .clients import worker_main
-from .recording import NS, StepError
+from .recording import NS, SecondMerger, StepError
 
 READY_TIMEOUT_S = 300.0
 
@@ -70,48 +70,18 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     outcome says ``failed`` with a one-line error and keeps every completed second.
     """
     ctx = mp.get_context("spawn")
-    out_q = ctx.Queue()
-    stop_evt = ctx.Event()
-    start_val = ctx.Value("q", 0)
-    threads_per = _split(step.threads, step.processes)
-    procs, offset = [], 0
-    for p, nthreads in enumerate(threads_per):
-        task = {"proc_index": p, "step": step, "workload": vars(workload) | {},
-                "endpoint": endpoint, "threads": nthreads, "thread_offset": offset,
-                "seed": seed, "batch_size": batch_size}
-        offset += nthreads
-        pr = ctx.Process(target=worker_main, args=(task, out_q, start_val, stop_evt), daemon=True,
-                         name=f"benchlib-client-{p}")
-        pr.start()
-        procs.append(pr)
-    error, status = None, "ok"
-    interrupted = False
+    out_q, stop_evt, start_val = ctx.Queue(), ctx.Event(), ctx.Value("q", 0)
+    procs = _start_clients(ctx, step, workload, endpoint, seed, batch_size,
+                           (out_q, start_val, stop_evt))
     try:
-        ready = 0
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while ready < len(procs):
-            try:
-                msg = out_q.get(timeout=0.5)
-            except queue.Empty:
-                if any(not pr.is_alive() for pr in procs):
-                    raise StepError("a client process died while connecting") from None
-                if time.monotonic() > deadline:
-                    raise StepError(f"clients not ready after {READY_TIMEOUT_S:.0f} s") from None
-                continue
-            if msg[0] == "error":
-                raise StepError(msg[2])
-            ready += msg[0] == "ready"
+        _await_ready(procs, out_q)
     except (StepError, KeyboardInterrupt) as e:
         stop_evt.set()
-        for pr in procs:
-            pr.join(timeout=5)
-            if pr.is_alive():
-                pr.terminate()
+        _join(procs, 5)
         now = datetime.now(timezone.utc)
         msg = str(e) if isinstance(e, StepError) else "interrupted before the step started"
         return StepOutcome(step, now, now, 0.0, 0, 0,
                            "interrupted" if isinstance(e, KeyboardInterrupt) else "failed", msg)
-
     if on_clients:
         # announced only now, connected and prepared, so that the sampler's client CPU
         # excludes the interpreters' start-up and the chunk preparation
@@ -119,78 +89,146 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + 50_000_000
     start_val.value = start_ns
-    merger = _SecondMerger(len(procs))
-    results: dict[int, measure.ClientResult] = {}
-    total_ops = total_err = 0
-    last_status = time.monotonic()
-    status_ops = 0
-    bar = _progress_bar(step, progress)
-    while len(results) < len(procs):
-        try:
-            msg = out_q.get(timeout=0.5)
-        except KeyboardInterrupt:
-            interrupted = True
-            stop_evt.set()
-            continue
-        except queue.Empty:
-            dead = [pr for i, pr in enumerate(procs) if not pr.is_alive() and i not in results]
-            if dead:
-                error = error or f"client process {dead[0].name} died (exit code {dead[0].exitcode})"
-                status = "failed"
-                stop_evt.set()
-                for i, pr in enumerate(procs):
-                    if not pr.is_alive() and i not in results:
-                        results[i] = measure.ClientResult(pr.name, "", step.name, error=error)
-                        merger.finish(i)
-            msg = None
-        if msg is not None:
-            kind, p = msg[0], msg[1]
-            if kind == "second":
-                merger.add(p, msg[2], msg[3])
-            elif kind == "done":
-                results[p] = measure.ClientResult.from_dict(msg[2])
-                merger.finish(p)
-                if results[p].error:
-                    error = error or results[p].error
-                    status = "failed"
-                    stop_evt.set()
-        rows = merger.complete_rows()
-        if rows:
-            n = sum(r["ops"] for r in rows if not r.get("_inner"))
-            total_ops += n
-            total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
-            if bar is not None:
-                bar.update(n)
-            for r in rows:
-                r.pop("_inner", None)
-            if on_intervals:
-                on_intervals(rows)
-            now = time.monotonic()
-            if status_out is not None and now - last_status >= step.status_interval_s:
-                last = {r["op"]: {"count": r["ops"], "max": r["max_us"], "min": r.get("min_us", np.nan),
-                                  "mean": r["mean_us"], "p99": r["p99_us"]}
-                        for r in rows if r["second"] == rows[-1]["second"] and r["ops"]}
-                rate = (total_ops - status_ops) / (now - last_status)
-                print(_status_line((time.perf_counter_ns() - start_ns) / NS, total_ops, rate, last),
-                      file=status_out, flush=True)
-                last_status, status_ops = now, total_ops
+    collector = _Collector(step, procs, stop_evt, start_ns, on_intervals, status_out,
+                           _progress_bar(step, progress))
+    collector.run(out_q)
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
-    if bar is not None:
-        bar.close()
-    for pr in procs:
-        pr.join(timeout=10)
-        if pr.is_alive():
-            pr.terminate()
-    if interrupted:
+    collector.close()
+    _join(procs, 10)
+    status, error = collector.status, collector.error
+    if collector.interrupted:
         status, error = "interrupted", error or "interrupted (Ctrl-C)"
     # the measured window: from the common start to the last operation's completion
-    last = max((r.ended_ns for r in results.values() if r.ended_ns), default=ended_ns)
-    secs = max(last - start_ns, 1) / NS
-    outcome = StepOutcome(step, started, ended, secs, 0, 0, status, error,
-                          client_results=list(results.values()))
-    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(outcome.client_results)
+    results = list(collector.results.values())
+    last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
+    outcome = StepOutcome(step, started, ended, max(last - start_ns, 1) / NS, 0, 0, status, error,
+                          client_results=results)
+    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results)
     return outcome
+
+
+def _start_clients(ctx, step: StepSpec, workload: WorkloadSpec, endpoint, seed: int,
+                   batch_size: int, channels: tuple) -> list:
+    """``step.processes`` spawned client processes, the step's threads split among them."""
+    procs, offset = [], 0
+    for p, nthreads in enumerate(_split(step.threads, step.processes)):
+        task = {"proc_index": p, "step": step, "workload": vars(workload) | {},
+                "endpoint": endpoint, "threads": nthreads, "thread_offset": offset,
+                "seed": seed, "batch_size": batch_size}
+        offset += nthreads
+        pr = ctx.Process(target=worker_main, args=(task, *channels), daemon=True,
+                         name=f"benchlib-client-{p}")
+        pr.start()
+        procs.append(pr)
+    return procs
+
+
+def _await_ready(procs: list, out_q) -> None:
+    """Until every client is connected and has prepared its first operations;
+    StepError when one fails, dies or takes longer than READY_TIMEOUT_S."""
+    ready = 0
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while ready < len(procs):
+        try:
+            msg = out_q.get(timeout=0.5)
+        except queue.Empty:
+            if any(not pr.is_alive() for pr in procs):
+                raise StepError("a client process died while connecting") from None
+            if time.monotonic() > deadline:
+                raise StepError(f"clients not ready after {READY_TIMEOUT_S:.0f} s") from None
+            continue
+        if msg[0] == "error":
+            raise StepError(msg[2])
+        ready += msg[0] == "ready"
+
+
+def _join(procs: list, timeout_s: float) -> None:
+    for pr in procs:
+        pr.join(timeout=timeout_s)
+        if pr.is_alive():
+            pr.terminate()
+
+
+class _Collector:
+    """The controller's side of a running step: the clients' messages in; interval rows,
+    status lines and the progress bar out; the step's status and error kept."""
+
+    def __init__(self, step: StepSpec, procs: list, stop_evt, start_ns: int,
+                 on_intervals, status_out, bar):
+        self.step, self.procs, self.stop_evt, self.start_ns = step, procs, stop_evt, start_ns
+        self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
+        self.merger = SecondMerger(len(procs))
+        self.results: dict[int, measure.ClientResult] = {}
+        self.status, self.error, self.interrupted = "ok", None, False
+        self.total_ops = self.total_err = 0
+        self.last_status, self.status_ops = time.monotonic(), 0
+
+    def run(self, out_q) -> None:
+        while len(self.results) < len(self.procs):
+            try:
+                msg = out_q.get(timeout=0.5)
+            except KeyboardInterrupt:
+                self.interrupted = True
+                self.stop_evt.set()
+                continue
+            except queue.Empty:
+                self._reap_dead()
+                msg = None
+            if msg is not None:
+                self._on_message(msg)
+            rows = [r for s, parts in self.merger.complete() for r in _interval_rows(s, parts)]
+            if rows:
+                self._emit(rows)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def _fail(self, error: str) -> None:
+        self.error = self.error or error
+        self.status = "failed"
+        self.stop_evt.set()
+
+    def _reap_dead(self) -> None:
+        dead = [(i, pr) for i, pr in enumerate(self.procs) if not pr.is_alive() and i not in self.results]
+        if not dead:
+            return
+        self._fail(f"client process {dead[0][1].name} died (exit code {dead[0][1].exitcode})")
+        for i, pr in dead:
+            self.results[i] = measure.ClientResult(pr.name, "", self.step.name, error=self.error)
+            self.merger.finish(i)
+
+    def _on_message(self, msg: tuple) -> None:
+        kind, p = msg[0], msg[1]
+        if kind == "second":   # a process sends its seconds in order, each once
+            self.merger.add(msg[2], msg[3])
+            self.merger.advance(p, msg[2])
+        elif kind == "done":
+            self.results[p] = measure.ClientResult.from_dict(msg[2])
+            self.merger.finish(p)
+            if self.results[p].error:
+                self._fail(self.results[p].error)
+
+    def _emit(self, rows: list[dict]) -> None:
+        n = sum(r["ops"] for r in rows if not r.get("_inner"))
+        self.total_ops += n
+        self.total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
+        if self.bar is not None:
+            self.bar.update(n)
+        for r in rows:
+            r.pop("_inner", None)
+        if self.on_intervals:
+            self.on_intervals(rows)
+        now = time.monotonic()
+        if self.status_out is not None and now - self.last_status >= self.step.status_interval_s:
+            last = {r["op"]: {"count": r["ops"], "max": r["max_us"], "min": r.get("min_us", np.nan),
+                              "mean": r["mean_us"], "p99": r["p99_us"]}
+                    for r in rows if r["second"] == rows[-1]["second"] and r["ops"]}
+            rate = (self.total_ops - self.status_ops) / (now - self.last_status)
+            elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
+            print(_status_line(elapsed_s, self.total_ops, rate, last), file=self.status_out, flush=True)
+            self.last_status, self.status_ops = now, self.total_ops
 
 
 def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict], int, int]:
@@ -217,52 +255,34 @@ def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict]
     return rows, ops, errors
 
 
-class _SecondMerger:
-    """Collect each process's seconds; emit a second once every process is past it."""
-
-    def __init__(self, nprocs: int):
-        self.last = [-1] * nprocs
-        self.finished = [False] * nprocs
-        self.pending: dict[int, dict[str, list]] = {}
-        self.emitted = -1
-
-    def add(self, p: int, second: int, payload: dict):
-        self.last[p] = max(self.last[p], second)
-        sec = self.pending.setdefault(second, {})
+def _interval_rows(second: int, payloads: list[dict]) -> list[dict]:
+    """One second's interval rows, merged exactly from the processes' raw latencies."""
+    by_op: dict[str, list] = {}
+    for payload in payloads:
         for op, part in payload.items():
-            sec.setdefault(op, []).append(part)
-
-    def finish(self, p: int):
-        self.finished[p] = True
-
-    def complete_rows(self) -> list[dict]:
-        live = [s for s, f in zip(self.last, self.finished) if not f]
-        upto = min(live) if live else (max(self.pending) if self.pending else self.emitted)
-        rows = []
-        for s in range(self.emitted + 1, upto + 1):
-            for op, parts in sorted(self.pending.pop(s, {}).items()):
-                svc = np.concatenate([x[0] for x in parts])
-                itd = np.concatenate([x[1] for x in parts])
-                errs = sum(x[2] for x in parts)
-                units = sum(x[3] for x in parts)
-                mean, p99, mx = measure.interval_stats(svc)
-                imean, ip99, imx = measure.interval_stats(itd)
-                row = {"second": s, "op": op, "ops": len(svc), "errors": int(errs),
-                       "mean_us": mean, "p99_us": p99, "max_us": mx,
-                       "min_us": float(svc.min()) if len(svc) else np.nan,
-                       "intended_mean_us": imean, "intended_p99_us": ip99,
-                       "intended_max_us": imx, "_inner": schema.is_batch(op)}
-                rows.append(row)
-                if schema.is_batch(op) and units:
-                    # the batch's records, each taking latency / (records per batch)
-                    per = len(svc) / units
-                    rows.append({**row, "op": schema.unit_op(op), "ops": int(units),
-                                 "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
-                                 "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
-                                 "intended_p99_us": ip99 * per, "intended_max_us": imx * per,
-                                 "_inner": False})
-            self.emitted = s
-        return rows
+            by_op.setdefault(op, []).append(part)
+    rows = []
+    for op, parts in sorted(by_op.items()):
+        svc = np.concatenate([x[0] for x in parts])
+        itd = np.concatenate([x[1] for x in parts])
+        units = sum(x[3] for x in parts)
+        mean, p99, mx = measure.interval_stats(svc)
+        imean, ip99, imx = measure.interval_stats(itd)
+        row = {"second": second, "op": op, "ops": len(svc), "errors": int(sum(x[2] for x in parts)),
+               "mean_us": mean, "p99_us": p99, "max_us": mx,
+               "min_us": float(svc.min()) if len(svc) else np.nan,
+               "intended_mean_us": imean, "intended_p99_us": ip99,
+               "intended_max_us": imx, "_inner": schema.is_batch(op)}
+        rows.append(row)
+        if schema.is_batch(op) and units:
+            # the batch's records, each taking latency / (records per batch)
+            per = len(svc) / units
+            rows.append({**row, "op": schema.unit_op(op), "ops": int(units),
+                         "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
+                         "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
+                         "intended_p99_us": ip99 * per, "intended_max_us": imx * per,
+                         "_inner": False})
+    return rows
 
 
 def _progress_bar(step: StepSpec, progress: bool | None):

@@ -175,10 +175,15 @@ class PostgresYcsb:
             return OK if r.status == cok else ERROR
 
         self.read, self.scan, self.update, self.insert, self.delete = read, scan, update, insert, delete
+        self._make_async_ops()
 
-        # The same operations for the multiplexed client (benchlib.run.mux): each sends its
-        # statement and yields; the client resumes it with the result once it is complete.
+    def _make_async_ops(self):
+        """The same operations for the multiplexed client (benchlib.run.mux): each sends its
+        statement and yields; the client resumes it with the result once it is complete."""
         send = self.pg.send_query_prepared
+        tok, cok = self._tuples_ok, self._command_ok
+        rn, sn, un = self.read_names, self.scan_names, self.update_names
+        ins = self.insert_name
 
         def a_read(key, field):
             send(rn[field], (key,))
