@@ -19,7 +19,9 @@ Conventions
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: client processes need only names
     import pandas as pd
@@ -83,6 +85,88 @@ def loop_of(step: str) -> int | None:
     """The run loop of ``r.L<n>``; None for any other step."""
     m = _RUN_STEP.fullmatch(str(step))
     return int(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------- run meta (meta.json)
+
+class RunMeta(BaseModel):
+    """A run folder's ``meta.json``: what the runner writes, what every importer fills
+    (leaving unknown what its source does not say), what summaries read.
+
+    Keys a source adds beyond these (an importer's ``tool_version``, ``command_line`` …)
+    are kept (``extra="allow"``). Dict-like access (``meta["status"]``, ``meta.get``,
+    ``update``, ``items``) stays for the callers written against the plain dict; new
+    code reads attributes (``meta.status``).
+    """
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    format_version: int = FORMAT_VERSION
+    benchlib_version: str | None = None
+    source: str = "benchlib"            # benchlib, or the tool an importer read (ycsb, pgbench …)
+    run_id: str | None = None
+    experiment: str | None = None
+    config: str | None = None           # the seeds' cnf: the target configuration's name
+    status: str = "running"             # running | ok | failed | interrupted
+    error: str | None = None            # one line when not ok
+    pid: int | None = None              # the benchmark process while running (killed-run check)
+    hostname: str | None = None
+    started: str | None = None          # ISO 8601, UTC
+    ended: str | None = None
+    workload: str | None = None
+    workload_properties: dict[str, str] = {}
+    target: dict[str, Any] | str | None = None   # {"name", "url" (password masked), "kind"}
+    threads: int | None = None
+    processes: int | None = None
+    load_processes: int | None = None
+    target_ops_per_s: float | None = None
+    load_target_ops_per_s: float | None = None
+    repetition: int | None = None
+    seed: int | None = None
+    planned: list[str] = []             # the step names planned, in order
+    parameters: dict[str, Any] | None = None     # the resolved experiment (URLs masked)
+    host: dict[str, Any] | None = None
+    dbms: dict[str, Any] | None = None  # {"name", "version"}
+
+    # --- dict-like access, for the callers that read meta.json as a dict
+    def __getitem__(self, key: str) -> Any:
+        if key in type(self).model_fields:
+            return getattr(self, key)
+        try:
+            return (self.__pydantic_extra__ or {})[key]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        setattr(self, key, value)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self[key] if key in self.keys() else None
+        return default if value is None else value
+
+    def keys(self) -> list[str]:
+        """The keys that have a value: the declared ones set, and every extra one."""
+        return [k for k in type(self).model_fields if getattr(self, k) is not None] + \
+            list(self.__pydantic_extra__ or {})
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, self[k]) for k in self.keys()]
+
+    def update(self, other: dict | None = None, **values: Any) -> None:
+        for k, v in {**(other or {}), **values}.items():
+            self[k] = v
+
+    def setdefault(self, key: str, value: Any) -> Any:
+        if self.get(key) is None:
+            self[key] = value
+        return self[key]
+
+    def to_dict(self) -> dict:
+        """The JSON form written to meta.json."""
+        return self.model_dump(mode="json")
 
 
 STEPS = {

@@ -7,8 +7,9 @@ import sys
 
 from conftest import small_experiment
 
-from benchlib import load_results, run_experiment
+from benchlib import __version__, load_results, run_experiment
 from benchlib.params import validate
+from benchlib.store.folders import read_meta
 
 
 def run(exp_dict, data_dir, **kw):
@@ -24,6 +25,11 @@ def test_sqlite_run_folder_is_complete(data_dir):
     meta = json.loads((rd / "meta.json").read_text())
     assert meta["status"] == "ok" and meta["format_version"] == 1
     assert meta["dbms"]["name"] == "SQLite" and meta["host"]["cores"] >= 1
+    # the runner fills the versioned model, read back typed
+    typed = read_meta(rd)
+    assert (typed.run_id, typed.planned, typed.workload, typed.target["kind"]) == (
+        run_id, ["l.pre", "r.L1"], "ycsb", "sqlite")
+    assert typed.benchlib_version == __version__ and typed.pid and typed.ended
     t = load_results(rd)
     steps = t["steps"].set_index("step")
     assert list(steps.index) == ["l.pre", "r.L1"]

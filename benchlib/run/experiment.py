@@ -119,7 +119,7 @@ class _Run:
 
     spec: RunSpec
     run_dir: Path
-    meta: dict
+    meta: schema.RunMeta
     log: IntervalLog
     steps_rows: list[dict] = field(default_factory=list)
     lat_rows: list[dict] = field(default_factory=list)
@@ -145,7 +145,7 @@ class _Run:
 
 
 def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpec],
-                seed: int) -> dict:
+                seed: int) -> schema.RunMeta:
     resolved = exp.model_dump(mode="json")
     for t in resolved["targets"]:
         t["url"] = mask_url(t["url"])
@@ -204,7 +204,7 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
-    meta.update(status=status, error=error, ended=folders.utcnow().isoformat())
+    meta.status, meta.error, meta.ended = status, error, folders.utcnow().isoformat()
     folders.write_json(run_dir / folders.META, meta)
     (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
@@ -229,7 +229,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     status, error = "ok", None
     try:
         target.start()
-        meta["dbms"] = target.dbms_info()
+        meta.dbms = target.dbms_info()
         folders.write_json(run_dir / folders.META, meta)
         status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
                                    step_lines)

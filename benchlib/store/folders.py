@@ -29,6 +29,7 @@ from typing import Any, Iterable
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from .. import schema
 from ..version import __version__
@@ -61,6 +62,8 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def write_json(path: Path, obj: Any) -> None:
+    if isinstance(obj, schema.RunMeta):
+        obj = obj.to_dict()
     _atomic_write_bytes(Path(path), json.dumps(obj, indent=2, default=str).encode())
 
 
@@ -87,23 +90,28 @@ def write_text(path: Path, text: str) -> None:
     _atomic_write_bytes(Path(path), text.encode())
 
 
-def base_meta(run_id: str, experiment: str, **extra: Any) -> dict:
-    meta = {
-        "format_version": schema.FORMAT_VERSION,
-        "benchlib_version": __version__,
-        "run_id": run_id,
-        "experiment": experiment,
-        "status": "running",
-        "pid": os.getpid(),
-        "hostname": socket.gethostname(),
-        "started": utcnow().isoformat(),
-        "ended": None,
-    }
-    meta.update(extra)
-    return meta
+def base_meta(run_id: str, experiment: str, **fields: Any) -> schema.RunMeta:
+    """The meta of a run starting now in this process (status running)."""
+    return to_run_meta(dict(
+        format_version=schema.FORMAT_VERSION, benchlib_version=__version__, run_id=run_id,
+        experiment=experiment, status="running", pid=os.getpid(), hostname=socket.gethostname(),
+        started=utcnow().isoformat(), ended=None, **fields), "meta")
 
 
-def write_run(run_dir: Path | str, meta: dict, *, overwrite: bool = False,
+def to_run_meta(meta: dict | schema.RunMeta, where: Any) -> schema.RunMeta:
+    """``meta`` as the typed model; ResultsError naming ``where`` and the key when a
+    value has the wrong type."""
+    if isinstance(meta, schema.RunMeta):
+        return meta
+    try:
+        return schema.RunMeta.model_validate(meta)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise ResultsError(f"{where}: {key}: {err['msg']}") from None
+
+
+def write_run(run_dir: Path | str, meta: dict | schema.RunMeta, *, overwrite: bool = False,
               text_files: dict[str, str] | None = None,
               **tables: pd.DataFrame | None) -> Path:
     """Write a whole run folder at once (importers use this).
@@ -125,9 +133,8 @@ def write_run(run_dir: Path | str, meta: dict, *, overwrite: bool = False,
             write_table(tmp, name, tables.get(name))
         for fname, text in (text_files or {}).items():
             write_text(tmp / fname, text)
-        meta = {"format_version": schema.FORMAT_VERSION, **meta}
-        meta.setdefault("status", "ok")
-        write_json(tmp / META, meta)
+        meta = {"format_version": schema.FORMAT_VERSION, "status": "ok", **dict(meta)}
+        write_json(tmp / META, to_run_meta(meta, run_dir / META))
         if run_dir.exists():
             shutil.rmtree(run_dir)
         os.replace(tmp, run_dir)
@@ -139,7 +146,9 @@ def write_run(run_dir: Path | str, meta: dict, *, overwrite: bool = False,
 
 # ---------------------------------------------------------------- reading
 
-def read_meta(run_dir: Path | str) -> dict:
+def read_meta(run_dir: Path | str) -> schema.RunMeta:
+    """A run folder's meta.json, brought up to the current format, as the typed model
+    (which also answers ``meta["key"]`` and ``meta.get``)."""
     path = Path(run_dir) / META
     try:
         meta = json.loads(path.read_text())
@@ -150,15 +159,17 @@ def read_meta(run_dir: Path | str) -> dict:
     return upgrade_meta(meta, path)
 
 
-def upgrade_meta(meta: dict, path: Path) -> dict:
+def upgrade_meta(meta: dict, path: Path) -> schema.RunMeta:
     """Bring an older meta.json up to the current format (none older exists yet)."""
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{path}: not a run's meta (a JSON object is expected)")
     version = meta.get("format_version")
     if version is None:
         raise ResultsError(f"{path}: no format_version: not written by benchlib")
     if int(version) > schema.FORMAT_VERSION:
         raise ResultsError(f"{path}: format {version} is newer than this benchlib reads "
                            f"({schema.FORMAT_VERSION}); upgrade benchlib")
-    return meta
+    return to_run_meta(meta, path)
 
 
 def read_interval_log(run_dir: Path) -> pd.DataFrame:
@@ -226,7 +237,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     return result
 
 
-def run_row(run_dir: Path, meta: dict) -> dict:
+def run_row(run_dir: Path, meta: dict | schema.RunMeta) -> dict:
     return {
         "run_id": meta.get("run_id"),
         "experiment": meta.get("experiment"),
