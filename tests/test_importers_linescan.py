@@ -102,8 +102,9 @@ def test_number_arrow_refuses_is_one_line_error(tmp_path):
     from benchlib.importers import ImportFormatError, read_output
     f = tmp_path / "run.out"
     f.write_text("[OVERALL], RunTime(ms), 1_000\n[OVERALL], Throughput(ops/sec), 10.0\n")
-    with pytest.raises(ImportFormatError):
+    with pytest.raises(ImportFormatError) as e:
         read_output("ycsb", [f])
+    assert str(e.value).startswith(f"{f}:1:") and "\n" not in str(e.value)
 
 
 def test_go_ycsb_beside_an_hdr_log_is_no_crash(tmp_path):
@@ -111,15 +112,17 @@ def test_go_ycsb_beside_an_hdr_log_is_no_crash(tmp_path):
 
     from conftest import DATA
 
-    from benchlib.importers import ImportFormatError, read_output
+    from benchlib.importers import read_output
     go = tmp_path / "goycsb-run.out"
     shutil.copy(DATA / "ycsb" / "go-ycsb" / "goycsb-pg-runa-t4-interval1.out", go)
     hdr = tmp_path / "goycsb-run-READ.hdr"
     shutil.copy(DATA / "ycsb" / "hdr" / "pg-runa-t4-hdr-READ.hdr", hdr)
-    try:
-        read_output("ycsb", [go, hdr])
-    except ImportFormatError:
-        pass  # a clear one-line refusal is fine; a TypeError is not
+    # the .hdr log shares the run's stem; go-ycsb output has no such logs, so it is read
+    # as the go-ycsb output alone (a TypeError from mixing the two was the bug)
+    both, alone = read_output("ycsb", [go, hdr]), read_output("ycsb", [go])
+    assert both.meta["source"] == "go-ycsb" and list(both.steps["step"]) == ["r.L1"]
+    for table in ("steps", "latency", "intervals"):
+        pd.testing.assert_frame_equal(getattr(both, table), getattr(alone, table))
 
 
 # ---------------------------------------------------------------- the scanner's own edges
@@ -176,14 +179,17 @@ def test_dates_are_read_as_arrow_reads_them(tmp_path):
         _same(*_both(path))   # both: the same one-line error, or the same rows
 
 
-@pytest.mark.parametrize("t", ["123456789012345", "1234567890123456", "123456789012345678901"])
-def test_long_timeseries_times_read_alike_or_fail_in_one_line(tmp_path, t):
+@pytest.mark.parametrize("t, fits", [("123456789012345", True), ("1234567890123456", True),
+                                     ("123456789012345678901", False)])   # > 2^63 ms
+def test_long_timeseries_times_read_alike_or_fail_in_one_line(tmp_path, t, fits):
     path = tmp_path / "run.out"
     path.write_text(f"[OVERALL], RunTime(ms), 1000\n[READ], Operations, 5\n[READ], 1000, 2.5\n[READ], {t}, 3.5\n")
     fast, regex = _both(path)
     _same(fast, regex)
-    if isinstance(fast, str):
-        assert "run.out:4: expected a time in milliseconds" in fast
+    if fits:   # read exactly, as an integer of milliseconds
+        assert fast[1][1]["t_ms"].tolist() == [1000, int(t)]
+    else:
+        assert "run.out:4: expected a time in milliseconds" in fast and "\n" not in fast
 
 
 @pytest.mark.parametrize("ops", ["999999999999999", "9999999999999999", "12345678901234567890"])

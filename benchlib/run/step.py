@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import measure, schema
 from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.registry import workload_class
 from .clients import worker_main
 from .recording import NS, SecondMerger, StepError
 
@@ -104,7 +105,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
     outcome = StepOutcome(step, started, ended, max(last - start_ns, 1) / NS, 0, 0, status, error,
                           client_results=results)
-    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results)
+    compound = workload_class(workload.ref).compound_ops
+    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, compound)
     return outcome
 
 
@@ -231,8 +233,12 @@ class _Collector:
             self.last_status, self.status_ops = now, self.total_ops
 
 
-def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict], int, int]:
-    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors."""
+def latency_rows(client_results: list[measure.ClientResult],
+                 compound_ops: dict[str, int] | None = None) -> tuple[list[dict], int, int]:
+    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors.
+
+    ``compound_ops`` (the workload's): ops whose inner operations are timed under their
+    own names too, and how many each has; those are not counted twice."""
     rows, ops, errors = [], 0, 0
     merged = measure.merge_client_results(client_results)
     for op, m in sorted(merged.items()):
@@ -248,10 +254,9 @@ def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict]
         if not schema.is_batch(op):  # a batch's records are counted under its unit op
             ops += n_ok + n_err
             errors += n_err
-    if "READ-MODIFY-WRITE" in merged:
-        # YCSB times RMW's inner read and update as READ and UPDATE too; they are
-        # part of the RMW operation, not operations of their own
-        ops -= 2 * sum(merged["READ-MODIFY-WRITE"]["returns"].values())
+    for op, inner in (compound_ops or {}).items():
+        if op in merged:
+            ops -= inner * sum(merged[op]["returns"].values())
     return rows, ops, errors
 
 

@@ -88,6 +88,10 @@ class Workload:
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries
     report_notebooks: tuple[str, ...] = ()
+    # ops whose inner operations the client also times under their own names (YCSB's
+    # READ-MODIFY-WRITE: its READ and UPDATE), with how many each has: the step's
+    # operation count takes the compound op once, not its parts again
+    compound_ops: dict[str, int] = {}
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)

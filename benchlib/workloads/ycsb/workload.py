@@ -66,6 +66,8 @@ class YcsbWorkload(Workload):
     """CoreWorkload: builds load and run clients for the driver."""
 
     name = "ycsb"
+    # YCSB times RMW's inner read and update as READ and UPDATE too
+    compound_ops = {"READ-MODIFY-WRITE": 2}
 
     def __init__(self, properties: dict):
         super().__init__(properties)
