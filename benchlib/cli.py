@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _add_run(sub):
@@ -84,6 +84,10 @@ def cmd_run(args) -> int:
     from . import params
     src = Path(args.params)
     if src.suffix in (".yaml", ".yml"):
+        if args.threads is not None or args.target is not None:
+            raise params.ParameterError(
+                f"{src}: --threads and --target are for a YCSB property file; in a YAML "
+                "use -p run.threads=[N] or -p 'targets=[{name: x, url: URL}]'")
         exp = params.load_experiment(src, args.overrides)
     else:
         exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
@@ -127,6 +131,9 @@ def cmd_show(args) -> int:
 
 def cmd_list(args) -> int:
     from .store import catalog
+    from .store.folders import ResultsError
+    if not Path(args.data_dir).is_dir():  # a read-only command creates nothing
+        raise ResultsError(f"{args.data_dir}: no such folder (--data-dir)")
     if args.rebuild:
         catalog.rebuild(args.data_dir)
     df = catalog.list_runs(args.data_dir)
@@ -179,17 +186,31 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C: the run in progress is marked interrupted."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated("SIGTERM")
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
     except _input_errors() as e:
-        print(f"benchlib: {e}", file=sys.stderr)
+        from .masking import mask_text
+        print(f"benchlib: {mask_text(str(e))}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("benchlib: interrupted; completed runs and intervals are kept, "
-              "run the same command again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as e:
+        print(f"benchlib: interrupted{' by SIGTERM' if isinstance(e, Terminated) else ''}; "
+              "completed runs and intervals are kept, run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
