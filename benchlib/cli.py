@@ -190,7 +190,11 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as Ctrl-C: the run in progress is marked interrupted."""
 
 
+_terminated: list[bool] = []
+
+
 def _on_sigterm(signum, frame):
+    _terminated.append(True)  # the interrupt may be caught and re-raised as a plain one
     raise Terminated("SIGTERM")
 
 
@@ -204,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
         from .masking import mask_text
         print(f"benchlib: {mask_text(str(e))}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt as e:
-        print(f"benchlib: interrupted{' by SIGTERM' if isinstance(e, Terminated) else ''}; "
+    except KeyboardInterrupt:
+        term = bool(_terminated)
+        print(f"benchlib: interrupted{' by SIGTERM' if term else ''}; "
               "completed runs and intervals are kept, run the same command again to resume",
               file=sys.stderr)
-        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
     finally:
         signal.signal(signal.SIGTERM, previous)
 
