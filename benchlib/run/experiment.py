@@ -338,7 +338,10 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines) ->
     for spec in specs:
         run_dir = exp_dir / spec.run_id
         if run_dir.exists():
-            meta = folders.recover_run(run_dir) if folders.is_run_dir(run_dir) else {"status": "broken"}
+            try:
+                meta = folders.recover_run(run_dir)
+            except folders.ResultsError:  # no or a broken meta.json: run it again
+                meta = {"status": "broken"}
             if meta.get("status") == "ok" and not force:
                 print(f"skip   {spec.run_id}: finished before (use --force to run it again)", file=out)
                 res.runs[spec.run_id] = "skipped"

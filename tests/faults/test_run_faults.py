@@ -147,3 +147,42 @@ def test_a_rerun_with_changed_parameters_stops_naming_the_keys(tmp_path, capsys)
                      "--force"]) == 0
     assert json.loads((tmp_path / "d" / "rerun" / "experiment.json").read_text()
                       )["properties"]["operationcount"] == 300
+
+
+def test_one_broken_run_folder_breaks_nothing_else(tmp_path, capsys):
+    exp = small_experiment("brk", "sqlite", properties={"recordcount": 200, "operationcount": 200},
+                           run={"threads": [1, 2]})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    runs = sorted((d / "brk").glob("brk-*"))
+    assert len(runs) == 2
+    meta = runs[0] / "meta.json"
+    meta.write_text(meta.read_text()[:80])                       # truncated meta.json
+    lat = runs[1] / "latency.parquet"
+    capsys.readouterr()
+    assert cli.main(["summary", str(d / "brk"), "--kind", "eff.op"]) == 0
+    out, err = capsys.readouterr()
+    assert runs[0].name in err and "meta.json" in err and "brk" in out
+    lat.write_bytes(lat.read_bytes()[:100])                      # truncated table
+    assert cli.main(["summary", str(d / "brk")]) == 2            # nothing readable is left
+    assert "latency.parquet" in capsys.readouterr().err
+    # a rerun runs the broken ones again, moving them aside
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    assert len(list((d / "brk" / ".attempts").iterdir())) >= 1
+    assert cli.main(["summary", str(d / "brk")]) == 0
+
+
+def test_a_corrupt_catalog_costs_no_run_and_rebuilds(tmp_path, capsys):
+    exp = small_experiment("cat", "sqlite", properties={"recordcount": 100, "operationcount": 100})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "catalog.sqlite").write_text("not a database")
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    assert "catalog was not updated" in capsys.readouterr().err
+    assert cli.main(["list", "--data-dir", str(d)]) == 2
+    assert cli.main(["list", "--data-dir", str(d), "--rebuild"]) == 0
+    out, err = capsys.readouterr()
+    assert "cat-t2" in out and "kept as catalog.sqlite.corrupt-" in err
+    assert list(d.glob("catalog.sqlite.corrupt-*"))
