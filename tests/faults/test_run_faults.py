@@ -186,3 +186,31 @@ def test_a_corrupt_catalog_costs_no_run_and_rebuilds(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "cat-t2" in out and "kept as catalog.sqlite.corrupt-" in err
     assert list(d.glob("catalog.sqlite.corrupt-*"))
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
+    pytest.importorskip("pgserver")
+    exp = small_experiment("emb", "embedded-postgres", run={"loop_secs": 30})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    proc = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                             str(d), "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    pid_file = d / ".embedded-postgres" / "emb" / "postmaster.pid"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        logs = list((d / "emb").glob("*/intervals.jsonl"))
+        if logs and '"r.L1"' in logs[0].read_text():
+            break
+        time.sleep(0.2)
+    old = int(pid_file.read_text().split()[0])
+    proc.kill()
+    proc.communicate(timeout=30)
+    os.kill(old, 0)                                   # the server outlived its benchlib
+    r = run_cli("run", p, "-p", "run.loop_secs=1", "--data-dir", d, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "left running by a killed run" in r.stderr and str(old) in r.stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(old, 0)
