@@ -23,6 +23,8 @@ def _add_run(sub):
                    help="for a YCSB property file: sqlite | embedded-postgres | basic | URL (default sqlite)")
     p.add_argument("--threads", type=int, default=None, help="for a YCSB property file: client threads")
     p.add_argument("--report", action="store_true", help="render the HTML report afterwards")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate everything and print the runs and steps it would make; run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
@@ -92,6 +94,8 @@ def cmd_run(args) -> int:
     else:
         exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
                                                    args.overrides)
+    if args.dry_run:
+        return _print_plan(exp)
     from . import run_experiment
     res = run_experiment(exp, args.data_dir, force=args.force,
                          progress=False if args.no_progress else None)
@@ -105,6 +109,18 @@ def cmd_run(args) -> int:
             print(f"benchlib: {e}", file=sys.stderr)
             return EXIT_FAILED
     return EXIT_OK if res.ok else EXIT_FAILED
+
+
+def _print_plan(exp) -> int:
+    """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
+    from .params import plan
+    workload = exp.workload_class()(exp.workload_properties())
+    specs = plan(exp)
+    print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
+    for spec in specs:
+        steps = " ".join(s.name for s in workload.steps(exp, spec))
+        print(f"  {spec.run_id}: {steps}")
+    return EXIT_OK
 
 
 def _emit(df, fmt: str) -> None:
@@ -206,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except _input_errors() as e:
         from .masking import mask_text
-        print(f"benchlib: {mask_text(str(e))}", file=sys.stderr)
+        one = " ".join(part.strip() for part in str(e).splitlines() if part.strip())
+        print(f"benchlib: {mask_text(one)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         term = bool(_terminated)
