@@ -174,6 +174,10 @@ def cmd_summary(args) -> int:
 
 def cmd_import(args) -> int:
     from .importers import import_output
+    from .store.folders import ResultsError
+    for f in [*args.files, *(args.hw or [])]:
+        if not Path(f).is_file():
+            raise ResultsError(f"{f}: {'a folder, not a file' if Path(f).is_dir() else 'no such file'}")
     path = import_output(args.kind, args.files, into=args.into, name=args.name, hw=args.hw or None)
     print(f"imported into {path}")
     return EXIT_OK

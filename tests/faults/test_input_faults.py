@@ -70,3 +70,10 @@ def test_data_dir_naming_a_file(exp_file, tmp_path, capsys):
 def test_list_of_a_missing_data_dir_creates_nothing(tmp_path, capsys):
     fails_with(capsys, ["list", "--data-dir", tmp_path / "typo"], "no such folder")
     assert not (tmp_path / "typo").exists()
+
+
+def test_import_of_a_missing_hw_log_is_one_line(tmp_path, capsys):
+    fails_with(capsys, ["import", "linkbench", tmp_path / "none.log", "--into", tmp_path / "x"],
+               "none.log", "no such file")
+    fails_with(capsys, ["import", "pgbench", tmp_path, "--into", tmp_path / "x"], "a folder")
+    assert not (tmp_path / "x").exists()
