@@ -47,9 +47,36 @@ def _add_list(sub):
 def _add_summary(sub):
     p = sub.add_parser("summary", help="one-line summaries of a run or an experiment")
     p.add_argument("path")
-    p.add_argument("--kind", default="eff.op", choices=["eff.op", "eff.sec", "rt", "run", "experiment"])
+    p.add_argument("--kind", default="eff.op",
+                   choices=["eff.op", "eff.sec", "rt", "run", "experiment", "points"],
+                   help="points: per matrix point, mean and 95%% interval of ops/s, p99, CPU/op")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_summary)
+
+
+def _add_compare(sub):
+    p = sub.add_parser("compare", help="B/A per matched point: throughput, p99, CPU/op, 95%% intervals")
+    p.add_argument("a", help="experiment (or run) folder A, the reference")
+    p.add_argument("b", help="experiment (or run) folder B")
+    p.add_argument("--format", default="text", choices=["text", "csv", "json"])
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args) -> int:
+    from .store.folders import load_results
+    from .summaries import uncertainty
+    a, b = load_results(args.a), load_results(args.b)
+    df = uncertainty.compare(a, b)
+    if args.format != "text":
+        _emit(df, args.format)
+        return EXIT_OK
+    print(uncertainty.format_compare(df, Path(args.a).name, Path(args.b).name))
+    for name, res in ((Path(args.a).name, a), (Path(args.b).name, b)):
+        st = uncertainty.steady_state(res)
+        for r in st[~st["steady"]].itertuples() if len(st) else ():
+            print(f"warning: {name} {r.run_id} {r.step}: not steady, throughput drifts "
+                  f"{r.drift:+.0%} over the loop (t = {r.t:.1f})")
+    return EXIT_OK
 
 
 def _add_import(sub):
@@ -161,6 +188,10 @@ def cmd_summary(args) -> int:
     from . import summaries
     from .store import folders as results
     res = results.load_results(args.path)
+    if args.kind == "points":
+        from .summaries.uncertainty import point_summary
+        _emit(point_summary(res), args.format)
+        return EXIT_OK
     if args.format == "text":
         print(summaries.summarize(res, args.kind))
     else:
@@ -188,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchlib", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_show, _add_list, _add_summary, _add_import, _add_report):
+    for add in (_add_run, _add_show, _add_list, _add_summary, _add_compare, _add_import, _add_report):
         add(sub)
     return parser
 
@@ -229,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         one = " ".join(part.strip() for part in str(e).splitlines() if part.strip())
         print(f"benchlib: {mask_text(one)}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:  # `benchlib … | head`: the reader has what it wanted
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         term = bool(_terminated)
         print(f"benchlib: interrupted{' by SIGTERM' if term else ''}; "
