@@ -81,6 +81,7 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
     return how, b"\n".join(lines)
 
 
+@pytest.mark.slow
 def test_mutated_samples_import_or_fail_cleanly(tmp_path):
     rng = random.Random(SEED)
     everything = [DATA / f for _, files in SAMPLES for f in files]

@@ -34,6 +34,7 @@ def wait_for_seconds(tmp_path, name, n=3, timeout=60):
     raise AssertionError("the run produced no intervals")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
 def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
     exp = small_experiment("kill", "sqlite", run={"loop_secs": 30})
@@ -62,6 +63,7 @@ def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
     assert list((tmp_path / "data" / "kill" / ".attempts").iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.embedded
 def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
     exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40})

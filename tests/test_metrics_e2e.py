@@ -68,6 +68,7 @@ def test_sqlite_engine_cpu_is_the_clients(data_dir):
     assert run["dbms_cpu_s"].sum() == pytest.approx(run["client_cpu_s"].sum())
 
 
+@pytest.mark.slow
 def test_printed_step_lines_equal_summary_from_folder(tmp_path):
     p = tmp_path / "e.yaml"
     exp = small_experiment("lines", "sqlite", run={"loop_secs": 2, "loops": 2})

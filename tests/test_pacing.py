@@ -14,6 +14,7 @@ from benchlib import load_results, run_experiment
 from benchlib.params import validate
 
 
+@pytest.mark.slow
 def test_target_throughput_within_1_percent(data_dir):
     exp = validate(small_experiment("pace", "sqlite", run={"threads": [2], "target_factors": [1],
                                                            "target_base": 300, "loop_secs": 6}),
@@ -27,6 +28,7 @@ def test_target_throughput_within_1_percent(data_dir):
     assert {"Intended-READ", "Intended-UPDATE"} <= set(lat[lat.step == "r.L1"].op)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_stall_shows_in_intended_latency_not_service_time(pg_url, data_dir):
     props = {"recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,

@@ -52,6 +52,11 @@ class EmbeddedPostgresTarget(PostgresTarget):
             self._server = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
+    def dbms_info(self):
+        info = super().dbms_info()
+        info["name"] = "PostgreSQL (embedded)"
+        return info
+
 
 OWNER_FILE = "benchlib.owner"   # the pid of the benchlib process that started the server
 
