@@ -6,4 +6,5 @@ import re
 
 def mask_url(url: str) -> str:
     """The URL with its password replaced by ***: credentials never reach a report."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    # the user may be empty, as Redis URLs have it (redis://:secret@host)
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
