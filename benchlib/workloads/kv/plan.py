@@ -12,7 +12,8 @@ and in run loop L of ``loops``, client i of T
 - inserts only fresh numbers: ``keys_loaded + (j·T + i)·loops + (L-1)``, j = 0, 1, …
   (first the share the prepare left out, then beyond the key space);
 - removes only numbers that exist: loaded ones of its own,
-  ``(j·T + i)·loops + (L-1)`` below keys_loaded, then its own inserts of the loop,
+  ``(j·T + i)·loops + (L-1)`` below keys_loaded that the prepare did not remove, then
+  its own inserts of the loop,
   oldest first; when it has none left a remove finds nothing (NOT_FOUND).
 
 So after prepare and run the store holds keys_loaded − prepare's removes + the
@@ -49,14 +50,18 @@ def key_strings(keynums: np.ndarray, key_size: int, prefix: str = "") -> list[st
 def removed_in_prepare(keynums: np.ndarray, ratio: float) -> np.ndarray:
     """Which loaded key numbers the prepare removes again ("scan after del")."""
     cut = round(ratio * PREPARE_REMOVE_PERIOD)
-    return (np.asarray(keynums) % PREPARE_REMOVE_PERIOD) < cut
+    # a permutation of each block of PERIOD numbers: exactly ``cut`` of every block,
+    # spread over it (so every stride of key numbers loses about that share too)
+    spread = (np.asarray(keynums, dtype=np.int64) % PREPARE_REMOVE_PERIOD) * 389
+    return spread % PREPARE_REMOVE_PERIOD < cut
 
 
 def keys_after_prepare(p: KvParameters) -> int:
     """How many keys the store holds after the prepare."""
     n, cut = p.keys_loaded, round(p.prepare_remove_ratio * PREPARE_REMOVE_PERIOD)
-    full, rest = divmod(n, PREPARE_REMOVE_PERIOD)
-    return n - (full * cut + min(rest, cut))
+    full = n // PREPARE_REMOVE_PERIOD * PREPARE_REMOVE_PERIOD
+    rest = removed_in_prepare(np.arange(full, n), p.prepare_remove_ratio).sum()
+    return n - (full // PREPARE_REMOVE_PERIOD * cut + int(rest))
 
 
 def request_generator(p: KvParameters, rng: np.random.Generator):
@@ -100,48 +105,62 @@ class KeyStreams:
         self.base = index * loops + (loop - 1)
         self.inserted = 0      # fresh keys planned so far
         self.own_removed = 0   # of those, planned removes
-        self.next_loaded = 0   # j of the next loaded key to remove
+        self.next_loaded = 0   # j of the next loaded key to pass
         self.last_removed = -1
 
     def fresh(self, j) -> np.ndarray:
         return self.loaded + self.base + np.asarray(j, dtype=np.int64) * self.stride
 
-    def _loaded_left(self) -> int:
+    def _raw_left(self) -> int:
+        """Loaded numbers of this stream not yet passed (the prepare's removes included)."""
         span = self.loaded - self.base
         return max(0, -(-span // self.stride) - self.next_loaded) if span > 0 else 0
+
+    def _take_loaded(self, n: int) -> np.ndarray | None:
+        """The next n loaded numbers the prepare did not remove; None (nothing taken)
+        when fewer than n are left."""
+        left, ratio = self._raw_left(), self.p.prepare_remove_ratio
+        m = min(left, int(n / (1.0 - ratio)) + 64)
+        while True:
+            j = np.arange(self.next_loaded, self.next_loaded + m, dtype=np.int64)
+            nums = self.base + j * self.stride
+            kept = np.flatnonzero(~removed_in_prepare(nums, ratio))
+            if len(kept) >= n:
+                break
+            if m == left:
+                return None
+            m = left
+        take = kept[:n]
+        if n:
+            self.next_loaded += int(take[-1]) + 1
+        return nums[take]
 
     def plan(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Key numbers for the chunk's INSERTs and DELETEs, in their order."""
         n_ins = int((codes == INSERT).sum())
         n_del = int((codes == DELETE).sum())
         ins = self.fresh(np.arange(self.inserted, self.inserted + n_ins))
-        if n_del <= self._loaded_left():
-            dels = self._loaded(n_del)
+        dels = self._take_loaded(n_del)
+        if dels is not None:
             self.inserted += n_ins
+            if n_del:
+                self.last_removed = int(dels[-1])
             return ins, dels
-        return ins, self._plan_slow(codes, n_ins)
+        return ins, self._plan_slow(codes)
 
-    def _loaded(self, n: int) -> np.ndarray:
-        j = np.arange(self.next_loaded, self.next_loaded + n, dtype=np.int64)
-        self.next_loaded += n
-        nums = self.base + j * self.stride
-        # one the prepare removed already: remove it again (NOT_FOUND), keeps the streams simple
-        if len(nums):
-            self.last_removed = int(nums[-1])
-        return nums
-
-    def _plan_slow(self, codes: np.ndarray, n_ins: int) -> np.ndarray:
+    def _plan_slow(self, codes: np.ndarray) -> np.ndarray:
+        """Op by op, once the loaded keys of this stream run out: then our own inserts."""
         dels = []
         for c in codes.tolist():
             if c == INSERT:
                 self.inserted += 1
             elif c == DELETE:
-                if self._loaded_left():
-                    dels.append(int(self._loaded(1)[0]))
+                one = self._take_loaded(1)
+                if one is not None:
+                    self.last_removed = int(one[0])
                 elif self.own_removed < self.inserted:
                     self.last_removed = int(self.fresh(self.own_removed))
                     self.own_removed += 1
-                    dels.append(self.last_removed)
-                else:
-                    dels.append(self.last_removed)  # nothing of ours left: NOT_FOUND
+                # else nothing of ours is left: remove the last one again (NOT_FOUND)
+                dels.append(self.last_removed)
         return np.asarray(dels, dtype=np.int64)
