@@ -14,7 +14,7 @@ import yaml
 from benchlib import cli, load_results
 from benchlib.summaries.kv import kv_compare, kv_lines, kv_table
 from benchlib.targets.base import Endpoint
-from benchlib.workloads.kv.bindings import RedisKv, SqlKv
+from benchlib.workloads.kv.bindings import RedisKv, SqlKv, prepare_args
 from benchlib.workloads.kv.plan import keys_after_prepare
 from benchlib.workloads.kv.workload import KvWorkload
 
@@ -122,21 +122,27 @@ def test_two_loops_keep_the_key_count_on_sqlite(tmp_path):
 def test_scan_returns_ordered_keys_of_the_asked_length(redis_url, tmp_path):
     import redis
     table = _table()
-    keys = [f"k{i:04d}" for i in range(0, 200, 2)]
+    p = f"{table}:"  # Redis keys under the table's prefix, as the workload makes them
+    keys = [f"{p}k{i:04d}" for i in range(0, 200, 2)]
     r = RedisKv(redis.Redis.from_url(redis_url), table)
     conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
     conn.execute(f'CREATE TABLE "{table}" (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID')
     s = SqlKv(conn, "sqlite", table)
     try:
         for b in (r, s):
+            def do(code, *args):
+                return b.fns[code](*prepare_args(b, [code], [args])[0])
+            b.fns = [b.read, b.insert, b.delete, b.update, b.scan]
             b.load([(k, "v") for k in reversed(keys)])
-            assert b.scan_keys("k0051", 7) == keys[26:33]      # from the next key on, in order
-            assert b.scan_keys("k0190", 10) == keys[95:]       # fewer at the end
-            assert b.delete("k0052") == 0 and b.delete("k0052") == 1
-            assert b.scan_keys("k0051", 3) == ["k0054", "k0056", "k0058"]
-            assert b.insert("k0053", "x") == 0 and b.scan_keys("k0051", 2) == ["k0053", "k0054"]
-            assert b.read("k0052") == 1 and b.update("k0052", "y") == 1 and b.read("k0053") == 0
-            assert b.count() == len(keys)
+            assert b.scan_keys(f"{p}k0051", 7) == keys[26:33]  # from the next key on, in order
+            assert b.scan_keys(f"{p}k0190", 10) == keys[95:]   # fewer at the end
+            assert do(2, f"{p}k0052") == 0 and do(2, f"{p}k0052") == 1
+            assert b.scan_keys(f"{p}k0051", 3) == [f"{p}k0054", f"{p}k0056", f"{p}k0058"]
+            assert do(1, f"{p}k0053", "x") == 0
+            assert b.scan_keys(f"{p}k0051", 2) == [f"{p}k0053", f"{p}k0054"]
+            assert do(0, f"{p}k0052") == 1 and do(3, f"{p}k0052", "y") == 1
+            assert do(0, f"{p}k0053") == 0 and do(3, f"{p}k0053", "z") == 0
+            assert do(4, f"{p}k0001", 5) == 0 and b.count() == len(keys)
     finally:
         r.close()
         conn.close()

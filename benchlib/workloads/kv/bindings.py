@@ -2,7 +2,9 @@
 
 Every binding has ``read(key)``, ``insert(key, value)``, ``delete(key)``,
 ``update(key, value)``, ``scan(key, n)`` returning a status (0 OK, 1 NOT_FOUND,
-2 ERROR), and ``load(pairs)`` / ``remove(keys)`` for the prepare's batches.
+2 ERROR), and ``load(pairs)`` / ``remove(keys)`` for the prepare's batches. A binding
+may turn a chunk's arguments into what its calls take before they are timed
+(``prepare(codes, args)``: Redis packs its commands, as redis-benchmark does).
 
 - SQL (sqlite, postgres, mysql): a two-column table, ``k`` the primary key, ``v`` the
   value; a scan is ``k >= ? ORDER BY k LIMIT n``; the prepare's batches are one
@@ -69,6 +71,12 @@ class SqlStatements:
         if dialect == "postgres":
             return f'CREATE TABLE {t} (k VARCHAR({key_size}) COLLATE "C" PRIMARY KEY, v TEXT)'
         return f"CREATE TABLE {t} (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID"
+
+
+def prepare_args(binding, codes, args):
+    """The chunk's arguments as the binding's timed calls take them."""
+    prep = getattr(binding, "prepare", None)
+    return prep(codes, args) if prep else args
 
 
 class SqlKv:
@@ -158,32 +166,54 @@ class RedisKv:
         self._send(self._pack(*args), False)
         return self._recv()
 
-    def _multi(self, *cmds):
-        """MULTI; cmds; EXEC in one round trip: the replies of cmds."""
-        self._send(self._packs((("MULTI",), *cmds, ("EXEC",))), False)
+    def prepare(self, codes, args) -> list[tuple]:
+        """The chunk's commands packed into RESP before they are timed (as
+        redis-benchmark builds its buffers once): the timed call sends and reads."""
+        pack, packs, idx, join = self._pack, self._packs, self.index, b"".join
+        out = []
+        for c, a in zip(codes, args):
+            k = a[0]
+            if c == 0:
+                cmds = pack("GET", k)
+            elif c == 1:
+                cmds = packs((("MULTI",), ("SET", k, a[1], "NX"), ("ZADD", idx, 0, k), ("EXEC",)))
+            elif c == 2:
+                cmds = packs((("MULTI",), ("DEL", k), ("ZREM", idx, k), ("EXEC",)))
+            elif c == 3:
+                cmds = pack("SET", k, a[1], "XX")
+            else:
+                cmds = pack("ZRANGEBYLEX", idx, "[" + k, "+", "LIMIT", 0, a[1])
+            out.append(([join(cmds)],))  # send_packed_command sends each item of a list
+        return out
+
+    def _exec(self, packed, n_queued: int):
+        """Send MULTI … EXEC; the replies of the queued commands."""
+        self._send(packed, False)
         recv = self._recv
-        for _ in range(len(cmds) + 1):
+        for _ in range(n_queued + 1):
             recv()  # OK, QUEUED …
         return recv()
 
-    def read(self, key):
-        self._send(self._pack("GET", key), False)
+    # the timed operations: each takes its packed command (see prepare)
+    def read(self, packed):
+        self._send(packed, False)
         return OK if self._recv() is not None else NOT_FOUND
 
-    def insert(self, key, value):
-        set_ok, _ = self._multi(("SET", key, value, "NX"), ("ZADD", self.index, 0, key))
+    def insert(self, packed):
+        set_ok, _ = self._exec(packed, 2)
         return OK if set_ok else ERROR  # a fresh key was there already
 
-    def delete(self, key):
-        n, _ = self._multi(("DEL", key), ("ZREM", self.index, key))
+    def delete(self, packed):
+        n, _ = self._exec(packed, 2)
         return OK if n else NOT_FOUND
 
-    def update(self, key, value):
-        self._send(self._pack("SET", key, value, "XX"), False)
+    def update(self, packed):
+        self._send(packed, False)
         return OK if self._recv() is not None else NOT_FOUND
 
-    def scan(self, key, n):
-        keys = self._call("ZRANGEBYLEX", self.index, "[" + key, "+", "LIMIT", 0, n)
+    def scan(self, packed):
+        self._send(packed, False)
+        keys = self._recv()
         if keys:
             self._call("MGET", *keys)
         return OK

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..ycsb.workload import ValuePool
-from .bindings import SqlStatements, index_key, key_prefix, make_binding, quote
+from .bindings import SqlStatements, index_key, key_prefix, make_binding, prepare_args, quote
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
@@ -219,6 +219,7 @@ class KvRunClient(_KvClient):
         keys = self._keys(keynums)
         vals = self._values(n)
         scan_n = self.p.scan_length
+        codes = codes.tolist()
         args = [(k,) if c in (0, 2) else (k, scan_n) if c == SCAN else (k, v)
-                for c, k, v in zip(codes.tolist(), keys, vals)]
-        return Chunk(codes.tolist(), args)
+                for c, k, v in zip(codes, keys, vals)]
+        return Chunk(codes, prepare_args(self.binding, codes, args))
