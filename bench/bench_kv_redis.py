@@ -16,6 +16,7 @@ import argparse
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,34 +80,43 @@ def main() -> int:
     ap.add_argument("--secs", type=float, default=10)
     ap.add_argument("--keys", type=int, default=100_000)
     ap.add_argument("--db", type=int, default=9)
+    ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
     url = f"redis://127.0.0.1:6379/{a.db}"
     data = Path(tempfile.mkdtemp(prefix="bench-kv-"))
     load = benchlib_run(url, data, "load", 2, None, a.keys)
-    rows = []
+    pts: dict[int, list] = {1: [], 8: []}
+    for rep in range(a.reps):  # alternating, so that both see the same (shared) machine
+        for n in (1, 8):
+            rb = redis_benchmark(n, a.secs, a.keys, a.db, 40_000 if n == 1 else 80_000)
+            ops = benchlib_run(url, data, f"c{n}-{rep}", n, a.secs, a.keys)
+            per = benchlib_run(url, data, f"p{n}-{rep}", n, a.secs, a.keys, processes=n) \
+                if n > 1 else ops
+            pts[n].append((rb, ops, per))
+            print(f"rep {rep} clients {n}: redis-benchmark {rb:,.0f}, benchlib {ops:,.0f} / "
+                  f"{per:,.0f} op/s", file=sys.stderr)
     bare = bare_redis_py(url, a.secs, a.keys)
-    for n in (1, 8):
-        rb = redis_benchmark(n, a.secs, a.keys, a.db, 40_000 if n == 1 else 80_000)
-        ops = benchlib_run(url, data, f"c{n}", n, a.secs, a.keys)
-        per = benchlib_run(url, data, f"p{n}", n, a.secs, a.keys, processes=n) if n > 1 else ops
-        rows.append((n, rb, ops, per))
-        print(f"clients {n}: redis-benchmark {rb:,.0f}, benchlib {ops:,.0f} / {per:,.0f} op/s",
-              file=sys.stderr)
     basic = [benchlib_run("basic", data, f"b{n}", n, a.secs, a.keys) for n in (1, 8)]
     import redis
     redis.Redis.from_url(url).flushdb()
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores (shared); {time.strftime('%Y-%m-%d %H:%M')}; "
-          f"GET, {a.keys:,} keys of 16 B, 100 B values, {a.secs:g} s per point\n")
+          f"GET, {a.keys:,} keys of 16 B, 100 B values, {a.secs:g} s per point, "
+          f"{a.reps} alternating repetitions (median; ratios per repetition in brackets)\n")
     print("| clients | redis-benchmark -P 1 (op/s) | benchlib kv, processes auto (op/s) | ratio "
-          "| benchlib kv, a process per client (op/s) | ratio | µs/op (1e6/op/s) benchlib |")
+          "| benchlib kv, a process per client (op/s) | ratio | µs/op = 1e6·clients/op/s |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    for n, rb, ops, per in rows:
-        print(f"| {n} | {rb:,.0f} | {ops:,.0f} | {ops / rb:.2f} | {per:,.0f} | {per / rb:.2f} "
-              f"| {1e6 * n / max(ops, per):.1f} |")
-    print(f"\nBare redis-py loop (`r.get`, one client): {bare:,.0f} op/s "
-          f"({bare / rows[0][1]:.2f}x redis-benchmark). Load of {a.keys:,} keys: {load:,.0f} keys/s. "
-          f"basic target (no database): {basic[0]:,.0f} op/s at 1 client, {basic[1]:,.0f} at 8.")
+    for n, rows in pts.items():
+        rb, ops, per = (statistics.median(x) for x in zip(*rows))
+        r1 = statistics.median(o / r for r, o, _ in rows)
+        r2 = statistics.median(p / r for r, _, p in rows)
+        each1 = ", ".join(f"{o / r:.2f}" for r, o, _ in rows)
+        each2 = ", ".join(f"{p / r:.2f}" for r, _, p in rows)
+        print(f"| {n} | {rb:,.0f} | {ops:,.0f} | {r1:.2f} [{each1}] | {per:,.0f} | {r2:.2f} [{each2}] "
+              f"| {1e6 * n / ops:.1f} |")
+    print(f"\nBare redis-py loop (`r.get`, one client): {bare:,.0f} op/s. Load of {a.keys:,} keys: "
+          f"{load:,.0f} keys/s. basic target (no database): {basic[0]:,.0f} op/s at 1 client, "
+          f"{basic[1]:,.0f} at 8.")
     return 0
 
 

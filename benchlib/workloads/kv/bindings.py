@@ -148,6 +148,20 @@ class SqlKv:
         self.conn.close()
 
 
+def resp(*args) -> bytes:
+    """One command in RESP, the Redis protocol: ``*<n>`` then ``$<len>`` and each
+    argument (bytes, or str made UTF-8)."""
+    parts = [b"*%d\r\n" % len(args)]
+    for a in args:
+        if not isinstance(a, bytes):
+            a = str(a).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(parts)
+
+
+MULTI, EXEC = resp(b"MULTI"), resp(b"EXEC")
+
+
 class RedisKv:
     """The operations on one connection held for the binding's life: each command is
     packed and sent, and its reply read, on redis-py's ``Connection`` (hiredis parses
@@ -167,23 +181,25 @@ class RedisKv:
         return self._recv()
 
     def prepare(self, codes, args) -> list[tuple]:
-        """The chunk's commands packed into RESP before they are timed (as
-        redis-benchmark builds its buffers once): the timed call sends and reads."""
-        pack, packs, idx, join = self._pack, self._packs, self.index, b"".join
+        """The chunk's commands encoded before they are timed (as redis-benchmark
+        builds its buffers once): the timed call only sends and reads. RESP by
+        :func:`resp`, 5x cheaper than redis-py's general ``pack_command`` (7 µs a
+        command here: a fifth of a GET's round trip)."""
+        idx = self.index.encode()
         out = []
         for c, a in zip(codes, args):
-            k = a[0]
+            k = a[0].encode()
             if c == 0:
-                cmds = pack("GET", k)
+                cmd = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(k), k)
             elif c == 1:
-                cmds = packs((("MULTI",), ("SET", k, a[1], "NX"), ("ZADD", idx, 0, k), ("EXEC",)))
+                cmd = MULTI + resp(b"SET", k, a[1], b"NX") + resp(b"ZADD", idx, b"0", k) + EXEC
             elif c == 2:
-                cmds = packs((("MULTI",), ("DEL", k), ("ZREM", idx, k), ("EXEC",)))
+                cmd = MULTI + resp(b"DEL", k) + resp(b"ZREM", idx, k) + EXEC
             elif c == 3:
-                cmds = pack("SET", k, a[1], "XX")
+                cmd = resp(b"SET", k, a[1], b"XX")
             else:
-                cmds = pack("ZRANGEBYLEX", idx, "[" + k, "+", "LIMIT", 0, a[1])
-            out.append(([join(cmds)],))  # send_packed_command sends each item of a list
+                cmd = resp(b"ZRANGEBYLEX", idx, b"[" + k, b"+", b"LIMIT", b"0", b"%d" % a[1])
+            out.append(([cmd],))  # send_packed_command sends each item of a list
         return out
 
     def _exec(self, packed, n_queued: int):
