@@ -40,6 +40,7 @@ def redis_benchmark(clients: int, secs: float, keys: int, db: int, guess_ops_s: 
 
 def bare_redis_py(url: str, secs: float, keys: int) -> float:
     import redis
+
     from benchlib.workloads.kv.plan import key_strings
     r = redis.Redis.from_url(url)
     ks = key_strings(list(range(keys)), 16, "kvbench:")

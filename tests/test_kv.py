@@ -202,3 +202,50 @@ def test_the_redis_target_names_its_server(redis_url):
         assert t.endpoint() == Endpoint("redis", {"url": redis_url})
     finally:
         t.stop()
+
+
+def _kill_when_running(data, server, timeout_s: float = 60) -> None:
+    """Terminate ``server`` once the run loop has logged a second or two."""
+    import time
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        logs = list(data.glob("kvt/*/intervals.jsonl"))
+        if logs and logs[0].read_text().count('"r.L1"') >= 2:
+            break
+        time.sleep(0.2)
+    server.terminate()
+
+
+@pytest.mark.slow
+def test_a_redis_that_dies_mid_run_fails_the_run_and_keeps_what_it_measured(tmp_path, capsys):
+    """A redis-server of the test's own (a Unix socket in tmp_path), killed mid-loop."""
+    import shutil
+    import subprocess
+    import threading
+    import time
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    sock = tmp_path / "r.sock"
+    server = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", str(sock),
+                               "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+                              stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if sock.exists():
+                break
+            time.sleep(0.1)
+        path = _write(tmp_path, {"a": 0.9, "b": 0.1, "key_count": 2000},
+                      [{"name": "own", "url": f"unix://{sock}?db=0"}],
+                      run={"threads": [1], "loops": 1, "loop_secs": 20})
+        threading.Thread(target=_kill_when_running, args=(tmp_path / "d", server), daemon=True).start()
+        assert cli.main(["run", path, "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 1
+    finally:
+        server.terminate()
+        server.wait(10)
+    res = load_results(tmp_path / "d" / "kvt")
+    assert res["runs"]["status"].tolist() == ["failed"]
+    steps = res["steps"].set_index("step")
+    assert steps.loc["r.L1", "status"] == "failed" and steps.loc["r.L1", "ops"] > 0
+    lat = res["latency"][res["latency"]["step"] == "r.L1"]
+    assert lat["count"].sum() == steps.loc["r.L1", "ops"] and len(res["intervals"])
+    assert "FAILED" in capsys.readouterr().out

@@ -26,7 +26,14 @@ import numpy as np
 
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..ycsb.workload import ValuePool
-from .bindings import SqlStatements, index_key, key_prefix, make_binding, prepare_args, quote
+from .bindings import (
+    SqlStatements,
+    index_key,
+    key_prefix,
+    make_binding,
+    prepare_args,
+    quote,
+)
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
