@@ -19,12 +19,14 @@ may turn a chunk's arguments into what its calls take before they are timed
 """
 from __future__ import annotations
 
+from ...targets.sql import quote_ident
+
 OK, NOT_FOUND, ERROR = 0, 1, 2
 
 
 def quote(dialect: str, name: str) -> str:
-    """A checked plain name (see parameters.NAME_RE) quoted for the dialect."""
-    return f"`{name}`" if dialect == "mysql" else f'"{name}"'
+    """A plain name, checked again, quoted for the dialect (targets.sql.quote_ident)."""
+    return quote_ident(name, dialect)
 
 
 def key_prefix(dialect: str, table: str) -> str:

@@ -14,14 +14,15 @@ the loaded keys at the end of the prepare: the seed's "scan after del".
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ...targets.sql import IDENTIFIER
+
 MIX_KEYS = ("read", "insert", "remove", "update", "scan")
 ALIASES = {"a": "read", "b": "insert", "c": "remove", "d": "update", "e": "scan"}
-NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+NAME_RE = IDENTIFIER  # a plain SQL name: quoted, never pasted raw
 
 
 class KvParameters(BaseModel):

@@ -32,7 +32,6 @@ from .bindings import (
     key_prefix,
     make_binding,
     prepare_args,
-    quote,
 )
 from .parameters import KvParameters, parse
 from .plan import (
@@ -91,7 +90,7 @@ class KvWorkload(Workload):
     def after_step(self, target, step, outcome) -> None:
         hook = getattr(target, "after_load", None)
         if step.phase == "load" and hook and target.dialect == "postgres":
-            hook(quote("postgres", self.p.table))
+            hook(self.p.table)  # the target quotes it
 
     def client(self, step, endpoint, index, total, seed, batch_size=1000) -> WorkloadClient:
         loops = int(self.properties.get("_loops", 1))
