@@ -304,7 +304,8 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
         return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines)
 
 
-_NOT_MEASURED = ("source", "description")
+# what a run's figures do not depend on: a changed description does not stop a rerun
+NOT_MEASURED = frozenset({"source", "description"})
 
 
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
@@ -318,9 +319,8 @@ def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
             continue
         if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
             continue
-        # what the runs measured, not the words about them: a new description resumes
-        then = {k: v for k, v in meta["parameters"].items() if k not in _NOT_MEASURED}
-        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in _NOT_MEASURED})
+        then = {k: v for k, v in meta["parameters"].items() if k not in NOT_MEASURED}
+        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in NOT_MEASURED})
         if changed:
             raise ParameterError(
                 f"{exp_dir}: run {spec.run_id} finished with other parameters "
