@@ -28,6 +28,7 @@ from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
+from ..targets.registry import embedded_names
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
 from .step import StepOutcome, run_step
@@ -70,7 +71,7 @@ def _sampler(target, client_pids: list[int]):
         from ..hw.sampler import Sampler
     except ImportError:
         return None
-    local_engine = target.kind == "sqlite"  # SQLite's engine runs inside the clients
+    local_engine = target.engine_in_clients
     return Sampler(1.0,
                    dbms_pids=(lambda: list(client_pids)) if local_engine else target.dbms_pids,
                    client_pids=lambda: list(client_pids),
@@ -368,7 +369,7 @@ def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
     is one line and exit 2, not a folder of failed runs. (Embedded targets start with
     their run.)"""
     for t in exp.targets:
-        if t.url in ("sqlite", "basic", "embedded-postgres") or t.kind == "sqlite":
+        if t.kind in embedded_names():   # sqlite, basic, embedded-postgres …
             continue
         target = make_target(t.name, t.url, t.options, data_dir)
         target.start()

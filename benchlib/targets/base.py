@@ -51,6 +51,9 @@ class Target:
     # the SQL (or protocol) family a workload writes its statements for: sqlite,
     # postgres, mysql, redis, basic (embedded PostgreSQL speaks postgres)
     dialect = "base"
+    # the DBMS runs inside the client processes (SQLite): the sampler counts their CPU
+    # and memory as the DBMS's
+    engine_in_clients = False
 
     def __init__(self, name: str, url: str, options: dict | None = None,
                  data_dir: Path | None = None):

@@ -20,6 +20,7 @@ OK, NOT_FOUND, ERROR = 0, 1, 2
 class SqliteTarget(Target):
     kind = "sqlite"
     dialect = "sqlite"
+    engine_in_clients = True
 
     @classmethod
     def connect_endpoint(cls, endpoint):
