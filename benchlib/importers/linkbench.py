@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import TOTAL_OP, Imported, ImportFormatError, register, stack_steps
+from ..schema import TOTAL_OP
+from .base import Imported, ImportFormatError, register, stack_steps
 from .text import BadNumber, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..schema import INTENDED_PREFIX
 from .base import Imported, ImportFormatError, register, stack_steps
 from .go_ycsb import go_step, scan_go
 from .text import FileText, float_or_none, int_or_none, stem_of
@@ -50,8 +51,6 @@ from .ycsb_summary import (
     scan_summary,
     timeseries_intervals,
 )
-
-INTENDED = "Intended-"
 
 
 @contextmanager
@@ -157,10 +156,10 @@ def _command(cmd: str | None) -> dict:
 def _merge_intended(df: pd.DataFrame) -> pd.DataFrame:
     if df is None or not len(df):
         return df
-    it = df["op"].str.startswith(INTENDED)
+    it = df["op"].str.startswith(INTENDED_PREFIX)
     if not it.any():
         return df
-    i = df[it].assign(op=lambda d: d["op"].str[len(INTENDED):])
+    i = df[it].assign(op=lambda d: d["op"].str[len(INTENDED_PREFIX):])
     i = i[["second", "op", "mean_us", "p99_us", "max_us"]].rename(
         columns={"mean_us": "intended_mean_us", "p99_us": "intended_p99_us", "max_us": "intended_max_us"})
     return df[~it].merge(i, on=["second", "op"], how="outer")
@@ -178,7 +177,7 @@ def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
     none of whose ops is kept adds nothing, not even its columns. Also returns the
     ops of the rows picked."""
     def merged(op):
-        return op.removeprefix(INTENDED)
+        return op.removeprefix(INTENDED_PREFIX)
 
     best: dict[str, int] = {}
     for rank, ops, _ in sources:
@@ -191,7 +190,7 @@ def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
         mine = {op for op in map(merged, ops) if best[op] == rank}
         if not mine:
             continue
-        if any(op.startswith(INTENDED) for op in ops):   # merge first: rows change op
+        if any(op.startswith(INTENDED_PREFIX) for op in ops):   # merge first: rows change op
             df = _merge_intended(rows(None))
             picked.append(df[df["op"].isin(mine).to_numpy()])
         else:
@@ -246,7 +245,7 @@ def _java_step(group: list[_Part]) -> dict:
     for c in ("op", "count", "errors"):
         if c not in lat:
             lat[c] = pd.Series(dtype=object if c == "op" else float)
-    ops_main = lat[~lat["op"].str.startswith(INTENDED) & (lat["op"] != "CLEANUP")
+    ops_main = lat[~lat["op"].str.startswith(INTENDED_PREFIX) & (lat["op"] != "CLEANUP")
                    & ~lat["op"].str.endswith("-FAILED")] if len(lat) else lat
 
     overall = summary.get("OVERALL", {})

@@ -23,7 +23,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import TOTAL_OP, ImportFormatError, constant_str
+from ..schema import TOTAL_OP
+from .base import ImportFormatError, constant_str
 from .linescan import BLOCK_COLS, status_frames
 from .text import FileText, nth_match_line, numbers_of_matches
 

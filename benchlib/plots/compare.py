@@ -5,6 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..summaries.formatting import to_float
 from ..summaries.stepstats import step_sort_key
 from .style import (
     _THOUSANDS,
@@ -18,7 +19,7 @@ from .style import (
     _main_ops,
     note,
 )
-from .values import _num, points, run_parameters, value_spec
+from .values import points, run_parameters, value_spec
 
 # ---------------------------------------------------------------- compare
 
@@ -58,7 +59,7 @@ def select_runs(results: dict, where: dict | None = None) -> dict:
         if want is None:
             keep &= col.isna() | (k in ("target_ops_per_s", "load_target_ops_per_s")) & (col == 0)
         else:
-            keep &= col.apply(_num) == _num(want)
+            keep &= col.apply(lambda v: to_float(v, v)) == to_float(want, want)
     wanted = set(zip(params.loc[keep, "experiment"].astype("object"),
                      params.loc[keep, "run_id"].astype("object")))
     out = {}

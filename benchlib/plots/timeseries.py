@@ -5,8 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullFormatter
 
-from ..importers.base import TOTAL_OP
-from ..summaries.response import BATCH_SUFFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
 from ..summaries.stepstats import step_sort_key
 from .style import _THOUSANDS, _figure, _main_ops, note
 
@@ -151,7 +150,7 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
     st = step_offsets(steps)
     iv = one.get("intervals", pd.DataFrame())
     if len(iv):
-        iv = iv[~iv["op"].astype("object").str.startswith("Intended-")
+        iv = iv[~iv["op"].astype("object").str.startswith(INTENDED_PREFIX)
                 & ~iv["op"].astype("object").str.endswith(BATCH_SUFFIX)].copy()
     ax_tp, ax_lat, ax_cpu, ax_io, ax_mem = axes
     if len(iv):

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
+
+from .formatting import to_float
 
 
 @dataclass
@@ -34,11 +35,8 @@ class Workflow:
 
 
 def _num(v) -> float:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return 0.0
-    return 0.0 if np.isnan(f) else f
+    """``v`` as a float; 0.0 when unknown (None, NaN, not a number)."""
+    return to_float(v, 0.0)
 
 
 def _g(v: float) -> str:
