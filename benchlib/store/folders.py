@@ -207,7 +207,9 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     """Load the tidy tables of a run, an experiment or a data folder.
 
     Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
-    each table carries ``experiment`` and ``config`` columns for grouping.
+    each table carries ``experiment`` and ``config`` columns for grouping. The runs
+    table has a few meta fields, each run's ``path`` and its whole meta.json as a
+    dict in column ``meta`` (what the summaries read: they open no file).
     """
     out: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
     runs = []
@@ -215,7 +217,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
         meta = recover_run(rd) if _looks_killed(rd) else read_meta(rd)
         if statuses is not None and meta.get("status") not in set(statuses):
             continue
-        runs.append(run_row(rd, meta))
+        runs.append({**run_row(rd, meta), "meta": meta})
         for t in tables:
             df = read_table(rd, t)
             if len(df):
