@@ -24,12 +24,9 @@ import pandas as pd
 # 1 - first format: meta.json + steps/latency/intervals/hw Parquet + histograms + ycsb.txt
 FORMAT_VERSION = 1
 
-# the op vocabulary: every source's rows of all operations together are the op TOTAL_OP;
-# latency from a paced op's intended start is INTENDED_PREFIX + op ("Intended-READ");
-# the latency of a whole batch of a batched op is op + BATCH_SUFFIX ("INSERT-BATCH")
-TOTAL_OP = "TOTAL"
-INTENDED_PREFIX = "Intended-"
-BATCH_SUFFIX = "-BATCH"
+INTENDED_PREFIX = "Intended-"   # latency from the intended start (paced runs)
+BATCH_SUFFIX = "-BATCH"         # a batched op (INSERT-BATCH); its records count under INSERT
+TOTAL_OP = "TOTAL"              # all operations of a step, as a tool prints them
 
 STEPS = {
     "run_id": "string",
