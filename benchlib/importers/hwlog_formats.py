@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from .base import ImportFormatError
+from .text import number_at
 
 KINDS = ("vmstat", "iostat", "mpstat", "ps")
 SIGNATURE = {
@@ -70,13 +71,6 @@ def detect(lines) -> tuple[str | None, int]:
     return None, lines[0][0]
 
 
-def _num(src: _Source, lineno: int, s: str) -> float:
-    try:
-        return float(s)
-    except ValueError:
-        src.fail(lineno, f"expected a number, found {s!r}")
-
-
 def _stamp(date: str, clock: str, ampm: str | None = None, zone: str | None = None):
     """A sysstat/vmstat date and time → Timestamp; read as UTC unless ``zone`` is an
     offset (+0100): a zone name (CET) cannot be resolved reliably."""
@@ -129,7 +123,7 @@ def _vmstat(src: _Source) -> list[dict]:
             if src.is_tail(lineno):
                 break
             src.fail(lineno, f"expected {want} fields as in the vmstat header, found {len(toks)}")
-        v = dict(zip(names, (_num(src, lineno, t) for t in toks[:len(names)])))
+        v = dict(zip(names, (number_at(src.path, lineno, t) for t in toks[:len(names)])))
         if first:            # averages since boot
             first = False
             continue
@@ -212,11 +206,11 @@ def _iostat_reports(src: _Source) -> list[dict]:
             elif state == "cpu":
                 if len(toks) != len(cpu_names) or (src.cut and lineno == src.last):
                     raise ValueError(f"expected {len(cpu_names)} avg-cpu figures")
-                cur["cpu"], state = dict(zip(cpu_names, (_num(src, lineno, t) for t in toks))), None
+                cur["cpu"], state = dict(zip(cpu_names, (number_at(src.path, lineno, t) for t in toks))), None
             elif state == "dev":
                 if len(toks) != len(dev_names) + 1 or (src.cut and lineno == src.last):
                     raise ValueError(f"expected a device name and {len(dev_names)} figures")
-                vals = [_num(src, lineno, t) for t in toks[1:]]
+                vals = [number_at(src.path, lineno, t) for t in toks[1:]]
                 cur["dev"][toks[0]] = dict(zip(dev_names, vals))
             else:
                 raise ValueError(f"expected {SIGNATURE['iostat']} or a report's figures")
@@ -260,7 +254,7 @@ def _mpstat(src: _Source) -> list[dict]:
             if src.is_tail(lineno):
                 break
             src.fail(lineno, f"expected 'all' and {len(names)} figures as in the mpstat header")
-        v = dict(zip(names, (_num(src, lineno, t) for t in body[1:])))
+        v = dict(zip(names, (number_at(src.path, lineno, t) for t in body[1:])))
         ts = _stamp(date, toks[0], ampm) if date else None
         if ts is not None and prev is not None:
             while ts < prev:      # the clock passed midnight

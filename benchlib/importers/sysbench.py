@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import measure
 from .base import Imported, ImportFormatError, register
-from .text import pct_column, read_text
+from .text import number_at, pct_column, read_text
 
 OP = "TX"
 _N = r"(-?\d+(?:\.\d+)?|N/A|nan|-nan|inf)"
@@ -44,13 +44,6 @@ _PCT_KEY = re.compile(r"(\d+(?:\.\d+)?)th percentile")
 _VERSION = re.compile(r"^sysbench (\S+)")
 _THREADS = re.compile(r"^Number of threads: (\d+)$")
 _SECTIONS = ("SQL statistics:", "General statistics:", "Latency (ms):", "Threads fairness:")
-
-
-def _num(path, lineno, s, what):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        raise ImportFormatError(path, lineno, f"expected a number for {what}, got {s!r}") from None
 
 
 def _parse(path: Path, text: str, out: dict) -> None:
@@ -102,8 +95,9 @@ def _parse(path: Path, text: str, out: dict) -> None:
                 if key not in ("read", "write", "other", "total"):
                     prefix = ""
                 key = prefix + key
-                out["stats"][(section, key)] = (_num(path, lineno, val, key),
-                                                _num(path, lineno, rate, key) if rate else None, lineno)
+                out["stats"][(section, key)] = (number_at(path, lineno, val, f"a number for {key}"),
+                                                number_at(path, lineno, rate, f"a number for {key}") if rate else None,
+                                                lineno)
             elif s.strip() == "queries performed:":
                 prefix = "queries "
             else:
