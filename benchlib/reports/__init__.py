@@ -25,14 +25,10 @@ from pathlib import Path
 from .. import __version__
 from ..store import folders as results
 from .display import header, headline, show_summary, side_by_side
-from .execute import (
-    ReportError,
-    execute,
-    execute_all,
-    notebooks_dir,
-    run_experiment_notebook,
-)
+from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
 from .html import REPORTS_DIR, TITLES, Nav, render_html, write_index
+
+# reports.execute is the module (papermill), its function is reports.execute.execute
 
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
 
@@ -104,7 +100,6 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-__all__ = ["REPORT_NOTEBOOKS", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute",
-           "execute_all", "header", "headline", "notebooks_dir", "render_html", "report",
-           "report_notebooks", "run_experiment_notebook", "show_summary", "side_by_side",
-           "write_index"]
+__all__ = ["REPORT_NOTEBOOKS", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all",
+           "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
+           "run_experiment_notebook", "show_summary", "side_by_side", "write_index"]
