@@ -25,11 +25,15 @@ def test_index_escapes_what_report_json_holds(tmp_path):
     broken = tmp_path / "broken" / "reports"
     broken.mkdir(parents=True)
     (broken / "report.json").write_text("{not json")
+    for name, text in (("list", "[]"), ("pages-list", '{"pages": ["summary.html"]}')):
+        (tmp_path / name / "reports").mkdir(parents=True)
+        (tmp_path / name / "reports" / "report.json").write_text(text)
     page = write_index(tmp_path).read_text()
     assert "<script>" not in page and "<i>" not in page and 'onclick="' not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert 'title="a &#34;quoted&#34; &lt;err&gt;">1 failed' in page
     assert page.count("<tr>") == 2 and "broken" not in page     # header row + the one readable
+    assert "pages-list" not in page
 
 
 def test_index_of_no_reports(tmp_path):

@@ -68,19 +68,21 @@ def write_index(data_dir) -> Path:
 
 def _index_rows(data_dir: Path) -> list[dict]:
     """What the index shows of each experiment, from its ``report.json`` (one that
-    cannot be read is left out)."""
+    cannot be read, or is not a report's, is left out)."""
     rows = []
     for rj in sorted(data_dir.glob(f"*/{REPORTS_DIR}/report.json")):
         try:
             info = json.loads(rj.read_text())
         except (OSError, json.JSONDecodeError):
             continue
+        if not isinstance(info, dict) or not isinstance(info.get("pages") or {}, dict):
+            continue   # not a report.json benchlib wrote
         exp, pages = rj.parent.parent.name, info.get("pages") or {}
         rows.append({"experiment": exp, "base": f"{exp}/{REPORTS_DIR}",
                      "first": next(iter(pages.values()), ""),
                      "links": [(TITLES.get(n, n), href) for n, href in pages.items()],
                      "headline": str(info.get("headline", "")), "runs": info.get("runs", ""),
-                     "errors": info.get("errors") or [],
+                     "errors": [str(e) for e in info.get("errors") or []],
                      "rendered": str(info.get("rendered", ""))[:16].replace("T", " ")})
     return rows
 
