@@ -22,6 +22,7 @@ def register(name: str, ref: str | type) -> None:
 
 
 register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("kv", "benchlib.workloads.kv:KvWorkload")
 
 
 def names() -> list[str]:
