@@ -175,6 +175,8 @@ def cmd_show(args) -> int:
     df = res[args.table]
     if args.table == "latency" and "hdr" in df:
         df = df.drop(columns=["hdr"])
+    if args.table == "runs" and "meta" in df:   # each run's whole meta.json: not a column to print
+        df = df.drop(columns=["meta"])
     _emit(df, args.format)
     return EXIT_OK
 

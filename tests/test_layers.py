@@ -10,14 +10,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PKG = Path(__file__).resolve().parents[1] / "benchlib"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
-# tidy-a's folders (issue 10): their long functions are being cut on another branch; the
-# lead drops this once both have landed
-PENDING = ("plots", "reports", "summaries", "importers")
 
 # ARCHITECTURE.md's table: the longest matching prefix of a module's dotted name decides
 LAYERS = {
@@ -154,10 +149,6 @@ def test_the_checks_see_what_they_look_for():
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def _pending(module: str) -> bool:
-    return module.split(".")[1:2] and module.split(".")[1] in PENDING
-
-
 def long_modules() -> list[str]:
     out = []
     for m, path in MODULES.items():
@@ -167,8 +158,8 @@ def long_modules() -> list[str]:
     return out
 
 
-def long_functions() -> list[tuple[str, str]]:
-    """(module, "path:line name: N lines") of every function longer than the limit."""
+def long_functions() -> list[str]:
+    """Every function longer than the limit, as "path:line name: N lines"."""
     out = []
     for m, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
@@ -176,24 +167,16 @@ def long_functions() -> list[tuple[str, str]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.end_lineno - node.lineno + 1
                 if n > MAX_FUNCTION_LINES:
-                    out.append((m, f"{path.relative_to(PKG.parent)}:{node.lineno} {node.name}: {n} lines"))
+                    out.append(f"{path.relative_to(PKG.parent)}:{node.lineno} {node.name}: {n} lines")
     return out
 
 
 def test_no_module_over_400_lines():
     # the C scanner (importers/_linescan.c) is no Python module: it is not walked
-    over = [x for x in long_modules() if not _pending(module_name(PKG.parent / x.split(":")[0]))]
+    over = long_modules()
     assert not over, "modules over 400 lines:\n  " + "\n  ".join(over)
 
 
 def test_no_function_over_60_lines():
-    over = [text for m, text in long_functions() if not _pending(m)]
+    over = long_functions()
     assert not over, "functions over 60 lines:\n  " + "\n  ".join(over)
-
-
-@pytest.mark.xfail(strict=False, reason="issue 10: tidy-a cuts plots/, reports/, summaries/, "
-                   "importers/ on its own branch; the lead removes this mark after the merge")
-def test_no_long_function_or_module_in_the_folders_being_cut():
-    over = [text for m, text in long_functions() if _pending(m)]
-    over += [x for x in long_modules() if _pending(module_name(PKG.parent / x.split(":")[0]))]
-    assert not over, "over the limits:\n  " + "\n  ".join(over)

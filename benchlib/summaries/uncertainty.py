@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
 
 BATCHES = 10
 
@@ -60,7 +60,7 @@ def mean_ci(samples) -> tuple[float, float, float, int]:
 def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
     """Interval rows of the operations themselves: no Intended- copy, no -BATCH parent."""
     op = iv["op"].astype(str)
-    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != "TOTAL")]
+    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)]
 
 
 def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
