@@ -30,7 +30,9 @@ def _add_run(sub):
 def _add_show(sub):
     p = sub.add_parser("show", help="print a tidy table of a run or an experiment")
     p.add_argument("path")
-    p.add_argument("--table", default="steps", choices=["steps", "latency", "intervals", "hw", "runs"])
+    p.add_argument("--table", default="steps",
+                   help="steps | latency | intervals | hw | runs, or a workload's own table "
+                        "the run folders hold (ybio: benchruns)")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_show)
 
@@ -115,9 +117,15 @@ def _emit(df, fmt: str) -> None:
 
 
 def cmd_show(args) -> int:
+    from .params import ParameterError
     from .store import folders as results
-    tables = ["steps", "latency", "intervals", "hw"] if args.table != "runs" else []
-    res = results.load_results(args.path, tables=tables)
+    known = ["runs", *results.TABLE_NAMES]
+    extra = sorted({t for rd in results.find_runs(args.path) for t in results.extra_table_names(rd)})
+    if args.table not in known + extra:
+        raise ParameterError(f"--table {args.table}: not a table of {args.path} "
+                             f"(tables: {', '.join(known + extra)})")
+    tables = [args.table] if args.table != "runs" else []
+    res = results.load_results(args.path, tables=tables, extra_tables=False)
     df = res[args.table]
     if args.table == "latency" and "hdr" in df:
         df = df.drop(columns=["hdr"])

@@ -64,8 +64,12 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 def write_table(run_dir: Path, name: str, df: pd.DataFrame | None) -> Path:
-    """Write one tidy table as Parquet, atomically, conformed to its schema."""
-    df = schema.conform(name, df)
+    """Write one table as Parquet, atomically: a tidy table conformed to its schema, a
+    workload's own table (ybio's ``benchruns``) as it is."""
+    if name in schema.TABLES:
+        df = schema.conform(name, df)
+    elif df is None:
+        df = pd.DataFrame()
     path = Path(run_dir) / f"{name}.parquet"
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=run_dir)
     os.close(fd)
@@ -179,11 +183,20 @@ def read_interval_log(run_dir: Path) -> pd.DataFrame:
 def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
     run_dir = Path(run_dir)
     path = run_dir / f"{name}.parquet"
+    if name not in schema.TABLES:  # a workload's own table
+        return pd.read_parquet(path) if path.exists() else pd.DataFrame()
     if path.exists():
         return schema.conform(name, pd.read_parquet(path))
     if name == "intervals":
         return read_interval_log(run_dir)
     return schema.empty(name)
+
+
+def extra_table_names(run_dir: Path | str) -> list[str]:
+    """The tables of a run folder beside the tidy ones (a workload's own: ybio's
+    ``benchruns``)."""
+    return sorted(p.stem for p in Path(run_dir).glob("*.parquet")
+                  if p.stem not in schema.TABLES and not p.name.startswith("."))
 
 
 def is_run_dir(path: Path) -> bool:
@@ -203,11 +216,14 @@ def find_runs(path: Path | str) -> list[Path]:
 
 
 def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
-                 statuses: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
+                 statuses: Iterable[str] | None = None,
+                 extra_tables: bool = True) -> dict[str, pd.DataFrame]:
     """Load the tidy tables of a run, an experiment or a data folder.
 
     Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
-    each table carries ``experiment`` and ``config`` columns for grouping.
+    each table carries ``experiment`` and ``config`` columns for grouping. With
+    ``extra_tables`` the workloads' own tables the run folders hold (ybio's
+    ``benchruns``) come too, under their names.
     """
     out: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
     runs = []
@@ -216,14 +232,19 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
         if statuses is not None and meta.get("status") not in set(statuses):
             continue
         runs.append(run_row(rd, meta))
-        for t in tables:
+        for t in extra_table_names(rd) if extra_tables else ():
+            out.setdefault(t, [])
+        for t in out:
             df = read_table(rd, t)
             if len(df):
                 df = df.assign(experiment=meta.get("experiment"), config=meta.get("config"))
                 out[t].append(df)
     result = {"runs": pd.DataFrame(runs)}
     for t, dfs in out.items():
-        result[t] = pd.concat(dfs, ignore_index=True) if dfs else schema.empty(t)
+        if dfs:
+            result[t] = pd.concat(dfs, ignore_index=True)
+        else:
+            result[t] = schema.empty(t) if t in schema.TABLES else pd.DataFrame()
     return result
 
 
