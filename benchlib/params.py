@@ -183,10 +183,9 @@ def plan(exp: Experiment) -> list[RunSpec]:
     (its list-valued ``matrix_properties``) × repetitions."""
     from .workloads.base import matrix_points
     points = matrix_points(exp.workload_properties(), exp.workload_class().matrix_properties)
-    runs = []
-    for point in points:
-        runs += _plan_point(exp, point)
-    return runs
+    runs = [r for point in points for r in _plan_point(exp, point)]
+    order = [t.name for t in exp.targets]  # a target's runs together, as without a point
+    return sorted(runs, key=lambda r: order.index(r.target.name))
 
 
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
