@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _add_run(sub):
@@ -23,6 +23,8 @@ def _add_run(sub):
                    help="for a YCSB property file: sqlite | embedded-postgres | basic | URL (default sqlite)")
     p.add_argument("--threads", type=int, default=None, help="for a YCSB property file: client threads")
     p.add_argument("--report", action="store_true", help="render the HTML report afterwards")
+    p.add_argument("--dry-run", action="store_true",
+                   help="validate everything and print the runs and steps it would make; run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
@@ -47,9 +49,36 @@ def _add_list(sub):
 def _add_summary(sub):
     p = sub.add_parser("summary", help="one-line summaries of a run or an experiment")
     p.add_argument("path")
-    p.add_argument("--kind", default="eff.op", choices=["eff.op", "eff.sec", "rt", "run", "experiment"])
+    p.add_argument("--kind", default="eff.op",
+                   choices=["eff.op", "eff.sec", "rt", "run", "experiment", "points"],
+                   help="points: per matrix point, mean and 95%% interval of ops/s, p99, CPU/op")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_summary)
+
+
+def _add_compare(sub):
+    p = sub.add_parser("compare", help="B/A per matched point: throughput, p99, CPU/op, 95%% intervals")
+    p.add_argument("a", help="experiment (or run) folder A, the reference")
+    p.add_argument("b", help="experiment (or run) folder B")
+    p.add_argument("--format", default="text", choices=["text", "csv", "json"])
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args) -> int:
+    from .store.folders import load_results
+    from .summaries import uncertainty
+    a, b = load_results(args.a), load_results(args.b)
+    df = uncertainty.compare(a, b)
+    if args.format != "text":
+        _emit(df, args.format)
+        return EXIT_OK
+    print(uncertainty.format_compare(df, Path(args.a).name, Path(args.b).name))
+    for name, res in ((Path(args.a).name, a), (Path(args.b).name, b)):
+        st = uncertainty.steady_state(res)
+        for r in st[~st["steady"]].itertuples() if len(st) else ():
+            print(f"warning: {name} {r.run_id} {r.step}: not steady, throughput drifts "
+                  f"{r.drift:+.0%} over the loop (t = {r.t:.1f})")
+    return EXIT_OK
 
 
 def _add_import(sub):
@@ -86,10 +115,16 @@ def cmd_run(args) -> int:
     from . import params
     src = Path(args.params)
     if src.suffix in (".yaml", ".yml"):
+        if args.threads is not None or args.target is not None:
+            raise params.ParameterError(
+                f"{src}: --threads and --target are for a YCSB property file; in a YAML "
+                "use -p run.threads=[N] or -p 'targets=[{name: x, url: URL}]'")
         exp = params.load_experiment(src, args.overrides)
     else:
         exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
                                                    args.overrides)
+    if args.dry_run:
+        return _print_plan(exp)
     from . import run_experiment
     res = run_experiment(exp, args.data_dir, force=args.force,
                          progress=False if args.no_progress else None)
@@ -103,6 +138,18 @@ def cmd_run(args) -> int:
             print(f"benchlib: {e}", file=sys.stderr)
             return EXIT_FAILED
     return EXIT_OK if res.ok else EXIT_FAILED
+
+
+def _print_plan(exp) -> int:
+    """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
+    from .params import plan
+    workload = exp.workload_class()(exp.workload_properties())
+    specs = plan(exp)
+    print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
+    for spec in specs:
+        steps = " ".join(s.name for s in workload.steps(exp, spec))
+        print(f"  {spec.run_id}: {steps}")
+    return EXIT_OK
 
 
 def _emit(df, fmt: str) -> None:
@@ -135,6 +182,9 @@ def cmd_show(args) -> int:
 
 def cmd_list(args) -> int:
     from .store import catalog
+    from .store.folders import ResultsError
+    if not Path(args.data_dir).is_dir():  # a read-only command creates nothing
+        raise ResultsError(f"{args.data_dir}: no such folder (--data-dir)")
     if args.rebuild:
         catalog.rebuild(args.data_dir)
     df = catalog.list_runs(args.data_dir)
@@ -146,6 +196,10 @@ def cmd_summary(args) -> int:
     from . import summaries
     from .store import folders as results
     res = results.load_results(args.path)
+    if args.kind == "points":
+        from .summaries.uncertainty import point_summary
+        _emit(point_summary(res), args.format)
+        return EXIT_OK
     if args.format == "text":
         print(summaries.summarize(res, args.kind))
     else:
@@ -159,6 +213,10 @@ def cmd_summary(args) -> int:
 
 def cmd_import(args) -> int:
     from .importers import import_output
+    from .store.folders import ResultsError
+    for f in [*args.files, *(args.hw or [])]:
+        if not Path(f).is_file():
+            raise ResultsError(f"{f}: {'a folder, not a file' if Path(f).is_dir() else 'no such file'}")
     path = import_output(args.kind, args.files, into=args.into, name=args.name, hw=args.hw or None)
     print(f"imported into {path}")
     return EXIT_OK
@@ -169,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchlib", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_run, _add_show, _add_list, _add_summary, _add_import, _add_report):
+    for add in (_add_run, _add_show, _add_list, _add_summary, _add_compare, _add_import, _add_report):
         add(sub)
     return parser
 
@@ -187,17 +245,41 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C: the run in progress is marked interrupted."""
+
+
+_terminated: list[bool] = []
+
+
+def _on_sigterm(signum, frame):
+    _terminated.append(True)  # the interrupt may be caught and re-raised as a plain one
+    raise Terminated("SIGTERM")
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
     except _input_errors() as e:
-        print(f"benchlib: {e}", file=sys.stderr)
+        from .masking import mask_text
+        one = " ".join(part.strip() for part in str(e).splitlines() if part.strip())
+        print(f"benchlib: {mask_text(one)}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:  # `benchlib … | head`: the reader has what it wanted
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
-        print("benchlib: interrupted; completed runs and intervals are kept, "
-              "run the same command again to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        term = bool(_terminated)
+        print(f"benchlib: interrupted{' by SIGTERM' if term else ''}; "
+              "completed runs and intervals are kept, run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

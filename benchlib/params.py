@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -28,6 +28,20 @@ from pydantic import (
 )
 
 from .targets.registry import embedded_names, target_kind
+
+IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, never pasted raw
+MAX_THREADS = 4096          # client connections of one run
+MAX_PROCESSES = 256
+THREAD_MEMORY_MB = 8        # what one client thread with its connection and chunk costs, about
+
+
+def _check_threads(v: list[int]) -> list[int]:
+    big = max(v)
+    if big > MAX_THREADS:
+        raise ValueError(f"{big} threads: at most {MAX_THREADS} (each client thread holds a "
+                         f"connection and its prepared operations, ~{THREAD_MEMORY_MB} MB: "
+                         f"{big} would take ~{big * THREAD_MEMORY_MB / 1024:.0f} GB)")
+    return v
 
 
 class ParameterError(Exception):
@@ -60,17 +74,17 @@ class LoadSpec(Strict):
     """The load step (``l.pre``)."""
 
     skip: bool = False
-    threads: int = Field(4, ge=1, le=1024)
+    threads: int = Field(4, ge=1, le=MAX_THREADS)
     # the load's threads are split into N loader processes, as the seed splits into pods
     processes: list[int] = Field(default_factory=lambda: [1])
     batch_size: int = Field(1000, ge=1, le=100_000)
-    target_factors: list[float] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    target_factors: list[Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
 
     @field_validator("processes")
     @classmethod
     def _procs(cls, v):
-        if not v or any(p < 1 for p in v):
-            raise ValueError("a non-empty list of process counts ≥ 1")
+        if not v or any(p < 1 or p > MAX_PROCESSES for p in v):
+            raise ValueError(f"a non-empty list of process counts from 1 to {MAX_PROCESSES}")
         return v
 
 
@@ -78,7 +92,7 @@ class IndexSpec(Strict):
     """The optional index step (``l.post``): a secondary index created after the load."""
 
     enabled: bool = False
-    column: str = "field0"
+    column: str = Field("field0", pattern=IDENTIFIER)
 
 
 class RunLoopSpec(Strict):
@@ -86,9 +100,9 @@ class RunLoopSpec(Strict):
 
     skip: bool = False
     threads: list[int] = Field(default_factory=lambda: [1])
-    processes: int | Literal["auto"] = "auto"   # client processes; threads are split among them
+    processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"  # threads split among them
     target_base: float = Field(16384, gt=0)
-    target_factors: list[float] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    target_factors: list[Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
     loops: int = Field(1, ge=1, le=1000)
     loop_secs: float | None = Field(None, gt=0)  # each loop runs this long (else operationcount)
     warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
@@ -104,7 +118,14 @@ class RunLoopSpec(Strict):
     def _threads(cls, v):
         if not v or any(t < 1 for t in v):
             raise ValueError("a non-empty list of thread counts ≥ 1")
-        return v
+        return _check_threads(v)
+
+    @model_validator(mode="after")
+    def _warmup(self):
+        if self.loop_secs is not None and self.warmup_secs >= self.loop_secs:
+            raise ValueError(f"warmup_secs {self.warmup_secs:g} ≥ loop_secs {self.loop_secs:g}: "
+                             "nothing of the loop would be measured")
+        return self
 
 
 class Experiment(Strict):
@@ -275,13 +296,32 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
+def read_text_file(path: Path) -> str:
+    """A parameter file's text, UTF-8; ParameterError naming the file and what is wrong
+    (missing, a folder, binary, another encoding)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ParameterError(f"{path}: a folder, not a parameter file") from None
+    except OSError as e:
+        raise ParameterError(f"{path}: cannot read: {e.strerror}") from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+        kind = "UTF-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[1:2] == b"\x00" else "binary"
+        raise ParameterError(f"{path}: the file is {kind}, not UTF-8 text (save it as UTF-8)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ParameterError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r}); "
+                             "save it as UTF-8") from None
+
+
 def load_experiment(path: str | Path, overrides: list[str] | None = None) -> Experiment:
     """Read, override and fully validate an experiment YAML; ParameterError on any fault."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: no such file") from None
+        data = yaml.safe_load(read_text_file(path))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""

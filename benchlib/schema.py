@@ -24,7 +24,9 @@ import pandas as pd
 # 1 - first format: meta.json + steps/latency/intervals/hw Parquet + histograms + ycsb.txt
 FORMAT_VERSION = 1
 
-INTENDED_PREFIX = "Intended-"
+INTENDED_PREFIX = "Intended-"   # latency from the intended start (paced runs)
+BATCH_SUFFIX = "-BATCH"         # a batched op (INSERT-BATCH); its records count under INSERT
+TOTAL_OP = "TOTAL"              # all operations of a step, as a tool prints them
 
 STEPS = {
     "run_id": "string",

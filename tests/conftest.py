@@ -42,6 +42,45 @@ def mysql_url() -> str:
     return MYSQL_URL
 
 
+def _own_name(request) -> str:
+    """A database name of this test's own: test name + pid, a plain SQL identifier."""
+    import re
+    base = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:40]
+    return f"bl_{base}_{os.getpid()}"
+
+
+@pytest.fixture
+def pg_own_db(pg_url, request) -> str:
+    """A PostgreSQL database of this test's own (dropped after): what the test asserts
+    about sizes and rows follows from what it did, whatever else runs on the server."""
+    import psycopg
+    from psycopg import sql
+    name = _own_name(request)
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        c.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield pg_url.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def mysql_own_db(mysql_url, request) -> str:
+    """A MariaDB/MySQL database of this test's own (dropped after)."""
+    import pymysql
+    name = _own_name(request)
+    conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    try:
+        with conn.cursor() as c:
+            c.execute(f"DROP DATABASE IF EXISTS `{name}`")
+            c.execute(f"CREATE DATABASE `{name}`")
+        yield mysql_url.rsplit("/", 1)[0] + "/" + name
+        with conn.cursor() as c:
+            c.execute(f"DROP DATABASE IF EXISTS `{name}`")
+    finally:
+        conn.close()
+
+
 @pytest.fixture
 def data_dir(tmp_path) -> Path:
     d = tmp_path / "data"

@@ -51,7 +51,8 @@ class ReportError(Exception):
 def notebooks_dir() -> Path:
     """Where the notebooks are: ``$BENCHLIB_NOTEBOOKS``, else the checkout's notebooks/."""
     env = os.environ.get("BENCHLIB_NOTEBOOKS")
-    path = Path(env) if env else Path(__file__).resolve().parents[1] / "notebooks"
+    # reports/ is a package: the checkout is two folders up from this file
+    path = Path(env) if env else Path(__file__).resolve().parents[2] / "notebooks"
     if not (path / "summary.ipynb").is_file():
         raise ReportError(f"{path}: no benchlib notebooks there (install benchlib from its "
                           f"checkout with pip install -e, or set BENCHLIB_NOTEBOOKS)")

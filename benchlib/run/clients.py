@@ -198,7 +198,8 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
 
 def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     """A client process: build its threads, run them, stream seconds, return histograms."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C and SIGTERM
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     p = task["proc_index"]
     step: StepSpec = task["step"]
     try:

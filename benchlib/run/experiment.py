@@ -23,9 +23,10 @@ import pandas as pd
 
 from .. import schema
 from ..hw.host import host_facts
-from ..masking import mask_url
-from ..params import Experiment, RunSpec, plan
+from ..masking import mask_mapping, mask_text, mask_url
+from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders
+from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
@@ -146,17 +147,22 @@ class _Run:
 
 def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpec],
                 seed: int) -> dict:
-    resolved = exp.model_dump(mode="json")
-    for t in resolved["targets"]:
-        t["url"] = mask_url(t["url"])
     return folders.base_meta(
         spec.run_id, exp.experiment, config=spec.target.name, workload=exp.workload,
-        workload_properties={k: str(v) for k, v in props.items()},
+        workload_properties=mask_mapping({k: str(v) for k, v in props.items()}),
         target={"name": spec.target.name, "url": mask_url(spec.target.url), "kind": spec.target.kind},
         threads=spec.threads, processes=spec.processes, load_processes=spec.load_processes,
         target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,
         repetition=spec.repetition, seed=seed, planned=[s.name for s in steps],
-        parameters=resolved, host=host_facts(), dbms=None)
+        parameters=resolved_parameters(exp), host=host_facts(), dbms=None)
+
+
+def resolved_parameters(exp: Experiment) -> dict:
+    """The experiment's parameters as recorded in its folder: secrets masked, and
+    without the path it was read from (the same experiment may be run from anywhere)."""
+    resolved = mask_mapping(exp.model_dump(mode="json"))
+    resolved.pop("source", None)
+    return resolved
 
 
 def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpec], seed: int,
@@ -234,9 +240,13 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
         status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
                                    step_lines)
     except TargetError as e:
-        status, error = "failed", str(e)
-    except KeyboardInterrupt:
-        status, error = "interrupted", "interrupted (Ctrl-C)"
+        status, error = "failed", mask_text(str(e))
+    except KeyboardInterrupt as e:
+        status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
+    except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
+        status, error = "failed", _log_exception(run_dir, e)
+        print(f"error  {spec.run_id}: {error} (traceback in {run_dir / ERROR_LOG})", file=out,
+              flush=True)
     finally:
         try:
             target.stop()
@@ -246,6 +256,21 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if status == "interrupted":
         raise KeyboardInterrupt
     return status
+
+
+ERROR_LOG = "error.log"
+
+
+def _log_exception(run_dir: Path, e: BaseException) -> str:
+    """The exception's traceback into the run folder (masked); its one line returned."""
+    import traceback
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    try:
+        folders.write_text(run_dir / ERROR_LOG, mask_text(text))
+    except OSError:
+        pass
+    first = str(e).strip().splitlines()
+    return mask_text(f"{type(e).__name__}: {first[0]}" if first else type(e).__name__)
 
 
 def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
@@ -267,14 +292,56 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
     """Run every point of the experiment's matrix; finished runs are skipped unless force."""
     data_dir = Path(data_dir)
     exp_dir = data_dir / exp.experiment
-    exp_dir.mkdir(parents=True, exist_ok=True)
-    folders.write_json(exp_dir / "experiment.json", exp.model_dump(mode="json") | {
-        "targets": [{**t.model_dump(), "url": mask_url(t.url)} for t in exp.targets]})
+    try:
+        exp_dir.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise folders.ResultsError(f"{data_dir}: not a folder (--data-dir)") from None
+    with ExperimentLock(exp_dir):
+        specs = plan(exp)
+        if not force:
+            check_rerun(exp, exp_dir, specs)
+        folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
+        return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines)
+
+
+def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
+    """A run that finished with other parameters would be skipped, and the folder
+    would then describe runs it does not hold: say which keys changed, and stop."""
+    now = resolved_parameters(exp)
+    for spec in specs:
+        try:
+            meta = folders.read_meta(exp_dir / spec.run_id)
+        except folders.ResultsError:
+            continue
+        if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
+            continue
+        then = {k: v for k, v in meta["parameters"].items() if k != "source"}
+        changed = _changed_keys(then, now)
+        if changed:
+            raise ParameterError(
+                f"{exp_dir}: run {spec.run_id} finished with other parameters "
+                f"({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''} changed); "
+                "use --force to run it again with these, or another experiment name")
+
+
+def _changed_keys(a, b, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            out += _changed_keys(a.get(k), b.get(k), f"{prefix}{k}.")
+        return out
+    return [] if a == b else [prefix.rstrip(".")]
+
+
+def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines) -> ExperimentResult:
     res = ExperimentResult(exp.experiment, exp_dir)
-    for spec in plan(exp):
+    for spec in specs:
         run_dir = exp_dir / spec.run_id
         if run_dir.exists():
-            meta = folders.recover_run(run_dir) if folders.is_run_dir(run_dir) else {"status": "broken"}
+            try:
+                meta = folders.recover_run(run_dir)
+            except folders.ResultsError:  # no or a broken meta.json: run it again
+                meta = {"status": "broken"}
             if meta.get("status") == "ok" and not force:
                 print(f"skip   {spec.run_id}: finished before (use --force to run it again)", file=out)
                 res.runs[spec.run_id] = "skipped"

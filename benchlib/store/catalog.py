@@ -7,6 +7,7 @@ listing and querying; the run folders stay the source of truth, and
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -34,34 +35,55 @@ benchruns = sa.Table(
 )
 
 
+CATALOG = "catalog.sqlite"
+
+
 def engine_for(data_dir: Path | str, url: str | None = None) -> sa.Engine:
     if url is None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
-        url = f"sqlite:///{Path(data_dir) / 'catalog.sqlite'}"
-    eng = sa.create_engine(url)
+        # concurrent runs into one data dir: WAL, and wait for the other writer
+        eng = sa.create_engine(f"sqlite:///{Path(data_dir) / CATALOG}",
+                               connect_args={"timeout": 30})
+        sa.event.listen(eng, "connect",
+                        lambda conn, _: conn.execute("PRAGMA journal_mode=WAL"))
+    else:
+        eng = sa.create_engine(url)
     metadata.create_all(eng)
     return eng
 
 
 def record(data_dir: Path | str, run_dir: Path, meta: dict, ops_per_s: float | None = None,
            url: str | None = None) -> None:
+    """Index one run; a catalog that cannot be written costs no run: the folders are
+    the truth, and ``benchlib list --rebuild`` makes the catalog anew from them."""
     row = results.run_row(run_dir, meta)
     row = {k: row.get(k) for k in benchruns.c.keys()}
     row["ops_per_s"] = ops_per_s
-    eng = engine_for(data_dir, url)
-    with eng.begin() as conn:
-        conn.execute(benchruns.delete().where(
-            (benchruns.c.run_id == row["run_id"]) & (benchruns.c.experiment == row["experiment"])))
-        conn.execute(benchruns.insert().values(**row))
-    eng.dispose()
+    try:
+        eng = engine_for(data_dir, url)
+        with eng.begin() as conn:
+            conn.execute(benchruns.delete().where(
+                (benchruns.c.run_id == row["run_id"]) & (benchruns.c.experiment == row["experiment"])))
+            conn.execute(benchruns.insert().values(**row))
+        eng.dispose()
+    except sa.exc.SQLAlchemyError as e:
+        print(f"benchlib: the catalog was not updated ({type(e.orig or e).__name__}); "
+              f"run `benchlib list --rebuild --data-dir {data_dir}`", file=sys.stderr)
 
 
 def rebuild(data_dir: Path | str, url: str | None = None) -> int:
-    """Recreate the catalog from the run folders under ``data_dir``."""
+    """Recreate the catalog from the run folders under ``data_dir``; a catalog file
+    that is not a database is kept beside as ``catalog.sqlite.corrupt-<time>``."""
+    if url is None:
+        _set_aside_if_corrupt(Path(data_dir) / CATALOG)
     n = 0
     for rd in results.find_runs(data_dir):
-        meta = results.read_meta(rd)
-        steps = results.read_table(rd, "steps")
+        try:
+            meta = results.read_meta(rd)
+            steps = results.read_table(rd, "steps")
+        except results.ResultsError as e:
+            print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)
+            continue
         run = steps[steps["phase"] == "run"]
         rate = float(run["ops"].sum() / run["secs"].sum()) if len(run) and run["secs"].sum() else None
         record(data_dir, rd, meta, rate, url)
@@ -69,10 +91,40 @@ def rebuild(data_dir: Path | str, url: str | None = None) -> int:
     return n
 
 
+def _set_aside_if_corrupt(path: Path) -> None:
+    import sqlite3
+    import time
+    if not path.exists():
+        return
+    try:
+        with sqlite3.connect(path) as conn:
+            conn.execute("PRAGMA schema_version").fetchone()
+        return
+    except sqlite3.DatabaseError:
+        pass
+    aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    path.rename(aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    print(f"benchlib: {path} was not a database; kept as {aside.name}", file=sys.stderr)
+
+
 def list_runs(data_dir: Path | str, url: str | None = None):
+    """The catalog's rows; a run still ``running`` whose process is gone shows as
+    ``abandoned`` (the next run of its experiment runs it again)."""
     import pandas as pd
-    eng = engine_for(data_dir, url)
-    with eng.connect() as conn:
-        df = pd.read_sql(sa.select(benchruns).order_by(benchruns.c.started), conn)
-    eng.dispose()
+    try:
+        eng = engine_for(data_dir, url)
+        with eng.connect() as conn:
+            df = pd.read_sql(sa.select(benchruns).order_by(benchruns.c.started), conn)
+        eng.dispose()
+    except sa.exc.DatabaseError as e:
+        raise results.ResultsError(
+            f"{data_dir}: the catalog cannot be read ({type(e.orig or e).__name__}); "
+            "`benchlib list --rebuild` makes it anew from the run folders") from None
+    running = df["status"] == "running"
+    if running.any():
+        df.loc[running, "status"] = [
+            "abandoned" if results.is_run_dir(Path(p)) and results.looks_abandoned(Path(p)) else "running"
+            for p in df.loc[running, "path"]]
     return df

@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import socket
+import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -183,10 +184,15 @@ def read_interval_log(run_dir: Path) -> pd.DataFrame:
 def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
     run_dir = Path(run_dir)
     path = run_dir / f"{name}.parquet"
-    if name not in schema.TABLES:  # a workload's own table
-        return pd.read_parquet(path) if path.exists() else pd.DataFrame()
+    if name not in schema.TABLES and not path.exists():  # a workload's own table
+        return pd.DataFrame()
     if path.exists():
-        return schema.conform(name, pd.read_parquet(path))
+        try:
+            df = pd.read_parquet(path)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ResultsError(f"{path}: cannot be read ({first})") from None
+        return schema.conform(name, df) if name in schema.TABLES else df
     if name == "intervals":
         return read_interval_log(run_dir)
     return schema.empty(name)
@@ -224,21 +230,31 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     each table carries ``experiment`` and ``config`` columns for grouping. With
     ``extra_tables`` the workloads' own tables the run folders hold (ybio's
     ``benchruns``) come too, under their names.
+
+    A run folder that cannot be read (a truncated meta.json or table, a finished run
+    without its steps) is left out with one line on stderr naming it and the file;
+    the others are loaded. Only when nothing could be read is that an error.
     """
+    tables = tuple(tables)
     out: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
-    runs = []
+    runs, broken = [], []
     for rd in find_runs(path):
-        meta = recover_run(rd) if _looks_killed(rd) else read_meta(rd)
-        if statuses is not None and meta.get("status") not in set(statuses):
+        own = tuple(t for t in extra_table_names(rd) if t not in tables) if extra_tables else ()
+        try:
+            meta, frames = _read_run(rd, tables + own, statuses)
+        except ResultsError as e:
+            broken.append(str(e))
+            print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)
+            continue
+        if meta is None:
             continue
         runs.append(run_row(rd, meta))
-        for t in extra_table_names(rd) if extra_tables else ():
+        for t, df in frames.items():
             out.setdefault(t, [])
-        for t in out:
-            df = read_table(rd, t)
             if len(df):
-                df = df.assign(experiment=meta.get("experiment"), config=meta.get("config"))
-                out[t].append(df)
+                out[t].append(df.assign(experiment=meta.get("experiment"), config=meta.get("config")))
+    if broken and not runs:
+        raise ResultsError(f"{path}: no run could be read ({broken[0]})")
     result = {"runs": pd.DataFrame(runs)}
     for t, dfs in out.items():
         if dfs:
@@ -246,6 +262,16 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
         else:
             result[t] = schema.empty(t) if t in schema.TABLES else pd.DataFrame()
     return result
+
+
+def _read_run(rd: Path, tables: tuple, statuses) -> tuple[dict | None, dict]:
+    meta = recover_run(rd) if _looks_killed(rd) else read_meta(rd)
+    if statuses is not None and meta.get("status") not in set(statuses):
+        return None, {}
+    if meta.get("status") == "ok" and meta.get("source", "benchlib") == "benchlib" \
+            and not (rd / "steps.parquet").exists():
+        raise ResultsError(f"{rd / 'steps.parquet'}: missing from a finished run")
+    return meta, {t: read_table(rd, t) for t in tables}
 
 
 def run_row(run_dir: Path, meta: dict) -> dict:
@@ -280,6 +306,11 @@ def _pid_alive(pid: int | None, hostname: str | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def looks_abandoned(run_dir: Path) -> bool:
+    """A run whose meta says running but whose process is gone (killed)."""
+    return _looks_killed(run_dir)
 
 
 def _looks_killed(run_dir: Path) -> bool:

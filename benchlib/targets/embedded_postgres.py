@@ -5,6 +5,10 @@ on a Unix socket only.
 """
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import time
 from pathlib import Path
 
 from .base import TargetError
@@ -27,6 +31,7 @@ class EmbeddedPostgresTarget(PostgresTarget):
             raise TargetError(f"{self.name}: embedded-postgres needs the pgserver package: "
                               "pip install 'benchlib[embedded]'") from None
         self.pgdata.mkdir(parents=True, exist_ok=True)
+        stop_leftover(self.pgdata)
         try:
             # 'stop' shuts the server down when this process releases it
             self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
@@ -38,12 +43,49 @@ class EmbeddedPostgresTarget(PostgresTarget):
         pid_file = self.pgdata / "postmaster.pid"
         if pid_file.exists():
             self._postmaster = int(pid_file.read_text().split()[0])
+        (self.pgdata / OWNER_FILE).write_text(f"{os.getpid()}\n")
 
     def stop(self):
         super().stop()
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+        (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
+
+
+OWNER_FILE = "benchlib.owner"   # the pid of the benchlib process that started the server
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_leftover(pgdata: Path, wait_s: float = 30.0) -> None:
+    """A server left running by a benchlib process that was killed (SIGKILL gives it no
+    chance to stop it) is stopped, with a line saying so, before a new one starts:
+    reusing it would carry the killed run's state (caches, locks, half-done work) into
+    the next measurement."""
+    owner_file, pid_file = pgdata / OWNER_FILE, pgdata / "postmaster.pid"
+    try:
+        owner = int(owner_file.read_text().split()[0])
+        postmaster = int(pid_file.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    if _alive(owner) or not _alive(postmaster):
+        return
+    print(f"benchlib: stopping the embedded PostgreSQL (pid {postmaster}) left running by "
+          f"a killed run (pid {owner}) in {pgdata}", file=sys.stderr)
+    os.kill(postmaster, signal.SIGINT)   # PostgreSQL's fast shutdown
+    deadline = time.monotonic() + wait_s
+    while _alive(postmaster) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    owner_file.unlink(missing_ok=True)
 
     def dbms_info(self):
         info = super().dbms_info()

@@ -16,7 +16,7 @@ from .base import (
     listening_pid,
     process_tree,
 )
-from .sql import YcsbStatements
+from .sql import YcsbStatements, index_sql, quote_ident
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
 
@@ -103,15 +103,15 @@ class MysqlTarget(Target):
             return int(c.fetchone()[0])
 
     def ycsb_create_table(self, table, fields):
-        st = YcsbStatements(table, fields, "%s")
-        self._q(f"DROP TABLE IF EXISTS {table}")
+        st = YcsbStatements(table, fields, "%s", dialect="mysql")
+        self._q(f"DROP TABLE IF EXISTS {st.table}")
         self._q(st.create_table("TEXT") + f" ENGINE={self.engine}")
 
     def create_index(self, table, column):
-        self._q(f"CREATE INDEX {table}_{column}_idx ON {table} ({column}(32))")
+        self._q(index_sql(table, column, "mysql", prefix_len=32, if_not_exists=False))
 
     def after_load(self, table):
-        self._q(f"ANALYZE TABLE {table}")
+        self._q(f"ANALYZE TABLE {quote_ident(table, 'mysql')}")
 
     @classmethod
     def ycsb_binding(cls, endpoint, props):
@@ -122,7 +122,7 @@ class MysqlYcsb:
     def __init__(self, params: dict, props):
         self.conn = _connect(params)
         self.cur = self.conn.cursor()
-        self.st = YcsbStatements(props.table, props.field_names, "%s")
+        self.st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
         self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
         self._escape = self.conn.escape
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .base import Endpoint, Target, TargetError, is_local_host, process_tree
-from .sql import YcsbStatements
+from .sql import YcsbStatements, index_sql, quote_ident
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
 
@@ -33,7 +33,7 @@ class PostgresTarget(Target):
 
     def quote_ident(self, name: str) -> str:
         from psycopg import sql
-        return sql.Identifier(name).as_string(self.admin())
+        return sql.Identifier(name).as_string(self.admin())  # libpq's own quoting
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
@@ -93,15 +93,15 @@ class PostgresTarget(Target):
     def ycsb_create_table(self, table, fields):
         st = YcsbStatements(table, fields, "%s")
         a = self.admin()
-        a.execute(f"DROP TABLE IF EXISTS {table}")
+        a.execute(f"DROP TABLE IF EXISTS {st.table}")
         a.execute(st.create_table("TEXT"))
 
     def create_index(self, table, column):
-        self.admin().execute(f"CREATE INDEX IF NOT EXISTS {table}_{column}_idx ON {table} ({column})")
+        self.admin().execute(index_sql(table, column, "postgres"))
 
     def after_load(self, table):
         # fresh statistics, as a DBA would before measuring
-        self.admin().execute(f"VACUUM ANALYZE {table}")
+        self.admin().execute(f"VACUUM ANALYZE {quote_ident(table)}")
 
     @classmethod
     def ycsb_binding(cls, endpoint, props):
@@ -119,7 +119,7 @@ class PostgresYcsb:
         self._tuples_ok = pq.ExecStatus.TUPLES_OK
         self._command_ok = pq.ExecStatus.COMMAND_OK
         self.st = YcsbStatements(props.table, props.field_names, "", numbered=True)
-        self.copy_sql = f"COPY {props.table} (ycsb_key, {', '.join(props.field_names)}) FROM STDIN"
+        self.copy_sql = f"COPY {self.st.table} ({self.st.key}, {', '.join(self.st.fields)}) FROM STDIN"
         # prepare every statement once; names are bytes as libpq wants them
         self.read_names, self.scan_names, self.update_names = {}, {}, {}
         for kind, stmts, names in (("r", self.st.read, self.read_names),

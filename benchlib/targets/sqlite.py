@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from .base import Endpoint, Target
-from .sql import YcsbStatements
+from .sql import YcsbStatements, index_sql
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
 
@@ -69,11 +69,11 @@ class SqliteTarget(Target):
             conn.close()
 
     def ycsb_create_table(self, table, fields):
-        st = YcsbStatements(table, fields, "?")
-        self._exec(f"DROP TABLE IF EXISTS {table}", st.create_table("TEXT"))
+        st = YcsbStatements(table, fields, "?", dialect="sqlite")
+        self._exec(f"DROP TABLE IF EXISTS {st.table}", st.create_table("TEXT"))
 
     def create_index(self, table, column):
-        self._exec(f"CREATE INDEX IF NOT EXISTS {table}_{column}_idx ON {table} ({column})")
+        self._exec(index_sql(table, column, "sqlite"))
 
     @classmethod
     def ycsb_binding(cls, endpoint, props):
@@ -93,7 +93,7 @@ class SqliteYcsb:
 
     def __init__(self, ep: Endpoint, props):
         self.conn = _connect(ep)
-        self.st = YcsbStatements(props.table, props.field_names, "?")
+        self.st = YcsbStatements(props.table, props.field_names, "?", dialect="sqlite")
         self.nfields = len(props.field_names)
 
     def read(self, key, field):

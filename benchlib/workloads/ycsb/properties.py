@@ -56,7 +56,8 @@ class CoreWorkloadProperties(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
-    table: str = "usertable"
+    # names that reach SQL: plain identifiers (quoted by the targets as well)
+    table: str = Field("usertable", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
     recordcount: int = Field(0, ge=0)
     operationcount: int = Field(0, ge=0)            # 0: until maxexecutiontime
     maxexecutiontime: int = Field(0, ge=0)          # seconds; 0: no limit
@@ -65,7 +66,7 @@ class CoreWorkloadProperties(BaseModel):
     fieldlengthdistribution: Literal["constant", "uniform", "zipfian", "histogram"] = "constant"
     minfieldlength: int = Field(1, ge=0)            # bytes; uniform/zipfian only
     fieldlengthhistogram: str = "hist.txt"
-    fieldnameprefix: str = "field"
+    fieldnameprefix: str = Field("field", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,52}$")
     readallfields: bool = True
     readallfieldsbyname: bool = False
     writeallfields: bool = False

@@ -10,6 +10,7 @@ multi-row INSERT need no escaping).
 """
 from __future__ import annotations
 
+import difflib
 import string
 import time
 
@@ -18,7 +19,13 @@ import numpy as np
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from .generators import build_key_names
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
-from .properties import CoreWorkloadProperties, split_properties
+from .properties import (
+    CLIENT_KEYS,
+    CORE_KEYS,
+    CoreWorkloadProperties,
+    likely_misspellings,
+    split_properties,
+)
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
 READ, UPDATE, INSERT, SCAN, RMW = range(5)
@@ -38,6 +45,21 @@ class YcsbConfig:
 def resolve_properties(exp) -> YcsbConfig:
     """Validate an experiment's YCSB properties (ValueError on a fault)."""
     return config_from(exp.workload_properties())
+
+
+def check_unknown_keys(props: dict) -> None:
+    """A key YCSB would ignore without a word is an error here, with the key meant:
+    ``requestdistrbution`` runs uniform in YCSB. Dotted keys (``db.url``,
+    ``postgrenosql.*``, ``basicdb.verbose``) are a binding's and pass through."""
+    _, other = split_properties(props)
+    for k, meant in likely_misspellings(other).items():
+        raise ValueError(f"{k}: unknown property (did you mean {meant}?)")
+    for k in other:
+        if not k or ("." not in k and k not in CLIENT_KEYS):
+            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS], n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise ValueError(f"{k or '(empty key)'}: unknown property{hint}; a binding's "
+                             "own keys are dotted (db.url, basicdb.verbose)")
 
 
 def config_from(props: dict) -> YcsbConfig:
@@ -75,6 +97,7 @@ class YcsbWorkload(Workload):
     def check_experiment(cls, exp) -> None:
         props = exp.workload_properties()
         core = cls(props).core
+        check_unknown_keys(props)
         if int(props.get("recordcount", 0) or 0) <= 0:
             # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
             raise ValueError("recordcount: required, a number of records > 0")

@@ -1,0 +1,250 @@
+"""Numbers with their uncertainty: a point's mean and 95% confidence interval, the
+ratio of two experiments' points, and a steady-state check per run loop.
+
+A *point* is one cell of the matrix (configuration, threads, target throughput) over
+its run loops. Its samples of a metric are, in this order of preference:
+
+- its **repetitions** (``repetitions: N``): one value per run — the spread between
+  runs, which is what a reader of a published figure needs; or, with one run,
+- **batch means** of the run loops' per-second intervals (after warm-up): the loop's
+  full seconds cut into :data:`BATCHES` consecutive batches, one mean each. Batching
+  removes most of the correlation between neighbouring seconds, so the interval is an
+  honest estimate of the noise within one run (not of the noise between runs).
+
+The interval of a mean is Student's t (95%); the ratio B/A of two points is compared on
+the log scale, its interval ``exp(log(b/a) ± t·sqrt(sa²/(na·a²) + sb²/(nb·b²)))``
+(delta method, Welch's degrees of freedom) — the same shape as pyperf's
+``compare_to``. A ratio whose interval spans 1 is "not significant".
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX
+
+BATCHES = 10
+POINT = ["threads", "target_ops_per_s"]
+# Student's t, two-sided 95%, by degrees of freedom; past 30, the normal's 1.96
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t975(df: float) -> float:
+    if not df or df < 1 or math.isnan(df):
+        return math.nan
+    return _T975[int(df) - 1] if df <= 30 else 1.96
+
+
+def mean_ci(samples) -> tuple[float, float, float, int]:
+    """(mean, low, high, n): the 95% interval of the mean; min–max when n < 3."""
+    x = np.asarray([v for v in samples if v is not None and np.isfinite(v)], dtype=float)
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    m = float(x.mean())
+    if n < 3:
+        return m, float(x.min()), float(x.max()), n
+    half = t975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    return m, m - half, m + half, n
+
+
+def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
+    """Interval rows of the operations themselves: no Intended- copy, no -BATCH parent."""
+    op = iv["op"].astype(str)
+    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != "TOTAL")]
+
+
+def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
+    v = per_second.to_numpy(dtype=float)
+    if len(v) < 2:
+        return list(v)
+    k = min(batches, len(v))
+    return [float(c.mean()) for c in np.array_split(v, k)]
+
+
+def run_samples(results: dict) -> pd.DataFrame:
+    """Per run, its run-loop metrics (ops_per_s, cpu_us_per_op, <op>_p99_us) and the
+    batch means of its per-second throughput (``ops_per_s_batches``)."""
+    runs = results["runs"]
+    steps = results["steps"]
+    steps = steps[steps["phase"] == "run"]
+    iv = results.get("intervals")
+    hw = results.get("hw")
+    lat = results.get("latency")
+    rows = []
+    for run_id, st in steps.groupby("run_id"):
+        secs, ops = float(st["secs"].sum()), float(st["ops"].sum())
+        row = {"run_id": run_id, "ops_per_s": ops / secs if secs else math.nan}
+        if hw is not None and len(hw):
+            h = hw[(hw["run_id"] == run_id) & hw["step"].isin(st["step"])]
+            cpu = h["client_cpu_s"].sum(min_count=1)
+            if "dbms_cpu_s" in h and h["dbms_cpu_s"].notna().any() and not _engine_in_clients(runs, run_id):
+                cpu = cpu + h["dbms_cpu_s"].sum(min_count=1)
+            row["cpu_us_per_op"] = float(cpu) * 1e6 / ops if ops and pd.notna(cpu) else math.nan
+        if lat is not None and len(lat):
+            lr = _unit_ops(lat[(lat["run_id"] == run_id) & lat["step"].isin(st["step"])])
+            for op, g in lr.groupby("op"):
+                row[f"{op}_p99_us"] = float(g["p99_us"].max())
+        if iv is not None and len(iv):
+            r = _unit_ops(iv[(iv["run_id"] == run_id) & iv["step"].isin(st["step"])])
+            per_sec = r.groupby(["step", "second"])["ops"].sum()
+            # a loop's last second is partial (the loop ended inside it): left out
+            per_sec = per_sec.groupby(level=0, group_keys=False).apply(lambda s: s.iloc[:-1])
+            row["ops_per_s_batches"] = _batch_means(per_sec)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
+    return runs[keep].merge(out, on="run_id", how="inner") if len(out) else out
+
+
+def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:
+    """SQLite's engine runs inside the clients: its CPU is already the clients'."""
+    r = runs[runs["run_id"] == run_id]
+    return bool(len(r)) and str(r["dbms"].iloc[0]).startswith("SQLite") if "dbms" in r else False
+
+
+def point_samples(samples: pd.DataFrame, metric: str) -> dict[tuple, list[float]]:
+    """{point: samples}: the repetitions' values, or one run's batch means."""
+    out = {}
+    for key, g in samples.groupby(POINT, dropna=False):
+        if metric == "ops_per_s" and len(g) < 2 and "ops_per_s_batches" in g:
+            out[key] = list(g["ops_per_s_batches"].iloc[0] or [])
+        elif metric in g:
+            out[key] = [float(v) for v in g[metric] if pd.notna(v)]
+    return out
+
+
+def ratio_ci(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    """(ratio of means b/a, low, high), 95%, on the log scale (delta method)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not len(a) or not len(b) or a.mean() <= 0 or b.mean() <= 0:
+        return math.nan, math.nan, math.nan
+    ma, mb = a.mean(), b.mean()
+    r = mb / ma
+    if len(a) < 2 or len(b) < 2:
+        return r, math.nan, math.nan
+    va = a.var(ddof=1) / (len(a) * ma * ma)
+    vb = b.var(ddof=1) / (len(b) * mb * mb)
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return r, r, r
+    df = (va + vb) ** 2 / ((va * va) / (len(a) - 1) + (vb * vb) / (len(b) - 1))
+    half = t975(df) * se
+    return r, r * math.exp(-half), r * math.exp(half)
+
+
+METRICS = {"ops_per_s": "higher", "cpu_us_per_op": "lower"}   # + each op's p99_us: lower
+
+
+def compare(res_a: dict, res_b: dict) -> pd.DataFrame:
+    """For each point both experiments have (threads, target), each metric's means in A
+    and B, the ratio B/A with its 95% interval, and a verdict: ``better``/``worse``
+    (in the metric's own sense) or ``not significant`` when the interval spans 1.
+    Two experiments of one point each are compared whatever their points."""
+    sa, sb = run_samples(res_a), run_samples(res_b)
+    if not len(sa) or not len(sb):
+        return pd.DataFrame()
+    pairs = _matched_points(sa, sb)
+    p99s = sorted({c for c in (*sa.columns, *sb.columns) if c.endswith("_p99_us")})
+    rows = []
+    for ka, kb in pairs:
+        for metric in (*METRICS, *p99s):
+            a = point_samples(sa, metric).get(ka, [])
+            b = point_samples(sb, metric).get(kb, [])
+            if not a or not b:
+                continue
+            r, lo, hi = ratio_ci(a, b)
+            rows.append({"threads": ka[0], "target_ops_per_s": ka[1], "threads_b": kb[0],
+                         "target_ops_per_s_b": kb[1], "metric": metric,
+                         "a": float(np.mean(a)), "b": float(np.mean(b)), "n_a": len(a),
+                         "n_b": len(b), "ratio": r, "ci_low": lo, "ci_high": hi,
+                         "verdict": _verdict(metric, r, lo, hi)})
+    return pd.DataFrame(rows)
+
+
+def _matched_points(sa: pd.DataFrame, sb: pd.DataFrame) -> list[tuple[tuple, tuple]]:
+    ka = [k for k, _ in sa.groupby(POINT, dropna=False)]
+    kb = [k for k, _ in sb.groupby(POINT, dropna=False)]
+    same = [(k, k) for k in ka if k in kb]
+    if not same and len(ka) == 1 and len(kb) == 1:
+        return [(ka[0], kb[0])]
+    return same
+
+
+def _verdict(metric: str, r: float, lo: float, hi: float) -> str:
+    if math.isnan(lo) or math.isnan(hi):
+        return "no interval (one sample)"
+    if lo <= 1 <= hi:
+        return "not significant"
+    higher_better = METRICS.get(metric, "lower") == "higher"
+    return "better" if (r > 1) == higher_better else "worse"
+
+
+def format_compare(df: pd.DataFrame, name_a: str, name_b: str) -> str:
+    if not len(df):
+        return f"(no point of {name_b} matches one of {name_a})"
+    lines = [f"B/A: A = {name_a}, B = {name_b}; 95% intervals",
+             f"{'threads':>7} {'target':>8} {'metric':<22} {'A':>12} {'B':>12} {'B/A':>7} "
+             f"{'95% CI':>17}  verdict"]
+    for r in df.itertuples():
+        tgt = _point(r.target_ops_per_s, r.target_ops_per_s_b)
+        thr = _point(r.threads, r.threads_b)
+        ci = "" if math.isnan(r.ci_low) else f"{r.ci_low:.3f} – {r.ci_high:.3f}"
+        lines.append(f"{thr:>7} {tgt:>8} {r.metric:<22} {r.a:>12.5g} {r.b:>12.5g} "
+                     f"{r.ratio:>7.3f} {ci:>17}  {r.verdict}")
+    return "\n".join(lines)
+
+
+def _point(a, b) -> str:
+    def one(v):
+        return "-" if pd.isna(v) else f"{float(v):.0f}"
+    return one(a) if one(a) == one(b) else f"{one(a)}/{one(b)}"
+
+
+def point_summary(results: dict) -> pd.DataFrame:
+    """Per point: n samples and, per metric, the mean with its 95% interval (min–max
+    when n < 3) — repetitions when there are some, batch means of one run otherwise."""
+    samples = run_samples(results)
+    if not len(samples):
+        return pd.DataFrame()
+    metrics = [m for m in (*METRICS, *sorted(c for c in samples if c.endswith("_p99_us")))
+               if m in samples]
+    rows = []
+    for key, g in samples.groupby(POINT, dropna=False):
+        row = {"config": ",".join(sorted(set(map(str, g["config"])))) if "config" in g else "",
+               "threads": key[0], "target_ops_per_s": key[1], "runs": len(g)}
+        for m in metrics:
+            mean, lo, hi, n = mean_ci(point_samples(g, m).get(key, []))
+            row.update({m: mean, f"{m}_low": lo, f"{m}_high": hi, f"{m}_n": n})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
+    """Per run loop, the trend of its per-second throughput: the drift over the loop
+    (slope × duration, as a share of the mean) and whether it is larger than the noise
+    (|t| of the slope > 2, on batch means) and than ``min_drift``. A loop that drifts
+    was not at a steady state: its mean depends on how long it ran."""
+    iv = results.get("intervals")
+    if iv is None or not len(iv):
+        return pd.DataFrame()
+    iv = iv[iv["step"].astype(str).str.startswith("r.")]
+    rows = []
+    for (run_id, step), g in _unit_ops(iv).groupby(["run_id", "step"]):
+        per_sec = g.groupby("second")["ops"].sum().iloc[:-1]
+        if len(per_sec) < 6:
+            continue
+        y = np.asarray(_batch_means(per_sec, min(BATCHES, len(per_sec) // 2)))
+        x = np.arange(len(y), dtype=float)
+        slope, icpt = np.polyfit(x, y, 1)
+        resid = y - (slope * x + icpt)
+        se = math.sqrt(resid.var(ddof=2) / ((x - x.mean()) ** 2).sum()) if len(y) > 2 else math.nan
+        drift = slope * (len(y) - 1) / y.mean() if y.mean() else math.nan
+        t = slope / se if se else math.inf
+        rows.append({"run_id": run_id, "step": step, "drift": drift, "t": t,
+                     "steady": not (abs(t) > 2 and abs(drift) > min_drift)})
+    return pd.DataFrame(rows)

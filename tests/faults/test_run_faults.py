@@ -1,0 +1,216 @@
+"""Runs that fail say so; nothing a user types harms a database or leaks a secret.
+
+Each test is one trial of issue 15, asserting the outcome a user needs: the victim table
+still there, the status true, the second run refused, no secret in any written file."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+from conftest import small_experiment
+
+from benchlib import cli
+
+
+def write(tmp_path, exp: dict, name="e.yaml"):
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(exp))
+    return p
+
+
+def run_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "benchlib.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def one_line_error(r) -> str:
+    err = r.stderr.strip()
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.postgres
+def test_a_table_name_carrying_sql_harms_nothing(pg_own_db, tmp_path):
+    import psycopg
+    with psycopg.connect(pg_own_db, autocommit=True) as c:
+        c.execute("CREATE TABLE victim (x int)")
+    exp = small_experiment("inj", pg_own_db)
+    r = run_cli("run", write(tmp_path, exp), "-p", "table=t1; drop table victim",
+                "--data-dir", tmp_path / "d")
+    assert "properties: table" in one_line_error(r)
+    with psycopg.connect(pg_own_db) as c:
+        assert c.execute("SELECT to_regclass('victim')").fetchone()[0] == "victim"
+    assert not (tmp_path / "d" / "inj").exists()
+
+
+def test_an_exception_inside_a_run_marks_it_failed(tmp_path):
+    # a SQLite path under a regular file: the target cannot open its database
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    exp = small_experiment("exc", "sqlite")
+    exp["targets"] = [{"name": "lite", "url": "sqlite", "options": {"path": str(blocker / "db.sqlite")}}]
+    r = run_cli("run", write(tmp_path, exp), "--data-dir", tmp_path / "d", "--no-progress")
+    assert r.returncode == 1 and "Traceback" not in r.stderr + r.stdout
+    run_dir = next((tmp_path / "d" / "exc").glob("lite-*"))
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "failed" and meta["error"]
+    assert "Traceback" in (run_dir / "error.log").read_text()
+    # a rerun does not skip it as finished
+    r2 = run_cli("run", write(tmp_path, exp), "--data-dir", tmp_path / "d", "--no-progress")
+    assert "finished before" not in r2.stdout
+
+
+def test_two_runs_of_one_experiment_at_once_the_second_is_refused(tmp_path):
+    exp = small_experiment("twice", "sqlite", run={"loop_secs": 20})
+    p = write(tmp_path, exp)
+    first = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                              str(tmp_path / "d"), "--no-progress"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while not (tmp_path / "d" / "twice" / ".lock").exists() and time.time() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        second = run_cli("run", p, "--data-dir", tmp_path / "d", "--no-progress")
+        err = one_line_error(second)
+        assert f"pid {first.pid}" in err and "running this experiment" in err
+    finally:
+        os.killpg(first.pid, signal.SIGINT)
+        first.communicate(timeout=60)
+    # the first run's folder is its own: nothing was moved aside by the second
+    assert not (tmp_path / "d" / "twice" / ".attempts").exists()
+
+
+def test_sigterm_marks_the_run_interrupted(tmp_path):
+    exp = small_experiment("term", "sqlite", run={"loop_secs": 30})
+    p = write(tmp_path, exp)
+    proc = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                             str(tmp_path / "d"), "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        logs = list((tmp_path / "d" / "term").glob("*/intervals.jsonl"))
+        if logs and '"r.L1"' in logs[0].read_text():
+            break
+        time.sleep(0.1)
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "Traceback" not in err and "SIGTERM" in err
+    meta = json.loads(next((tmp_path / "d" / "term").glob("*/meta.json")).read_text())
+    assert meta["status"] == "interrupted"
+
+
+SECRET = "s3cr3t-Pw"
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("form", ["query", "userinfo-with-at", "property"])
+def test_no_secret_reaches_a_file_or_a_line(pg_url, tmp_path, form):
+    host = pg_url.split("@", 1)[1]
+    if form == "query":   # libpq's own form; trust auth ignores the password
+        url = f"postgresql://postgres@{host}?password={SECRET}"
+    elif form == "userinfo-with-at":
+        url = f"postgresql://postgres:{SECRET}@x@{host}"
+    else:
+        url = pg_url
+    exp = small_experiment("sec", url, properties={
+        "recordcount": 100, "operationcount": 100, "table": f"sec_{os.getpid()}",
+        "db.passwd": SECRET})
+    r = run_cli("run", write(tmp_path, exp), "--data-dir", tmp_path / "d", "--no-progress")
+    assert SECRET not in r.stdout + r.stderr
+    for f in (tmp_path / "d").rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+
+
+def test_a_rerun_with_changed_parameters_stops_naming_the_keys(tmp_path, capsys):
+    exp = small_experiment("rerun", "sqlite", properties={"recordcount": 200, "operationcount": 200})
+    p = write(tmp_path, exp)
+    d = str(tmp_path / "d")
+    assert cli.main(["run", str(p), "--data-dir", d, "--no-progress"]) == 0
+    before = (tmp_path / "d" / "rerun" / "experiment.json").read_text()
+    assert cli.main(["run", str(p), "--data-dir", d, "--no-progress",
+                     "-p", "operationcount=300"]) == 2
+    assert "properties.operationcount" in capsys.readouterr().err
+    assert (tmp_path / "d" / "rerun" / "experiment.json").read_text() == before
+    # the same parameters: skipped; --force: run again with the new ones
+    assert cli.main(["run", str(p), "--data-dir", d, "--no-progress"]) == 0
+    assert "finished before" in capsys.readouterr().out
+    assert cli.main(["run", str(p), "--data-dir", d, "--no-progress", "-p", "operationcount=300",
+                     "--force"]) == 0
+    assert json.loads((tmp_path / "d" / "rerun" / "experiment.json").read_text()
+                      )["properties"]["operationcount"] == 300
+
+
+def test_one_broken_run_folder_breaks_nothing_else(tmp_path, capsys):
+    exp = small_experiment("brk", "sqlite", properties={"recordcount": 200, "operationcount": 200},
+                           run={"threads": [1, 2]})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    runs = sorted((d / "brk").glob("brk-*"))
+    assert len(runs) == 2
+    meta = runs[0] / "meta.json"
+    meta.write_text(meta.read_text()[:80])                       # truncated meta.json
+    lat = runs[1] / "latency.parquet"
+    capsys.readouterr()
+    assert cli.main(["summary", str(d / "brk"), "--kind", "eff.op"]) == 0
+    out, err = capsys.readouterr()
+    assert runs[0].name in err and "meta.json" in err and "brk" in out
+    lat.write_bytes(lat.read_bytes()[:100])                      # truncated table
+    assert cli.main(["summary", str(d / "brk")]) == 2            # nothing readable is left
+    assert "latency.parquet" in capsys.readouterr().err
+    # a rerun runs the broken ones again, moving them aside
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    assert len(list((d / "brk" / ".attempts").iterdir())) >= 1
+    assert cli.main(["summary", str(d / "brk")]) == 0
+
+
+def test_a_corrupt_catalog_costs_no_run_and_rebuilds(tmp_path, capsys):
+    exp = small_experiment("cat", "sqlite", properties={"recordcount": 100, "operationcount": 100})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "catalog.sqlite").write_text("not a database")
+    assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
+    assert "catalog was not updated" in capsys.readouterr().err
+    assert cli.main(["list", "--data-dir", str(d)]) == 2
+    assert cli.main(["list", "--data-dir", str(d), "--rebuild"]) == 0
+    out, err = capsys.readouterr()
+    assert "cat-t2" in out and "kept as catalog.sqlite.corrupt-" in err
+    assert list(d.glob("catalog.sqlite.corrupt-*"))
+
+
+@pytest.mark.embedded
+@pytest.mark.slow
+def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
+    pytest.importorskip("pgserver")
+    exp = small_experiment("emb", "embedded-postgres", run={"loop_secs": 30})
+    p = write(tmp_path, exp)
+    d = tmp_path / "d"
+    proc = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                             str(d), "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    pid_file = d / ".embedded-postgres" / "emb" / "postmaster.pid"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        logs = list((d / "emb").glob("*/intervals.jsonl"))
+        if logs and '"r.L1"' in logs[0].read_text():
+            break
+        time.sleep(0.2)
+    old = int(pid_file.read_text().split()[0])
+    proc.kill()
+    proc.communicate(timeout=30)
+    os.kill(old, 0)                                   # the server outlived its benchlib
+    r = run_cli("run", p, "-p", "run.loop_secs=1", "--data-dir", d, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "left running by a killed run" in r.stderr and str(old) in r.stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(old, 0)

@@ -1,0 +1,78 @@
+"""Repetitions and comparisons with their uncertainty (issue 14 §3): paced runs make the
+true ratio known, so the interval can be checked against it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import yaml
+from conftest import small_experiment
+
+from benchlib import cli, load_results
+from benchlib.summaries import uncertainty as u
+
+
+def test_mean_ci_and_ratio_on_known_samples():
+    rng = np.random.default_rng(7)
+    m, lo, hi, n = u.mean_ci([1.0, 2.0])
+    assert (m, lo, hi, n) == (1.5, 1.0, 2.0, 2)              # min–max below 3 samples
+    # the 95% interval holds the true mean about 95 times in 100
+    hits = sum(lo < 100 < hi for lo, hi in (u.mean_ci(rng.normal(100, 5, 12))[1:3] for _ in range(400)))
+    assert 0.91 < hits / 400 < 0.99
+    hits = sum(lo < 0.5 < hi for _, lo, hi in (u.ratio_ci(rng.normal(100, 2, 10), rng.normal(50, 1, 10))
+                                               for _ in range(400)))
+    assert 0.91 < hits / 400 < 0.99
+    r, lo, hi = u.ratio_ci([100.0], [50.0])
+    assert r == 0.5 and math.isnan(lo)
+
+
+def paced(tmp_path, name, target, reps=1):
+    exp = small_experiment(name, "sqlite", properties={
+        "recordcount": 1000, "operationcount": 10**9, "readproportion": 1.0,
+        "updateproportion": 0.0, "requestdistribution": "uniform"},
+        run={"threads": [2], "loop_secs": 5, "target_base": target, "target_factors": [1]},
+        repetitions=reps)
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    return tmp_path / "d" / name
+
+
+@pytest.mark.slow
+def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_path, capsys):
+    full, half, again = paced(tmp_path, "full", 2000), paced(tmp_path, "half", 1000), \
+        paced(tmp_path, "again", 2000)
+    df = u.compare(load_results(full), load_results(half))
+    thr = df[df.metric == "ops_per_s"].iloc[0]
+    assert thr.ci_low <= 0.5 <= thr.ci_high and thr.ci_high - thr.ci_low < 0.1
+    assert thr.verdict == "worse"
+    same = u.compare(load_results(full), load_results(again))
+    assert same[same.metric == "ops_per_s"].iloc[0].verdict == "not significant"
+    capsys.readouterr()
+    assert cli.main(["compare", str(full), str(half)]) == 0
+    out = capsys.readouterr().out
+    assert "ops_per_s" in out and "worse" in out and "0.5" in out
+
+
+@pytest.mark.slow
+def test_points_with_repetitions_show_their_interval(tmp_path, capsys):
+    d = paced(tmp_path, "reps", 1500, reps=3)
+    pts = u.point_summary(load_results(d))
+    row = pts.iloc[0]
+    assert row.runs == 3 and row.ops_per_s_n == 3              # the repetitions are the samples
+    assert row.ops_per_s_low <= row.ops_per_s <= row.ops_per_s_high
+    assert abs(row.ops_per_s - 1500) / 1500 < 0.05
+    assert cli.main(["summary", str(d), "--kind", "points"]) == 0
+    assert "ops_per_s_low" in capsys.readouterr().out
+
+
+def test_a_drifting_loop_is_not_steady():
+    rows = [{"run_id": "r", "step": "r.L1", "second": s, "op": "READ", "ops": 1000 + 50 * s}
+            for s in range(30)]
+    rows += [{"run_id": "f", "step": "r.L1", "second": s, "op": "READ", "ops": 1000 + (s % 3)}
+             for s in range(30)]
+    import pandas as pd
+    st = u.steady_state({"intervals": pd.DataFrame(rows)}).set_index("run_id")
+    assert not st.loc["r", "steady"] and st.loc["r", "drift"] > 0.5
+    assert st.loc["f", "steady"]
