@@ -143,10 +143,11 @@ def cmd_run(args) -> int:
 def _print_plan(exp) -> int:
     """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
     from .params import plan
-    workload = exp.workload_class()(exp.workload_properties())
     specs = plan(exp)
     print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
     for spec in specs:
+        # the run's own point of the workload's matrix (ybio's batch_size …)
+        workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
         steps = " ".join(s.name for s in workload.steps(exp, spec))
         print(f"  {spec.run_id}: {steps}")
     return EXIT_OK

@@ -209,7 +209,8 @@ def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict]
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
         if not op.endswith("-BATCH"):  # a batch's records are counted under its unit op
             ops += n_ok + n_err
-            errors += n_err
+        # a batch that failed is an error of the step (its unit op counts records only)
+        errors += n_err
     if "READ-MODIFY-WRITE" in merged:
         # YCSB times RMW's inner read and update as READ and UPDATE too; they are
         # part of the RMW operation, not operations of their own

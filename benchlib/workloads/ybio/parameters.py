@@ -85,6 +85,16 @@ class YbioParameters(BaseModel):
             raise ValueError(f"{v!r} is not a plain name (letters, digits, _; at most 59)")
         return v
 
+    @field_validator("tab_rows", "batch_size", mode="before")
+    @classmethod
+    def _count(cls, v):
+        """1e6 as the seed writes it (YAML reads it as a string): a whole number."""
+        if isinstance(v, str) and re.fullmatch(r"\s*\d+(\.\d*)?[eE]\d+\s*", v):
+            v = float(v)
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        return v
+
     @field_validator("run_duration", mode="before")
     @classmethod
     def _duration(cls, v) -> float:
