@@ -49,7 +49,7 @@ def sql_one(url: str, data_dir, sql: str):
         target.stop()
 
 
-def check_target(url: str, data_dir, name: str, **props):
+def check_target(url: str, data_dir, name: str, after_load=None, **props):
     d = experiment(name, url, **props)
     table = quote(make_target("t", url, None, data_dir).dialect, d["properties"]["tab_prefix"] + "0001")
     sums = f"SELECT count(*), sum(scratch) FROM {table}"
@@ -57,6 +57,8 @@ def check_target(url: str, data_dir, name: str, **props):
     assert load["steps"].set_index("step").loc["l.pre", "ops"] == TAB_ROWS
     rows0, sum0 = sql_one(url, data_dir, sums)
     assert rows0 == TAB_ROWS
+    if after_load:
+        after_load(table)
     reads = run({**d, "properties": {**d["properties"], "recreate": False}}, data_dir,
                 load={"skip": True})
     assert tuple(sql_one(url, data_dir, sums)) == (rows0, sum0)   # reads change nothing
@@ -96,13 +98,15 @@ def test_sqlite(data_dir):
 
 @pytest.mark.postgres
 def test_postgres(pg_url, data_dir):
-    d, table = check_target(pg_url, data_dir, "pg", index_only=True)
-    # index_only reads the index alone: an Index Only Scan (fresh visibility map after
-    # the load's VACUUM ANALYZE)
-    read = statements("postgres", table, "x", index_only=True).read
-    plan_text = explain(pg_url, data_dir, read)
-    assert "Index Only Scan" in plan_text, plan_text
-    assert "Index Only Scan" not in explain(pg_url, data_dir, statements("postgres", table, "x").read)
+    def plans(table):
+        # index_only reads the index alone: an Index Only Scan, on the table as the load
+        # leaves it (VACUUM ANALYZE: a fresh visibility map; updates later dirty it)
+        read = statements("postgres", table, "x", index_only=True).read
+        plan_text = explain(pg_url, data_dir, read)
+        assert "Index Only Scan" in plan_text, plan_text
+        plain = explain(pg_url, data_dir, statements("postgres", table, "x").read)
+        assert "Index Only Scan" not in plain and "Index" in plain, plain
+    d, table = check_target(pg_url, data_dir, "pg", after_load=plans, index_only=True)
     sql_one_exec(pg_url, data_dir, f"DROP TABLE {table}")
 
 
