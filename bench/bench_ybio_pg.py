@@ -39,8 +39,10 @@ TABLE = f"{PREFIX}0001"
 READ = "SELECT count(*), sum(scratch) FROM {t} WHERE mykey BETWEEN $1 AND $2"
 
 
-def benchlib_riops(url: str, data: Path, name: str, rows: int, batch: int | None, secs: float) -> float:
-    """A benchlib run: the load alone (batch None) or one run loop of ``secs``."""
+def benchlib_riops(url: str, data: Path, name: str, rows: int, batch: int | None,
+                   secs: float) -> tuple[float, float]:
+    """A benchlib run: the load alone (batch None) or one run loop of ``secs``; its
+    RIOPS and the client process's CPU µs per call (the sampler's client_cpu_s)."""
     exp = validate({
         "experiment": name, "workload": "ybio",
         "properties": {"tab_prefix": PREFIX, "tab_rows": rows, "batch_size": batch or 1,
@@ -52,14 +54,17 @@ def benchlib_riops(url: str, data: Path, name: str, rows: int, batch: int | None
     with open(os.devnull, "w") as devnull:
         res = run_experiment(exp, data, progress=False, out=devnull, force=True)
     assert res.ok, res.runs
-    steps = load_results(data / name)["steps"].set_index("step")
+    res = load_results(data / name)
+    steps = res["steps"].set_index("step")
     step = "l.pre" if batch is None else "r.L1"
     if steps.loc[step, "errors"]:
         raise SystemExit(f"{name}: {steps.loc[step, 'errors']} errors")
-    return float(steps.loc[step, "ops_per_s"])
+    calls = float(steps.loc[step, "ops"]) / (batch or 10_000)
+    cpu = float(res["hw"].loc[res["hw"].step == step, "client_cpu_s"].sum())
+    return float(steps.loc[step, "ops_per_s"]), cpu / calls * 1e6
 
 
-def bare_riops(url: str, rows: int, batch: int, secs: float) -> float:
+def bare_riops(url: str, rows: int, batch: int, secs: float) -> tuple[float, float]:
     """The same prepared statement in a plain loop; ranges drawn beforehand."""
     with psycopg.connect(url, autocommit=True) as conn:
         pg = conn.pgconn
@@ -69,6 +74,7 @@ def bare_riops(url: str, rows: int, batch: int, secs: float) -> float:
         args = [(b"%d" % f, b"%d" % (f + batch - 1)) for f in firsts]
         run = pg.exec_prepared
         n, i = 0, 0
+        c0 = time.process_time()
         t0 = time.perf_counter()
         end = t0 + secs
         while True:
@@ -77,7 +83,8 @@ def bare_riops(url: str, rows: int, batch: int, secs: float) -> float:
             i += 1
             if time.perf_counter() >= end:
                 break
-        return n / (time.perf_counter() - t0)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        return n / wall, cpu / i * 1e6
 
 
 def server_riops(url: str, rows: int, batch: int, secs: float) -> float:
@@ -113,28 +120,33 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
     data = Path(tempfile.mkdtemp(prefix="bench-ybio-"))
-    load = benchlib_riops(a.url, data, "load", a.rows, None, a.secs)
+    load, _ = benchlib_riops(a.url, data, "load", a.rows, None, a.secs)
     results = []
     for batch in (int(x) for x in a.batches.split(",")):
-        bl, bare, srv = [], [], []
+        bl, bare, srv, ratio = [], [], [], []
         for r in range(a.rounds):   # alternating: all three see the same machine
             bl.append(benchlib_riops(a.url, data, f"b{batch}-{r}", a.rows, batch, a.secs))
             bare.append(bare_riops(a.url, a.rows, batch, a.secs))
             srv.append(server_riops(a.url, a.rows, batch, a.secs))
-        results.append((batch, float(np.median(bl)), float(np.median(bare)), float(np.median(srv))))
-        print(f"batch_size {batch}: benchlib {results[-1][1]:,.0f}, bare {results[-1][2]:,.0f}, "
-              f"server {results[-1][3]:,.0f} rows/s", file=sys.stderr)
+            ratio.append(bl[-1][0] / bare[-1][0])
+            print(f"batch_size {batch} round {r + 1}: benchlib {bl[-1][0]:,.0f}, bare {bare[-1][0]:,.0f}, "
+                  f"server {srv[-1]:,.0f} rows/s", file=sys.stderr)
+        med = lambda xs, k: float(np.median([x[k] for x in xs]))  # noqa: E731
+        results.append((batch, med(bl, 0), med(bare, 0), float(np.median(srv)), float(np.median(ratio)),
+                        min(ratio), max(ratio), med(bl, 1), med(bare, 1)))
     with psycopg.connect(a.url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(TABLE)))
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores (shared); {time.strftime('%Y-%m-%d %H:%M')}; "
           f"{a.rows:,} rows, one session, pct_update 0, {a.secs:g} s per point, median of "
           f"{a.rounds} alternating rounds\n")
-    print("| batch_size | benchlib (RIOPS) | bare psycopg loop (RIOPS) | benchlib ÷ bare "
-          "| PL/pgSQL loop in the server (RIOPS) | benchlib ÷ server |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for batch, bl, bare, srv in results:
-        print(f"| {batch:,} | {bl:,.0f} | {bare:,.0f} | {bl / bare:.2f} | {srv:,.0f} | {bl / srv:.2f} |")
+    print("| batch_size | benchlib (RIOPS) | bare psycopg loop (RIOPS) | benchlib ÷ bare, median of "
+          "rounds (min–max) | client CPU µs per call: benchlib / bare | PL/pgSQL loop in the "
+          "server (RIOPS) | benchlib ÷ server |")
+    print("|---:|---:|---:|---|---|---:|---:|")
+    for batch, bl, bare, srv, ratio, lo, hi, bl_cpu, bare_cpu in results:
+        print(f"| {batch:,} | {bl:,.0f} | {bare:,.0f} | {ratio:.2f} ({lo:.2f}–{hi:.2f}) "
+              f"| {bl_cpu:.0f} / {bare_cpu:.0f} | {srv:,.0f} | {bl / srv:.2f} |")
     print(f"\nLoad of {a.rows:,} rows (2 loaders, COPY batches of 10,000 in random order): "
           f"{load:,.0f} rows/s")
     return 0

@@ -146,6 +146,27 @@ def sql_one_exec(url, data_dir, sql: str) -> None:
         target.stop()
 
 
+def test_sessions_on_their_own_tables(data_dir):
+    """Two sessions, each on its own table (table_per_session); the index as a step of
+    its own (l.post) after the load."""
+    url = f"sqlite:///{data_dir / 'two.sqlite'}"
+    d = experiment("two", url, table_per_session=True, pct_update=50)
+    res = run(d, data_dir, run={"threads": [2], "processes": 1}, index={"enabled": True},
+              load={"threads": 2, "batch_size": 500})
+    steps = res["steps"].set_index("step")
+    assert list(steps.index) == ["l.pre", "l.post", "r.L1"]
+    assert steps.loc["l.pre", "ops"] == 2 * TAB_ROWS
+    (b,) = res["benchruns"].to_dict("records")
+    prefix = d["properties"]["tab_prefix"]
+    assert b["sessions"] == 2 and b["table_name"] == f"{prefix}0001..{prefix}0002"
+    for t in ("0001", "0002"):
+        n, _, idx = sql_one(url, data_dir, f"SELECT count(*), sum(scratch), (SELECT count(*) FROM "
+                            f"sqlite_master WHERE type = 'index' AND tbl_name = '{prefix}{t}') "
+                            f"FROM {quote('sqlite', prefix + t)}")
+        assert n == TAB_ROWS and idx == 1
+    assert b["num_updated"] > 0 and b["coverage_ratio"] == pytest.approx(b["num_rows"] / (2 * TAB_ROWS))
+
+
 # ---------------------------------------------------------------- the matrix, the CLI
 
 def test_lists_make_the_matrix(tmp_path):
