@@ -14,11 +14,14 @@ range ``mykey BETWEEN lo AND hi``:
   MariaDB/MySQL have no data-modifying CTE and no UPDATE … RETURNING: the UPDATE, then
   ``select count(*), max(scratch)`` of the same range, in one transaction.
 
-Table names come quoted (``target.quote_ident``); keys are bound parameters.
+Table names come checked and quoted (``targets.sql.quote_ident``); keys are bound
+parameters.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ...targets.sql import quote_ident
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,9 @@ def statements(dialect: str, table: str, index_name: str, *, filler: int = 1,
 
 
 def quote(dialect: str, name: str) -> str:
-    """An identifier quoted as the dialect quotes it (names are plain: checked by the
-    parameters); the client processes have no target object to ask."""
-    if dialect == "mysql":
-        return "`" + name.replace("`", "``") + "`"
-    return '"' + name.replace('"', '""') + '"'
+    """An identifier checked again (a plain name, at most 63) and quoted as the dialect
+    quotes it: ``targets.sql.quote_ident``, the last guard after the parameters'."""
+    return quote_ident(name, "mysql" if dialect == "mysql" else "postgres")
 
 
 def table_statements(dialect: str, table: str, params, **over) -> YbioStatements:
