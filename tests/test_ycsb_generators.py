@@ -37,7 +37,7 @@ from benchlib.workloads.ycsb.plan import (
     load_keynums,
 )
 from benchlib.workloads.ycsb.properties import CoreWorkloadProperties
-from benchlib.workloads.ycsb.workload import generators as g
+from benchlib.workloads.ycsb import generators as g
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 
