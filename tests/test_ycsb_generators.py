@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from benchlib.workloads.ycsb import generators as g
 from benchlib.workloads.ycsb.generators import (
     INSERT,
     READ,
@@ -37,7 +38,6 @@ from benchlib.workloads.ycsb.plan import (
     load_keynums,
 )
 from benchlib.workloads.ycsb.properties import CoreWorkloadProperties
-from benchlib.workloads.ycsb import generators as g
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 

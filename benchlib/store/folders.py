@@ -227,7 +227,9 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     """Load the tidy tables of a run, an experiment or a data folder.
 
     Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
-    each table carries ``experiment`` and ``config`` columns for grouping. With
+    each table carries ``experiment`` and ``config`` columns for grouping. The runs
+    table has a few meta fields, each run's ``path`` and its whole meta.json as a
+    dict in column ``meta`` (what the summaries read: they open no file). With
     ``extra_tables`` the workloads' own tables the run folders hold (ybio's
     ``benchruns``) come too, under their names.
 
@@ -248,7 +250,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
             continue
         if meta is None:
             continue
-        runs.append(run_row(rd, meta))
+        runs.append({**run_row(rd, meta), "meta": meta})
         for t, df in frames.items():
             out.setdefault(t, [])
             if len(df):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..schema import INTENDED_PREFIX
+
 ALL = "ALL"
 OP_ORDER = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN", ALL]
 
@@ -28,7 +30,7 @@ def kv_table(results: dict) -> pd.DataFrame:
     steps = results["steps"]
     steps = steps[steps["phase"] == "run"]
     lat = results["latency"]
-    lat = lat[~lat["op"].astype(str).str.startswith("Intended-")]
+    lat = lat[~lat["op"].astype(str).str.startswith(INTENDED_PREFIX)]
     rows = []
     for _, s in steps.iterrows():
         mine = lat[(lat["run_id"] == s["run_id"]) & (lat["step"] == s["step"])]
