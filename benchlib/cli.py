@@ -32,7 +32,9 @@ def _add_run(sub):
 def _add_show(sub):
     p = sub.add_parser("show", help="print a tidy table of a run or an experiment")
     p.add_argument("path")
-    p.add_argument("--table", default="steps", choices=["steps", "latency", "intervals", "hw", "runs"])
+    p.add_argument("--table", default="steps",
+                   help="steps | latency | intervals | hw | runs, or a workload's own table "
+                        "the run folders hold (ybio: benchruns)")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_show)
 
@@ -148,10 +150,11 @@ def cmd_run(args) -> int:
 def _print_plan(exp) -> int:
     """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
     from .params import plan
-    workload = exp.workload_class()(exp.workload_properties())
     specs = plan(exp)
     print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
     for spec in specs:
+        # the run's own point of the workload's matrix (ybio's batch_size …)
+        workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
         steps = " ".join(s.name for s in workload.steps(exp, spec))
         print(f"  {spec.run_id}: {steps}")
     return EXIT_OK
@@ -169,9 +172,15 @@ def _emit(df, fmt: str) -> None:
 
 
 def cmd_show(args) -> int:
+    from .params import ParameterError
     from .store import folders as results
-    tables = ["steps", "latency", "intervals", "hw"] if args.table != "runs" else []
-    res = results.load_results(args.path, tables=tables)
+    known = ["runs", *results.TABLE_NAMES]
+    extra = sorted({t for rd in results.find_runs(args.path) for t in results.extra_table_names(rd)})
+    if args.table not in known + extra:
+        raise ParameterError(f"--table {args.table}: not a table of {args.path} "
+                             f"(tables: {', '.join(known + extra)})")
+    tables = [args.table] if args.table != "runs" else []
+    res = results.load_results(args.path, tables=tables, extra_tables=False)
     df = res[args.table]
     if args.table == "latency" and "hdr" in df:
         df = df.drop(columns=["hdr"])
@@ -268,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     except _input_errors() as e:
         from .masking import mask_text
         one = " ".join(part.strip() for part in str(e).splitlines() if part.strip())
+        if len(one) > 400:  # a garbage line quoted in full would flood the terminal
+            one = one[:300] + f" … ({len(one) - 300:,} more characters)"
         print(f"benchlib: {mask_text(one)}", file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:  # `benchlib … | head`: the reader has what it wanted

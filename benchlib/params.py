@@ -189,10 +189,27 @@ class RunSpec(BaseModel):
     processes: int
     target_ops_per_s: float | None
     repetition: int
+    # this run's values of the workload's matrix properties (Workload.matrix_properties)
+    workload_point: dict[str, Any] = Field(default_factory=dict)
+
+
+def _point_suffix(point: dict[str, Any]) -> str:
+    """``-batch_size100-pct_update10``: a run's workload point in its run_id."""
+    return "".join(f"-{k}{re.sub(r'[^A-Za-z0-9_.]', '_', str(v))}" for k, v in point.items())
 
 
 def plan(exp: Experiment) -> list[RunSpec]:
-    """Expand the matrix into runs, in the order they execute."""
+    """Expand the matrix into runs, in the order they execute: targets × loader
+    processes × load factors × threads × run factors × the workload's own matrix
+    (its list-valued ``matrix_properties``) × repetitions."""
+    from .workloads.base import matrix_points
+    points = matrix_points(exp.workload_properties(), exp.workload_class().matrix_properties)
+    runs = [r for point in points for r in _plan_point(exp, point)]
+    order = [t.name for t in exp.targets]  # a target's runs together, as without a point
+    return sorted(runs, key=lambda r: order.index(r.target.name))
+
+
+def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
     runs = []
     cpus = os.cpu_count() or 1
     for target in exp.targets:
@@ -206,11 +223,11 @@ def plan(exp: Experiment) -> list[RunSpec]:
                             tgt = rf * exp.run.target_base if rf > 0 else None
                             ltgt = lf * exp.run.target_base if lf > 0 else None
                             rid = (f"{target.name}-t{threads}-p{procs}-l{lp}"
-                                   f"-tgt{int(tgt or 0)}-r{rep}")
+                                   f"-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}")
                             runs.append(RunSpec(
                                 run_id=rid, target=target, load_processes=lp,
                                 load_target_ops_per_s=ltgt, threads=threads, processes=procs,
-                                target_ops_per_s=tgt, repetition=rep))
+                                target_ops_per_s=tgt, repetition=rep, workload_point=point))
     return runs
 
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from pathlib import Path
 
 import pytest
 
+from benchlib import load_results
 from benchlib.importers import ImportFormatError, import_output
 
 DATA = Path(__file__).parent / "data"
 SEED = 20261122
-CASES = 250
+CASES = 220            # per format (issue 15: at least 200 of each)
 
 SAMPLES = [
     ("ycsb", ["ycsb/pg-load-t4-hist.out", "ycsb/pg-load-t4-hist.err"]),
@@ -81,15 +81,18 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
     return how, b"\n".join(lines)
 
 
-@pytest.mark.slow
-def test_mutated_samples_import_or_fail_cleanly(tmp_path):
-    rng = random.Random(SEED)
+FORMATS = sorted({k for k, _ in SAMPLES})
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_mutated_samples_import_or_fail_cleanly(tmp_path, fmt):
+    rng = random.Random(f"{SEED}-{fmt}")
     everything = [DATA / f for _, files in SAMPLES for f in files]
+    mine = [s for s in SAMPLES if s[0] == fmt]
     out_dir = tmp_path / "exp"
-    started = time.perf_counter()
     outcomes: dict[str, int] = {"ok": 0, "error": 0}
     for case in range(CASES):
-        kind, files = SAMPLES[rng.randrange(len(SAMPLES))]
+        kind, files = mine[rng.randrange(len(mine))]
         src = [DATA / f for f in files]
         victim = rng.randrange(len(src))
         other = rng.choice([p for p in everything if p not in src]).read_bytes()
@@ -113,7 +116,11 @@ def test_mutated_samples_import_or_fail_cleanly(tmp_path):
         else:
             outcomes["ok"] += 1
             assert (into / "meta.json").is_file()
+            steps = load_results(into)["steps"]
+            # an import that succeeds gives real steps, each with its count of operations
+            # (a duration may be blank where the files left do not say it: never made up)
+            assert len(steps) and (steps["ops"] >= 0).all() and (steps["secs"].dropna() >= 0).all(), \
+                f"case {case} ({how} of {src[victim].name}): {steps[['step', 'secs', 'ops']]}"
     leftovers = [p.name for p in out_dir.iterdir() if p.name.startswith(".")] if out_dir.exists() else []
     assert not leftovers, f"temporary folders left: {leftovers}"
-    assert outcomes["ok"] > 20 and outcomes["error"] > 20, outcomes
-    assert time.perf_counter() - started < 60
+    assert outcomes["ok"] > 10 and outcomes["error"] > 10, outcomes

@@ -25,7 +25,7 @@ from benchlib import Experiment, reports
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 ANALYSIS = ("summary", "heatmaps", "timeseries", "compare", "kv")
-ALL = ("experiment", *ANALYSIS)
+ALL = ("experiment", *ANALYSIS, "ybio")  # ybio.ipynb: the ybio workload's report page
 PARAMETER_FILES = sorted((ROOT / "parameters").glob("*.yaml"))
 
 pytestmark = pytest.mark.slow

@@ -97,7 +97,7 @@ def test_heatmap_cpu_per_op_and_any_two_parameters(sample):
     two = plots.heatmap(sample, "ops_per_s", x="batch_size", y="pct_update")
     _png(two)
     (ax,) = _panels(two)
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("load batch size (rows)", "update (%)")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("batch size (rows)", "update (%)")
     with pytest.raises(ValueError, match="no parameter 'nonsense'"):
         plots.heatmap(sample, "ops_per_s", x="nonsense")
     with pytest.raises(ValueError, match="unknown value"):

@@ -27,6 +27,9 @@ repetition config experiment dbms``), every scalar of the resolved experiment by
 dotted name and, when unambiguous, its own (``load.batch_size`` = ``batch_size``),
 every workload property (``recordcount``, ``updateproportion``) and ``pct_<op>`` =
 ``<op>proportion`` × 100 (``pct_update``).
+
+ybio's own (:mod:`.ybio`, from its ``benchruns`` table): ``riops_by_batch_size`` (the
+seed's graph, log x), ``riops_heatmap`` (batch_size × pct_update), ``benchruns_table``.
 """
 from __future__ import annotations
 
@@ -35,5 +38,8 @@ from .heatmap import heatmap
 from .style import note
 from .timeseries import step_offsets, timeseries
 from .values import VALUES, Value, points, run_parameters, value_spec
+from .ybio import benchruns_table, riops_by_batch_size, riops_heatmap
 
-__all__ = ['VALUES', 'Value', 'combine', 'compare', 'heatmap', 'note', 'points', 'run_parameters', 'select_runs', 'step_offsets', 'timeseries', 'value_spec']
+__all__ = ['VALUES', 'Value', 'benchruns_table', 'combine', 'compare', 'heatmap', 'note', 'points',
+           'riops_by_batch_size', 'riops_heatmap', 'run_parameters', 'select_runs', 'step_offsets',
+           'timeseries', 'value_spec']

@@ -42,7 +42,7 @@ VALUES = {
 PARAM_LABELS = {
     "threads": "client threads", "processes": "client processes",
     "load_processes": "loader processes", "target_ops_per_s": "target (ops/s)",
-    "load_target_ops_per_s": "load target (ops/s)", "batch_size": "load batch size (rows)",
+    "load_target_ops_per_s": "load target (ops/s)", "batch_size": "batch size (rows)",
     "repetition": "repetition", "config": "configuration", "experiment": "experiment",
 }
 
@@ -80,15 +80,17 @@ def run_parameters(results: dict) -> pd.DataFrame:
                 if isinstance(v, (str, int, float, bool)):
                     row[f"{sect}.{k}"] = v
                     short.setdefault(k, []).append(v)
-        for k, vs in short.items():
-            if len(vs) == 1:
-                row.setdefault(k, vs[0])
+        # a workload property wins over a section's short name (ybio's batch_size is
+        # its own; the load's stays load.batch_size)
         props = {**(params.get("properties") or {}), **(m.get("workload_properties") or {})}
         for k, v in props.items():
             v = to_float(v, v)   # a number if it is one, else as it was
             row.setdefault(k, v)
             if k.endswith("proportion") and isinstance(v, float):
                 row.setdefault(f"pct_{k.removesuffix('proportion')}", v * 100)
+        for k, vs in short.items():
+            if len(vs) == 1:
+                row.setdefault(k, vs[0])
         rows.append(row)
     df = pd.DataFrame(rows)
     for k in KEYS:

@@ -99,11 +99,13 @@ class ClientThread(RecordingThread):
                     if t1 >= next_tick:
                         next_tick = self._tick(t1, start, end)
                         append = [lst.append for lst in self.svc]
-                        if next_tick is None:
-                            return
                     append[code](t1 - t0)
                     if st:
                         self.errs.append((code, st))
+                    if next_tick is None:
+                        # the step is over; the operation that ended past it did its work
+                        # on the database: counted (in the second it ended), as mux does
+                        return
                 chunk = client.next_chunk(CHUNK_OPS)
         finally:
             self.last_ns = t1
@@ -136,8 +138,6 @@ class ClientThread(RecordingThread):
                     t1 = ns()
                     if t1 >= next_tick:
                         next_tick = self._tick(t1, start, end)
-                        if next_tick is None:
-                            return
                     self.svc[code].append(t1 - t0)
                     if paced:
                         self.itd[code].append(t1 - intended)
@@ -146,6 +146,8 @@ class ClientThread(RecordingThread):
                     if units is not None:
                         self.units[code] += units[idx]
                     issued += 1
+                    if next_tick is None:  # over: its last operation counted, as above
+                        return
                 chunk = client.next_chunk(CHUNK_OPS)
         finally:
             self.last_ns = t1

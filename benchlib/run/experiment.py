@@ -223,7 +223,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             progress: bool | None = None, step_lines: StepLines | None = None) -> str:
     run_dir = exp_dir / spec.run_id
     run_dir.mkdir(parents=True)
-    props = exp.workload_properties()
+    props = {**exp.workload_properties(), **spec.workload_point}
     workload = exp.workload_class()(props)
     target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
     if hasattr(target, "set_run_dir"):

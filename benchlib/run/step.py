@@ -253,7 +253,8 @@ def latency_rows(client_results: list[measure.ClientResult],
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
         if not schema.is_batch(op):  # a batch's records are counted under its unit op
             ops += n_ok + n_err
-            errors += n_err
+        # a batch that failed is an error of the step (its unit op counts records only)
+        errors += n_err
     for op, inner in (compound_ops or {}).items():
         if op in merged:
             ops -= inner * sum(merged[op]["returns"].values())

@@ -69,8 +69,12 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 def write_table(run_dir: Path, name: str, df: pd.DataFrame | None) -> Path:
-    """Write one tidy table as Parquet, atomically, conformed to its schema."""
-    df = schema.conform(name, df)
+    """Write one table as Parquet, atomically: a tidy table conformed to its schema, a
+    workload's own table (ybio's ``benchruns``) as it is."""
+    if name in schema.TABLES:
+        df = schema.conform(name, df)
+    elif df is None:
+        df = pd.DataFrame()
     path = Path(run_dir) / f"{name}.parquet"
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=run_dir)
     os.close(fd)
@@ -190,6 +194,8 @@ def read_interval_log(run_dir: Path) -> pd.DataFrame:
 def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
     run_dir = Path(run_dir)
     path = run_dir / f"{name}.parquet"
+    if name not in schema.TABLES and not path.exists():  # a workload's own table
+        return pd.DataFrame()
     if path.exists():
         try:
             df = pd.read_parquet(path)
@@ -200,6 +206,13 @@ def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
     if name == "intervals":
         return read_interval_log(run_dir)
     return schema.empty(name)
+
+
+def extra_table_names(run_dir: Path | str) -> list[str]:
+    """The tables of a run folder beside the tidy ones (a workload's own: ybio's
+    ``benchruns``)."""
+    return sorted(p.stem for p in Path(run_dir).glob("*.parquet")
+                  if p.stem not in schema.TABLES and not p.name.startswith("."))
 
 
 def is_run_dir(path: Path) -> bool:
@@ -219,13 +232,16 @@ def find_runs(path: Path | str) -> list[Path]:
 
 
 def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
-                 statuses: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
+                 statuses: Iterable[str] | None = None,
+                 extra_tables: bool = True) -> dict[str, pd.DataFrame]:
     """Load the tidy tables of a run, an experiment or a data folder.
 
     Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
     each table carries ``experiment`` and ``config`` columns for grouping. The runs
     table has a few meta fields, each run's ``path`` and its whole meta.json as a
-    dict in column ``meta`` (what the summaries read: they open no file).
+    dict in column ``meta`` (what the summaries read: they open no file). With
+    ``extra_tables`` the workloads' own tables the run folders hold (ybio's
+    ``benchruns``) come too, under their names.
 
     A run folder that cannot be read (a truncated meta.json or table, a finished run
     without its steps) is left out with one line on stderr naming it and the file;
@@ -235,8 +251,9 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     out: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
     runs, broken = [], []
     for rd in find_runs(path):
+        own = tuple(t for t in extra_table_names(rd) if t not in tables) if extra_tables else ()
         try:
-            meta, frames = _read_run(rd, tables, statuses)
+            meta, frames = _read_run(rd, tables + own, statuses)
         except ResultsError as e:
             broken.append(str(e))
             print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)
@@ -245,13 +262,17 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
             continue
         runs.append({**run_row(rd, meta), "meta": meta.to_dict()})   # the JSON form, as documented
         for t, df in frames.items():
+            out.setdefault(t, [])
             if len(df):
                 out[t].append(df.assign(experiment=meta.get("experiment"), config=meta.get("config")))
     if broken and not runs:
         raise ResultsError(f"{path}: no run could be read ({broken[0]})")
     result = {"runs": pd.DataFrame(runs)}
     for t, dfs in out.items():
-        result[t] = pd.concat(dfs, ignore_index=True) if dfs else schema.empty(t)
+        if dfs:
+            result[t] = pd.concat(dfs, ignore_index=True)
+        else:
+            result[t] = schema.empty(t) if t in schema.TABLES else pd.DataFrame()
     return result
 
 

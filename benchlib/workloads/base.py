@@ -92,6 +92,9 @@ class Workload:
     # READ-MODIFY-WRITE: its READ and UPDATE), with how many each has: the step's
     # operation count takes the compound op once, not its parts again
     compound_ops: dict[str, int] = {}
+    # properties a list of values makes a matrix of: one run per combination
+    # (params.plan expands them; the run's properties hold one value of each)
+    matrix_properties: tuple[str, ...] = ()
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)
@@ -107,7 +110,8 @@ class Workload:
     def check_experiment(cls, exp) -> None:
         """Checks that need the whole experiment (bounds of the run loops …); ValueError
         with a message that starts with the key it names."""
-        cls(exp.workload_properties())
+        for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
+            cls({**exp.workload_properties(), **point})
 
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
@@ -137,6 +141,17 @@ class Workload:
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """Tables of the workload's own (name -> DataFrame), written into the run folder."""
         return {}
+
+
+def matrix_points(properties: dict, names: Sequence[str]) -> list[dict[str, Any]]:
+    """The points of a workload's own matrix: every combination of the values of the
+    ``names`` whose property is a list, in the order given ([{}] when none is)."""
+    from itertools import product
+    axes = [(n, properties[n]) for n in names if isinstance(properties.get(n), list)]
+    if any(not values for _, values in axes):
+        empty = next(n for n, values in axes if not values)
+        raise ValueError(f"{empty}: an empty list")
+    return [dict(zip([n for n, _ in axes], combo)) for combo in product(*(v for _, v in axes))]
 
 
 @dataclass(frozen=True)

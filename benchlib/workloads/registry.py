@@ -22,6 +22,7 @@ def register(name: str, ref: str | type) -> None:
 
 
 register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("ybio", "benchlib.workloads.ybio:YbioWorkload")
 register("kv", "benchlib.workloads.kv:KvWorkload")
 
 

@@ -1,0 +1,141 @@
+"""ybio's load (the seed's ``setup()``): the table's rows, inserted by benchlib's clients.
+
+The table gets the keys 1..tab_rows in ``nb = ceil(tab_rows / batch rows)`` batches;
+batch ``b`` holds the keys ``k`` with ``(k - 1) % nb == b`` (keys spread over the whole
+range, as the seed's ``generate_series * batches + i``), each row with a random
+``scratch`` in [0, tab_rows) and ``filler`` random hex characters; with ``orderby:
+scratch`` (the default) a batch is inserted in scratch order, so rows land in the
+table in random key order — reads through the index on mykey hit scattered rows.
+
+Each batch is one INSERT-BATCH operation of its rows (INSERT units): COPY on
+PostgreSQL, ``executemany`` in one transaction on SQLite, PyMySQL's multi-row INSERT
+on MariaDB/MySQL. The loaders share the batches round-robin; after each batch a
+loader prints the seed's NOTICE line (at most one per ``status_every_s``, and the
+last one of each table).
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..base import Chunk, WorkloadClient
+from .sql import table_statements
+
+
+def batch_count(tab_rows: int, batch_rows: int) -> int:
+    return max(1, -(-tab_rows // max(1, batch_rows)))
+
+
+class YbioLoadClient(WorkloadClient):
+    """Loader ``index`` of ``total``: its share of every table's batches."""
+
+    op_names = ["INSERT-BATCH", "INSERT"]
+    batch_units = {"INSERT-BATCH": "INSERT"}
+
+    def __init__(self, params, endpoint, tables: list[str], index: int, total: int,
+                 seed: int, batch_rows: int):
+        self.params = params
+        self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
+        self.nb = batch_count(params.tab_rows, batch_rows)
+        self.conn = endpoint.connect()
+        self.dialect = endpoint.dialect
+        self.sts = {t: table_statements(self.dialect, t, params) for t in tables}
+        todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
+        self.batches = todo[index::total]
+        self.per_table = {t: sum(1 for x in self.batches if x[0] == t) for t in tables}
+        self.done_rows = {t: 0 for t in tables}
+        self.done_batches = {t: 0 for t in tables}
+        self.pos = 0
+        self.prefix = f" (loader {index + 1}/{total})" if total > 1 else ""
+        self.every_s = params.status_every_s
+        self.last_print = 0.0
+        self.fns = [self.insert_batch]
+        self._hex = HexPool(self.rng, params.filler)
+
+    def _loaded(self, table: str) -> bool:
+        """With recreate false a table that holds its rows already is not loaded again."""
+        if self.params.recreate:
+            return False
+        cur = self.conn.cursor()
+        try:
+            cur.execute(self.sts[table].count)
+            return int(cur.fetchone()[0] or 0) >= self.params.tab_rows
+        finally:
+            cur.close()
+
+    def _rows(self, b: int):
+        p = self.params
+        keys = np.arange(b + 1, p.tab_rows + 1, self.nb, dtype=np.int64)
+        scratch = self.rng.integers(0, p.tab_rows, len(keys), dtype=np.int64)
+        if p.orderby == "scratch":
+            order = np.argsort(scratch, kind="stable")
+            keys, scratch = keys[order], scratch[order]
+        return keys.tolist(), scratch.tolist(), self._hex.values(len(keys))
+
+    def next_chunk(self, max_ops):
+        if self.pos:  # the previous batch is in: the seed's progress line
+            self._progress(*self.last)
+        if self.pos >= len(self.batches):
+            return None
+        table, b = self.batches[self.pos]
+        self.pos += 1
+        keys, scratch, filler = self._rows(b)
+        if self.dialect == "postgres":
+            data = "".join(f"{k}\t{s}\t{f}\n" for k, s, f in zip(keys, scratch, filler)).encode()
+        else:
+            data = list(zip(keys, scratch, filler))
+        self.last = (table, len(keys))
+        return Chunk([0], [(table, data)], [len(keys)])
+
+    def _progress(self, table: str, n: int) -> None:
+        import time
+        self.done_rows[table] += n
+        self.done_batches[table] += 1
+        last = self.done_batches[table] == self.per_table[table]
+        now = time.monotonic()
+        if not self.every_s or (not last and now - self.last_print < self.every_s):
+            return
+        self.last_print = now
+        pct = 100 * self.done_batches[table] / self.per_table[table]
+        print(f"Table {table} Progress: {pct:7.2f} % ({self.done_rows[table]} rows){self.prefix}",
+              file=sys.stderr, flush=True)
+
+    def insert_batch(self, table, data) -> int:
+        st = self.sts[table]
+        if self.dialect == "postgres":
+            with self.conn.cursor() as cur, cur.copy(st.copy) as cp:
+                cp.write(data)
+        elif self.dialect == "sqlite":
+            c = self.conn
+            c.execute("BEGIN")
+            try:
+                c.executemany(st.insert, data)
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        else:
+            with self.conn.cursor() as cur:
+                cur.executemany(st.insert, data)  # one multi-row INSERT, values escaped
+        return 0  # the rows are counted from the chunk's units
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class HexPool:
+    """Random hex filler values cut from one random string (the seed's md5 text)."""
+
+    def __init__(self, rng: np.random.Generator, length: int, size: int = 1 << 16):
+        self.length, self.size, self.rng = length, size, rng
+        self.text = HEX[rng.integers(0, 16, size + length)].tobytes().decode()
+
+    def values(self, n: int) -> list[str]:
+        if self.length == 0:
+            return [""] * n
+        L, t = self.length, self.text
+        return [t[o:o + L] for o in self.rng.integers(0, self.size, n).tolist()]
+
+
+HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)

@@ -1,0 +1,201 @@
+"""ybio (pgio / SLOB for rows) on benchlib's driver: the seed's setup() as the load step,
+runit() as the run loops, its ``benchruns`` table in the run folder.
+
+The schema and the checks run in the controlling process (``target.connect()``); the
+inserts and the sessions' calls run on the client processes (:mod:`.load`,
+:mod:`.clients`), so every target benchlib drives gets the same workload with its
+hardware metrics, intervals and reports.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pandas as pd
+
+from ...targets.base import TargetError
+from ..base import StepSpec, Workload
+from .clients import YbioRunClient
+from .load import YbioLoadClient, batch_count
+from .parameters import MATRIX_PROPERTIES, parse_parameters
+from .sql import quote, table_statements
+
+BENCHRUNS_COLUMNS = [
+    "job_id", "start_time", "end_time", "num_batches", "num_rows", "pct_update", "max_scratch",
+    "prepared", "index_only", "tab_rows", "batch_size", "table_name", "table_rows",
+    "table_scratch", "duration_s", "riops", "pct_scratch", "coverage", "coverage_ratio",
+    "num_updated", "sessions", "errors", "run_id", "step"]
+
+
+def _query(conn, sql: str, fetch: bool = False):
+    """A statement on a driver connection of any dialect (psycopg, sqlite3, PyMySQL)."""
+    cur = conn.cursor()
+    try:
+        cur.execute(sql)
+        return cur.fetchone() if fetch else None
+    finally:
+        cur.close()
+
+
+class YbioWorkload(Workload):
+    """Row I/O: random ranges of ``batch_size`` keys read (or updated) through an index."""
+
+    name = "ybio"
+    matrix_properties = MATRIX_PROPERTIES
+    report_notebooks = ("ybio",)
+
+    def __init__(self, properties: dict):
+        super().__init__(properties)
+        self.params = parse_parameters(properties)
+        self.sessions = 1
+        self.index_step = False
+        self.table_info: dict[str, tuple] = {}   # step -> (table_rows, table_scratch)
+        self.max_scratch: dict[str, int] = {}    # step -> max(scratch) after it
+
+    def steps(self, exp, spec) -> list[StepSpec]:
+        p = self.params
+        self.sessions = spec.threads
+        self.index_step = exp.index.enabled and not p.index_as_pk
+        self.load_batch_rows = exp.load.batch_size
+        tables = p.table_names(self.sessions)
+        steps = []
+        if not exp.load.skip:
+            lt = exp.load.threads
+            steps.append(StepSpec("l.pre", "load", None, lt, min(spec.load_processes, lt),
+                                  spec.load_target_ops_per_s, None, p.tab_rows * len(tables),
+                                  0.0, exp.run.status_interval_s))
+        if self.index_step:
+            steps.append(StepSpec("l.post", "index", None, 1, 1, None, None, p.tab_rows * len(tables)))
+        if not exp.run.skip:
+            duration = exp.run.loop_secs or p.run_duration
+            for loop in range(1, exp.run.loops + 1):
+                steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
+                                      spec.target_ops_per_s, duration, None, exp.run.warmup_secs,
+                                      exp.run.status_interval_s, False))
+        return steps
+
+    def tables(self) -> list[str]:
+        return self.params.table_names(self.sessions)
+
+    # --- the controlling process
+    def setup(self, target, step) -> None:
+        if step.phase == "load":
+            self._create(target)
+        elif step.phase == "run" and self.params.initial_count:
+            rows, scratch, _ = self.count(target)
+            if rows < self.params.tab_rows:
+                raise TargetError(f"initial_count: cannot read {self.params.tab_rows} rows from "
+                                  f"{', '.join(self.tables())} holding {rows}")
+            self.table_info[step.name] = (rows, scratch)
+
+    def _create(self, target) -> None:
+        p = self.params
+        nb = batch_count(p.tab_rows, getattr(self, "load_batch_rows", 1000))
+        print(f"Inserting {p.tab_rows} rows in {nb} batches of {-(-p.tab_rows // nb)}"
+              + (f" into each of {len(self.tables())} tables" if len(self.tables()) > 1 else ""),
+              flush=True)
+        if p.tab_tablets or p.ind_tablets:
+            print("tab_tablets, ind_tablets: YugabyteDB's tablet splits, ignored on "
+                  f"{target.dialect}", flush=True)
+        conn = target.connect()
+        try:
+            for table in self.tables():
+                st = table_statements(target.dialect, table, p)
+                if p.recreate:
+                    _query(conn, st.drop)
+                    _query(conn, st.create)
+                    if st.index and not self.index_step:
+                        _query(conn, st.index)   # before the inserts, as the seed does
+                    continue
+                _query(conn, st.create)
+                rows = _query(conn, st.count, fetch=True)[0] or 0
+                if 0 < rows < p.tab_rows:
+                    raise TargetError(f"recreate: {table} holds {rows} rows, fewer than tab_rows "
+                                      f"({p.tab_rows}); set recreate: true to load it again")
+                if st.index and not self.index_step and not rows:
+                    _query(conn, st.index)
+        finally:
+            conn.close()
+
+    def run_in_controller(self, target, step) -> int:
+        conn = target.connect()
+        try:
+            for table in self.tables():
+                _query(conn, table_statements(target.dialect, table, self.params).index)
+        finally:
+            conn.close()
+        return step.ops_total or 0
+
+    def after_step(self, target, step, outcome) -> None:
+        if step.phase == "load":
+            self._analyze(target)
+        elif step.phase == "run":
+            self.max_scratch[step.name] = self.count(target)[1]
+
+    def _analyze(self, target) -> None:
+        """Fresh statistics (and PostgreSQL's visibility map, which index-only scans need)."""
+        conn = target.connect()
+        try:
+            for table in self.tables():
+                q = quote(target.dialect, table)
+                _query(conn, {"postgres": f"VACUUM ANALYZE {q}", "mysql": f"ANALYZE TABLE {q}"}
+                       .get(target.dialect, f"ANALYZE {q}"))
+        finally:
+            conn.close()
+
+    def count(self, target) -> tuple[int, int, int]:
+        """count(*), max(scratch), sum(scratch) over the workload's tables."""
+        conn = target.connect()
+        rows = scratch = total = 0
+        try:
+            for table in self.tables():
+                n, mx, sm = _query(conn, table_statements(target.dialect, table, self.params).count,
+                                   fetch=True)
+                rows, total = rows + int(n or 0), total + int(sm or 0)
+                scratch = max(scratch, int(mx or 0))
+        finally:
+            conn.close()
+        return rows, scratch, total
+
+    # --- the client processes
+    def client(self, step, endpoint, index, total, seed, batch_size=1000):
+        if step.phase == "load":
+            n_tables = max(1, (step.ops_total or self.params.tab_rows) // self.params.tab_rows)
+            tables = [self.params.table_name(i) for i in range(n_tables)] \
+                if self.params.table_per_session else [self.params.table_name(0)]
+            return YbioLoadClient(self.params, endpoint, tables, index, total, seed, batch_size)
+        return YbioRunClient(self.params, endpoint, index, seed, f"{step.name}/{index + 1}")
+
+    # --- outputs
+    def extra_tables(self, run_id, outcomes) -> dict:
+        rows = [self.benchruns_row(run_id, o) for o in outcomes if o.step.phase == "run"]
+        return {"benchruns": pd.DataFrame(rows, columns=BENCHRUNS_COLUMNS)} if rows else {}
+
+    def benchruns_row(self, run_id: str, o) -> dict:
+        """One row of the seed's ``benchruns`` per run loop (all its sessions), with the
+        seed's query's figures: riops = num_rows / duration, coverage of the table."""
+        p = self.params
+        counts = {r["op"]: int(r["count"]) for r in o.latency_rows}
+        errors = {r["op"]: int(r["errors"]) for r in o.latency_rows}
+        num_rows = counts.get("READ", 0) + counts.get("UPDATE", 0)
+        table_rows, table_scratch = self.table_info.get(o.step.name, (None, None))
+        base = table_rows or p.tab_rows * len(self.tables())
+        ratio = num_rows / base
+        coverage = f"x{ratio:.1f}" if num_rows > base else f"{100 * num_rows // base} %"
+        max_scratch = self.max_scratch.get(o.step.name)
+        names = self.tables()
+        return {
+            "job_id": o.step.loop, "start_time": o.started,
+            "end_time": o.started + timedelta(seconds=o.secs),
+            "num_batches": counts.get("READ-BATCH", 0) + counts.get("UPDATE-BATCH", 0),
+            "num_rows": num_rows, "pct_update": p.pct_update, "max_scratch": max_scratch,
+            "prepared": p.prepared, "index_only": p.index_only, "tab_rows": p.tab_rows,
+            "batch_size": p.batch_size,
+            "table_name": names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}",
+            "table_rows": table_rows, "table_scratch": table_scratch, "duration_s": o.secs,
+            "riops": num_rows / o.secs if o.secs else None,
+            "pct_scratch": (round(100 * max_scratch / table_scratch)
+                            if max_scratch is not None and table_scratch else None),
+            "coverage": coverage, "coverage_ratio": ratio,
+            "num_updated": counts.get("UPDATE", 0), "sessions": o.step.threads,
+            "errors": errors.get("READ-BATCH", 0) + errors.get("UPDATE-BATCH", 0),
+            "run_id": run_id, "step": o.step.name}

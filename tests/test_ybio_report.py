@@ -1,0 +1,58 @@
+"""ybio's report: the experiment's report runs the workload's own notebook
+(``Workload.report_notebooks``) beside the common ones; its page shows RIOPS against
+batch_size and the batch_size × pct_update heatmap as embedded PNGs (headless
+Chromium too, when the machine has it). The committed sample is parameters/ybio.yaml's
+sweep on SQLite."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+from pathlib import Path
+
+import browser
+import pytest
+
+from benchlib import load_results, reports
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "samples" / "ybio"
+IMG = re.compile(r'<img[^>]*src="data:image/png;base64,([^"]*)"')
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("data")
+    shutil.copytree(SAMPLE, data / "ybio")
+    reports.report(data / "ybio", progress=False)
+    return data / "ybio" / "reports"
+
+
+def test_the_sample_is_the_sweep():
+    b = load_results(SAMPLE)["benchruns"]
+    assert sorted(set(b["batch_size"])) == [1, 10, 100, 1000, 10000]
+    assert sorted(set(b["pct_update"])) == [0, 10, 50]
+    assert (b["riops"] > 0).all() and (b["errors"] == 0).all()
+
+
+def test_report_has_the_riops_plots(rendered):
+    info = json.loads((rendered / "report.json").read_text())
+    assert info["errors"] == [] and "ybio" in info["pages"]
+    page = (rendered / "ybio.html").read_text()
+    assert "RIOPS against batch_size" in page and "batch_size × pct_update" in page
+    pngs = [base64.b64decode(m) for m in IMG.findall(page)]
+    assert len(pngs) == 2 and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs)
+    assert "<table" in page and "coverage" in page          # the benchruns table
+    assert 'href="ybio.html"' in (rendered / "summary.html").read_text()  # in the navigation
+
+
+@pytest.mark.skipif(browser.chromium() is None, reason="no chromium (apt-get install -y chromium)")
+def test_page_in_headless_chromium(rendered):
+    page = browser.load(rendered / "ybio.html")
+    assert page.console == [] and "</main>" in page.dom
+    assert len(IMG.findall(page.dom)) == 2
+    shot = browser.screenshot(rendered / "ybio.html", browser.ARTIFACTS / "report-ybio.png", height=4000)
+    assert shot.is_file() and shot.stat().st_size > 20_000
