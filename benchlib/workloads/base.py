@@ -20,7 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR"}
+STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR", 3: "RETRY", 4: "EMPTY"}
+# statuses that are outcomes, not errors: RETRY is LinkBench's operation redone as another
+# (an add that found its link became an update, an update that found none an add), EMPTY
+# a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
+NOT_ERRORS = frozenset({0, 3, 4})
+NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
 
 
 @dataclass

@@ -22,6 +22,7 @@ def register(name: str, ref: str | type) -> None:
 
 
 register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("linkbench", "benchlib.workloads.linkbench:LinkBenchWorkload")
 
 
 def names() -> list[str]:
