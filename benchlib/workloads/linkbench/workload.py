@@ -1,7 +1,8 @@
 """The LinkBench workload as benchlib runs it: steps, schema, index, clients.
 
 Steps as the seed runs them: ``l.pre`` the load (primary keys only; one node loader
-beside ``loaders`` link/count loaders, each its own process), ``l.post`` the
+beside ``loaders`` link/count loaders: 1 + loaders threads, split among
+``load.processes`` processes), ``l.post`` the
 secondary index on linktable built by the controller, then ``r.L1 … r.Ln`` request
 loops of ``run.loop_secs`` each (else ``maxtime``). Requesters: ``requesters`` when
 the properties set it, else ``run.threads``; ``requestrate`` is per requester, as
@@ -10,6 +11,8 @@ in LinkBench (``run.target_*`` paces when it is 0).
 from __future__ import annotations
 
 import os
+
+import pandas as pd
 
 from ..base import StepSpec, Workload
 from .load import LoadClient
@@ -50,9 +53,9 @@ class LinkBenchWorkload(Workload):
     def steps(self, exp, spec) -> list[StepSpec]:
         p, steps = self.p, []
         if not exp.load.skip:
-            n = 1 + p.loaders
-            steps.append(StepSpec("l.pre", "load", None, n, n, None, None, None, 0.0,
-                                  exp.run.status_interval_s))
+            n = 1 + p.loaders   # the node loader and the link/count loaders
+            steps.append(StepSpec("l.pre", "load", None, n, min(spec.load_processes, n), None,
+                                  None, None, 0.0, exp.run.status_interval_s))
             steps.append(StepSpec("l.post", "index", None, 1, 1))
         if not exp.run.skip:
             threads = p.requesters or spec.threads
@@ -108,3 +111,24 @@ class LinkBenchWorkload(Workload):
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         return RequestClient(self.p, st, endpoint, seed, per)
+
+    # ------------------------------------------------------------ outputs
+    def extra_tables(self, run_id: str, outcomes: list) -> dict:
+        """``returns``: per step and operation, how many ended OK, RETRY
+        (LinkBench's add_to_upd / upd_to_add), EMPTY (not found) or ERROR."""
+        rows = [{"run_id": run_id, "step": o.step.name, "op": r["op"], "status": k, "count": int(v)}
+                for o in outcomes for r in o.latency_rows
+                if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
+        return {"returns": pd.DataFrame(rows)} if rows else {}
+
+    def text_outputs(self, outcomes: list) -> dict[str, str]:
+        """``linkbench.txt``: LinkBench's retry counters and each step's totals."""
+        lines = []
+        for o in outcomes:
+            ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
+            add_to_upd = ret.get("ADD_LINK", {}).get("RETRY", 0)
+            upd_to_add = ret.get("UPDATE_LINK", {}).get("RETRY", 0)
+            lines.append(f"{o.step.name}: {o.ops} operations in {o.secs:.1f} seconds, "
+                         f"{o.errors} errors; Graph Link other: {add_to_upd} add_to_upd, "
+                         f"{upd_to_add} upd_to_add")
+        return {"linkbench.txt": "\n".join(lines) + "\n"} if lines else {}
