@@ -63,9 +63,9 @@ def check_run(rd: Path, fetch) -> None:
     assert lat.loc[("l.pre", "LOAD_NODE_BULK"), "count"] == -(-nodes // 512)
     run_ops = t["latency"][t["latency"]["step"] == "r.L1"]
     assert run_ops["count"].sum() == steps.loc["r.L1", "ops"] > 0
-    assert set(run_ops["op"]) == {"ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
-                                  "MULTIGET_LINK", "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE",
-                                  "DELETE_NODE", "GET_NODE"}
+    # the rare ones (MULTIGET_LINK is 0.5 %) may miss a short loop; all ten: the mix test
+    assert set(run_ops["op"]) <= set(from_properties({}).mix)
+    assert {"GET_LINKS_LIST", "GET_NODE", "UPDATE_NODE", "ADD_LINK"} <= set(run_ops["op"])
     st = statements(p, fetch.dialect)
     assert fetch(st.count_mismatches()) == []   # count = visible links for every (id1, type)
     assert fetch(f"SELECT COUNT(*) FROM {st.count}")[0][0] == counts
@@ -137,6 +137,7 @@ def test_request_mix_matches_config(data_dir):
     assert total == 20000
     mix = from_properties({}).mix
     got = run.set_index("op")["count"] / total
+    assert set(got.index) == set(mix)   # all ten operations ran
     for op, want in mix.items():
         assert abs(got.get(op, 0.0) - want) < 0.01, (op, got.get(op), want)
 
@@ -227,3 +228,14 @@ def test_summary_columns_match_imported_linkbench(data_dir, tmp_path):
         for step in ("l.pre." + kind, "r.L1." + kind):
             assert step in ours and step in theirs and ours[step] == theirs[step], (kind, step)
     assert headers(rd, "rt")["l.pre.rt"][2:11] == "n9 nx nm l9 lx lm c9 cx cm".split()
+
+
+def test_steep_zipf_and_targets_without_sql():
+    """A Zipf shape above 1 (numpy's sampler) stays in range; a target that is not SQL
+    is refused before anything runs."""
+    from benchlib.workloads.linkbench.dists import node_access
+    p = from_properties({"maxid1": 101, "node_read_shape": 1.5})
+    ids = node_access(p, np.random.default_rng(1), "node_read").next(5000)
+    assert ids.min() >= 1 and ids.max() < 101 and np.bincount(ids).max() > 1000
+    with pytest.raises(Exception, match="basic"):
+        validate(lb_experiment("lbb", "basic"), "test")

@@ -117,14 +117,15 @@ class Access:
         self.func, self.rng, self.shuffler = func, rng, shuffler
         self.start, self.n, self.cfg = p.startid1, p.id_range, max(cfg, 2)
         self.next_rr = 0
-        if func in ("ZipfDistribution", "REAL", "RECIPROCAL"):
-            s = REAL_SHAPES[kind] if func == "REAL" else (0.99 if func == "RECIPROCAL" else shape)
-            self.zipf = Zipfian(0, self.n - 1, rng, s)
+        self.shape = REAL_SHAPES[kind] if func == "REAL" else \
+            (0.99 if func == "RECIPROCAL" else shape)
+        if func in ("ZipfDistribution", "REAL", "RECIPROCAL") and self.shape < 1:
+            self.zipf = Zipfian(0, self.n - 1, rng, self.shape)
 
     def next(self, k: int) -> np.ndarray:
         f, n = self.func, self.n
         if f in ("ZipfDistribution", "REAL", "RECIPROCAL"):
-            ranks = self.zipf.next_batch(k)
+            ranks = self.zipf.next_batch(k) if self.shape < 1 else self._steep(k)
             return self.start + self.shuffler.permute(np.asarray(ranks, dtype=np.int64))
         if f == "UniformDistribution":
             return self.rng.integers(self.start, self.start + n, k)
@@ -141,6 +142,14 @@ class Access:
             return self.start + (self.rng.integers(1, top + 1, k) ** exps) % n
         top = max(int(math.log(max(n, 2), self.cfg)), 0)  # POWER: cfg^j in range
         return self.start + (self.cfg ** self.rng.integers(0, top + 1, k)) % n
+
+
+    def _steep(self, k: int) -> np.ndarray:
+        """Zipf ranks for a shape > 1 (numpy's sampler), redrawn until below n."""
+        out = self.rng.zipf(self.shape, k) - 1
+        while (bad := np.flatnonzero(out >= self.n)).size:
+            out[bad] = self.rng.zipf(self.shape, bad.size) - 1
+        return out
 
 
 class Blend:

@@ -53,7 +53,7 @@ def _pct(default: float) -> Any:
 
 
 def _shape(default: float) -> Any:
-    return Field(default, gt=0.0, lt=1.0)  # Gray's Zipf (YCSB's generator) needs 0 < s < 1
+    return Field(default, gt=0.0, le=100.0)  # Zipf: Gray's (YCSB's) below 1, numpy's above
 
 
 class LinkBenchProperties(BaseModel):
@@ -144,10 +144,21 @@ class LinkBenchProperties(BaseModel):
         if self.link_multiget_dist not in ("GeometricDistribution", "UniformDistribution", ""):
             raise ValueError("link_multiget_dist: GeometricDistribution, UniformDistribution or "
                              f"empty, got {self.link_multiget_dist!r}")
+        for key in [k for k in type(self).model_fields if k.endswith("_shape")]:
+            if getattr(self, key) == 1.0:
+                raise ValueError(f"{key}: a Zipf shape other than 1 (0 < s < 1 or s > 1), got 1")
         if self.link_multiget_dist_min > self.link_multiget_dist_max:
             raise ValueError(f"link_multiget_dist_min: exceeds link_multiget_dist_max = "
                              f"{self.link_multiget_dist_max}")
         return self
+
+    @classmethod
+    def check_targets(cls, dialects: dict[str, str]) -> None:
+        """LinkBench needs SQL: ValueError naming a target of another dialect."""
+        for name, dialect in dialects.items():
+            if dialect not in ("sqlite", "postgres", "mysql"):
+                raise ValueError(f"targets: {name} ({dialect}) cannot run linkbench: it needs "
+                                 "sqlite, postgres (URL or embedded) or mysql")
 
     @property
     def id_range(self) -> int:

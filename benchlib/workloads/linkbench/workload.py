@@ -49,6 +49,14 @@ class LinkBenchWorkload(Workload):
     @classmethod
     def check_experiment(cls, exp) -> None:
         cls(exp.workload_properties())
+        from ...targets.registry import target_class, target_kind
+        dialects = {}
+        for t in exp.targets:
+            try:
+                dialects[t.name] = target_class(target_kind(t.url)).dialect
+            except (ImportError, ValueError):
+                continue   # an unknown URL or a missing driver is reported where targets start
+        LinkBenchProperties.check_targets(dialects)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         p, steps = self.p, []
