@@ -32,7 +32,7 @@ def lb_experiment(name: str, url: str, props: dict | None = None, **over) -> dic
            "properties": {"maxid1": MAXID1, "loaders": 1, **(props or {})},
            "targets": [{"name": name, "url": url}],
            "load": {"batch_size": 512},
-           "run": {"threads": [2], "processes": 1, "loops": 2, "loop_secs": 0.5,
+           "run": {"threads": [2], "processes": 1, "loops": 2, "loop_secs": 0.3,
                    "status_interval_s": 60},
            "seed": 7}
     exp.update(over)
@@ -85,8 +85,9 @@ class Fetch:
             conn.close()
 
 
-def test_sqlite_load_index_requests(data_dir):
+def test_sqlite_load_index_requests(data_dir, tmp_path):
     rd = run_lb(lb_experiment("lbsq", "sqlite"), data_dir)
+    check_summary_columns(rd, tmp_path)
     check_run(rd, Fetch("sqlite", lambda: sqlite3.connect(rd / "db.sqlite")))
     conn = sqlite3.connect(rd / "db.sqlite")
     idx = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'id1_type'").fetchone()[0]
@@ -208,12 +209,10 @@ def test_linkbench_config_runs_as_it_is(tmp_path):
     assert sum(getattr(p, k) for k in PERCENTAGES) == pytest.approx(100)
 
 
-def test_summary_columns_match_imported_linkbench(data_dir, tmp_path):
+def check_summary_columns(rd: Path, tmp_path: Path) -> None:
     """benchlib summary on an imported LinkBench run and on a benchlib run: same headers."""
     from benchlib import summaries
     from benchlib.importers import import_output
-    rd = run_lb(lb_experiment("lbsum", "sqlite", {"maxid1": 301},
-                              run={"threads": [1], "loops": 1, "loop_secs": 0.3}), data_dir)
     src = DATA / "linkbench"
     imp = import_output("linkbench", [src / "pgsql_load.stdout.log",
                                       src / "pgsql_request.stdout.log"], into=tmp_path / "imp")
