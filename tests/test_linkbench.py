@@ -186,7 +186,7 @@ def test_bad_input_from_the_shell(tmp_path):
     assert "maxid1" in proc.stderr and not (tmp_path / "out").exists()
 
 
-def test_linkbench_config_runs_as_it_is(tmp_path):
+def test_linkbench_config_runs_as_it_is(tmp_path, capsys):
     """A LinkConfig file naming its workload_file: merged, the config's values win, and
     connection keys (the password) never reach the properties."""
     home = tmp_path / "linkbench"
@@ -207,6 +207,10 @@ def test_linkbench_config_runs_as_it_is(tmp_path):
                     "targets": [{"name": "s", "url": "sqlite"}]}, "test")
     assert exp.workload_properties()["maxid1"] == "2001"
     assert sum(getattr(p, k) for k in PERCENTAGES) == pytest.approx(100)
+    from benchlib.cli import main   # `benchlib run LinkConfigPgsql.properties`, as LinkBench -c
+    assert main(["run", str(cfg), "--dry-run", "--data-dir", str(tmp_path / "d")]) == 0
+    out = capsys.readouterr().out
+    assert "workload linkbench" in out and "-t4-" in out and "l.pre l.post r.L1" in out
 
 
 def check_summary_columns(rd: Path, tmp_path: Path) -> None:

@@ -89,6 +89,8 @@ class Workload:
     """
 
     name: str = ""
+    # the property of a file run as it is that gives the run's client threads
+    threads_property: str = "threadcount"
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries
@@ -98,6 +100,12 @@ class Workload:
         self.properties = dict(properties)
 
     # --- parameters
+    @classmethod
+    def recognizes(cls, properties: dict) -> bool:
+        """True when a property file given to ``benchlib run`` as it is belongs to this
+        workload (LinkBench's configs name ``linkstore``); YCSB is the default."""
+        return False
+
     @classmethod
     def read_properties_file(cls, path) -> dict:
         """The properties of a ``workload_file`` (Java .properties by default)."""

@@ -37,10 +37,15 @@ class LinkBenchWorkload(Workload):
     """LinkBench (the social-graph benchmark) on the SQL targets."""
 
     name = "linkbench"
+    threads_property = "requesters"
 
     def __init__(self, properties: dict):
         super().__init__(properties)
         self.p = from_properties(properties)
+
+    @classmethod
+    def recognizes(cls, properties: dict) -> bool:
+        return "linkstore" in properties or "nodestore" in properties
 
     @classmethod
     def read_properties_file(cls, path) -> dict:
