@@ -207,7 +207,9 @@ def test_linkbench_config_runs_as_it_is(tmp_path, capsys):
                     "targets": [{"name": "s", "url": "sqlite"}]}, "test")
     assert exp.workload_properties()["maxid1"] == "2001"
     assert sum(getattr(p, k) for k in PERCENTAGES) == pytest.approx(100)
-    from benchlib.cli import main   # `benchlib run LinkConfigPgsql.properties`, as LinkBench -c
+    from benchlib.cli import (
+        main,  # `benchlib run LinkConfigPgsql.properties`, as LinkBench -c
+    )
     assert main(["run", str(cfg), "--dry-run", "--data-dir", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
     assert "workload linkbench" in out and "-t4-" in out and "l.pre l.post r.L1" in out
