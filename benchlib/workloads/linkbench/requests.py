@@ -136,11 +136,12 @@ class RequestClient(WorkloadClient):
         db.begin()
         try:
             row = db.rows(st.get_visibility, (id1, id2, ltype))
-            if not row:
-                db.run(st.insert_link, (id1, id2, ltype, 1, data, now, 0))
+            if not row and db.run(st.insert_link, (id1, id2, ltype, 1, data, now, 0)) == 1:
                 db.run(st.count_inc, (id1, ltype, now))
                 status = RETRY if expect else OK
             else:
+                # found, or inserted by another requester since the read: read it again
+                row = row or db.rows(st.get_visibility, (id1, id2, ltype))
                 db.run(st.update_link, (1, data, now, id1, id2, ltype))
                 if row[0][0] != 1:   # hidden → visible
                     db.run(st.count_inc, (id1, ltype, now))

@@ -33,7 +33,9 @@ class Statements:
         sel = f"SELECT {LINK_COLS} FROM {link}"
         self.get_visibility = (f"SELECT visibility FROM {link} WHERE id1 = {p} AND id2 = {p} "
                                f"AND link_type = {p}" + ("" if dialect == "sqlite" else " FOR UPDATE"))
-        self.insert_link = f"INSERT INTO {link} ({LINK_COLS}) VALUES ({', '.join([p] * 7)})"
+        # a link another requester inserts meanwhile: no error, 0 rows (the caller updates it)
+        self.insert_link = (f"INSERT INTO {link} ({LINK_COLS}) VALUES ({', '.join([p] * 7)})"
+                            + ("" if dialect == "mysql" else " ON CONFLICT DO NOTHING"))
         self.update_link = (f"UPDATE {link} SET visibility = {p}, data = {p}, time = {p}, "
                             f"version = version + 1 WHERE id1 = {p} AND id2 = {p} AND link_type = {p}")
         self.hide_link = (f"UPDATE {link} SET visibility = 0 WHERE id1 = {p} AND id2 = {p} "
