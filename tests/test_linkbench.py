@@ -42,9 +42,10 @@ def lb_experiment(name: str, url: str, props: dict | None = None, **over) -> dic
 def run_lb(exp_dict: dict, data_dir: Path) -> Path:
     exp = validate(exp_dict, "test")
     res = run_experiment(exp, data_dir, progress=False)
-    assert res.ok, res.runs
     (run_id,) = res.runs
-    return data_dir / exp.experiment / run_id
+    rd = data_dir / exp.experiment / run_id
+    assert res.ok, (res.runs, (rd / "meta.json").read_text()[-600:])
+    return rd
 
 
 def check_run(rd: Path, fetch) -> None:
@@ -108,10 +109,7 @@ def test_postgres_by_url(pg_own_db, data_dir):
 
 @pytest.mark.embedded
 def test_embedded_postgres(data_dir):
-    exp = validate(lb_experiment("lbemb", "embedded-postgres"), "test")
-    res = run_experiment(exp, data_dir, progress=False)
-    assert res.ok, res.runs
-    t = load_results(data_dir / "lbemb" / next(iter(res.runs)))
+    t = load_results(run_lb(lb_experiment("lbemb", "embedded-postgres"), data_dir))
     steps = t["steps"].set_index("step")
     assert list(steps.index) == ["l.pre", "l.post", "r.L1", "r.L2"]
     assert (steps["errors"] == 0).all() and steps.loc["r.L2", "ops"] > 0
