@@ -17,8 +17,9 @@ if ! up 3306 && [ -x /usr/sbin/mariadbd ]; then
 fi
 if ! up 6379 && command -v redis-server >/dev/null 2>&1; then
   echo "ci: starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
-    --dir /tmp --logfile /tmp/redis-ci.log || true
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
   wait_port 6379 || echo "ci: Redis did not come up"
 fi
 exit 0

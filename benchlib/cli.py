@@ -59,7 +59,10 @@ def _add_summary(sub):
 def _add_compare(sub):
     p = sub.add_parser("compare", help="B/A per matched point: throughput, p99, CPU/op, 95%% intervals")
     p.add_argument("a", help="experiment (or run) folder A, the reference")
-    p.add_argument("b", help="experiment (or run) folder B")
+    p.add_argument("b", nargs="?", help="experiment (or run) folder B (default: A again, "
+                   "with --config-a/--config-b naming two configurations of one experiment)")
+    p.add_argument("--config-a", help="only the runs of this configuration (cnf) in A")
+    p.add_argument("--config-b", help="only the runs of this configuration (cnf) in B")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_compare)
 
@@ -67,13 +70,17 @@ def _add_compare(sub):
 def cmd_compare(args) -> int:
     from .store.folders import load_results
     from .summaries import uncertainty
-    a, b = load_results(args.a), load_results(args.b)
+    b_path = args.b or args.a
+    a = uncertainty.only_config(load_results(args.a), args.config_a)
+    b = uncertainty.only_config(load_results(b_path), args.config_b)
     df = uncertainty.compare(a, b)
     if args.format != "text":
         _emit(df, args.format)
         return EXIT_OK
-    print(uncertainty.format_compare(df, Path(args.a).name, Path(args.b).name))
-    for name, res in ((Path(args.a).name, a), (Path(args.b).name, b)):
+    name_a = Path(args.a).name + (f":{args.config_a}" if args.config_a else "")
+    name_b = Path(b_path).name + (f":{args.config_b}" if args.config_b else "")
+    print(uncertainty.format_compare(df, name_a, name_b))
+    for name, res in ((name_a, a), (name_b, b)):
         st = uncertainty.steady_state(res)
         for r in st[~st["steady"]].itertuples() if len(st) else ():
             print(f"warning: {name} {r.run_id} {r.step}: not steady, throughput drifts "
@@ -170,6 +177,8 @@ def cmd_show(args) -> int:
     df = res[args.table]
     if args.table == "latency" and "hdr" in df:
         df = df.drop(columns=["hdr"])
+    if args.table == "runs" and "meta" in df:   # each run's whole meta.json: not a column to print
+        df = df.drop(columns=["meta"])
     _emit(df, args.format)
     return EXIT_OK
 
@@ -229,8 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _input_errors() -> tuple[type[BaseException], ...]:
     from .params import ParameterError
     from .store.folders import ResultsError
+    from .summaries.uncertainty import CompareError
     from .targets.base import TargetError
-    errors: list[type[BaseException]] = [ParameterError, ResultsError, TargetError]
+    errors: list[type[BaseException]] = [ParameterError, ResultsError, TargetError, CompareError]
     try:
         from .importers.base import ImportFormatError
         errors.append(ImportFormatError)

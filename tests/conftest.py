@@ -42,6 +42,18 @@ def mysql_url() -> str:
     return MYSQL_URL
 
 
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    if not _port_open(6379):
+        pytest.skip("Redis is not running on 127.0.0.1:6379 (.ci/start-services.sh starts it)")
+    redis = pytest.importorskip("redis", reason="redis-py is not installed (benchlib[redis])")
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as e:
+        pytest.skip(f"Redis at {REDIS_URL} does not answer: {e}")
+    return REDIS_URL
+
+
 def _own_name(request) -> str:
     """A database name of this test's own: test name + pid, a plain SQL identifier."""
     import re

@@ -24,7 +24,7 @@ from benchlib import Experiment, reports
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-ANALYSIS = ("summary", "heatmaps", "timeseries", "compare")
+ANALYSIS = ("summary", "heatmaps", "timeseries", "compare", "kv")
 ALL = ("experiment", *ANALYSIS)
 PARAMETER_FILES = sorted((ROOT / "parameters").glob("*.yaml"))
 
@@ -171,4 +171,4 @@ def test_analysis_notebook_on_smoke_output(name, smoke_run, tmp_path):
             assert caption in text
         assert "<table" in text
     else:
-        assert len(images) == {"heatmaps": 3, "timeseries": 1, "compare": 1}[name]
+        assert len(images) == {"heatmaps": 3, "timeseries": 1, "compare": 1, "kv": 1}[name]

@@ -518,3 +518,19 @@ def test_experiment_summary_reads_meta_from_run_folders(tmp_path):
     assert "sqlite uses SQLite 3.40.1" in s.text.splitlines()
     assert s.passed, s.text
     assert format_lines(eff_op(loaded), "eff.op").splitlines()[1] == SEED_EFF_OP_HEADER
+
+
+def test_summaries_read_only_what_load_results_gives(tmp_path):
+    """Each run's meta.json rides along in the runs table: the experiment summary of
+    loaded results is the same after the run folders are gone."""
+    import shutil
+    from pathlib import Path
+
+    from benchlib.summaries import experiment_summary
+    src = Path(__file__).resolve().parents[1] / "data" / "samples" / "sample"
+    shutil.copytree(src, tmp_path / "sample")
+    res = results_mod.load_results(tmp_path / "sample")
+    before = experiment_summary(res).text
+    shutil.rmtree(tmp_path / "sample")
+    assert experiment_summary(res).text == before
+    assert "Number of rows to insert is" in before   # a workload property, from the meta

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import IMPORTERS, TOTAL_OP, Imported, ImportFormatError, constant_str
+from ..schema import TOTAL_OP
+from .base import IMPORTERS, Imported, ImportFormatError, constant_str
 
 # kind -> (module that registers it, what it reads); modules are imported when used
 KINDS: dict[str, str] = {

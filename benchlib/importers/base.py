@@ -13,9 +13,6 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-# the op of figures a tool only gives for all operations together (a status line)
-TOTAL_OP = "TOTAL"
-
 
 class ImportFormatError(Exception):
     """A file that is not what the importer expects: one line, naming the file,

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import TOTAL_OP, ImportFormatError
+from ..schema import TOTAL_OP
+from .base import ImportFormatError
 from .text import int_or_none, nth_match_line, numbers_of_matches, pct_column, stem_of
 
 _GO = re.compile(r"\n([A-Za-z][\w-]*) +- Takes\(s\): ([^,\n]+), Count: ([^,\n]+), OPS: ([^,\n]+), "

@@ -32,8 +32,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import TOTAL_OP, Imported, ImportFormatError, register, stack_steps
-from .text import BadNumber, numbers, read_text, stem_of
+from ..schema import TOTAL_OP
+from .base import Imported, ImportFormatError, register, stack_steps
+from .text import BadNumber, number_at, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]
 _NOT_LATENCY = re.compile(r"^RANGE_SIZE$|_NLINKS$")
@@ -73,13 +74,6 @@ def _when(s: str) -> pd.Timestamp:
     return pd.Timestamp(s, tz="UTC")
 
 
-def _num(path, lineno, s):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        raise ImportFormatError(path, lineno, f"expected a number, got {s!r}") from None
-
-
 # ----------------------------------------------------------------- the client log
 
 def _scan_log(path: Path, text: str) -> dict:
@@ -99,7 +93,7 @@ def _scan_log(path: Path, text: str) -> dict:
             raise ImportFormatError(path, lineno, f"expected a date, got {when!r}") from None
         if (f := _FINAL.search(msg)):
             g = f.groups()
-            row = {"op": g[0], "count": _num(path, lineno, g[1])}
+            row = {"op": g[0], "count": number_at(path, lineno, g[1])}
             for k, p in enumerate(_PCTS):
                 row[f"{p}_low"], row[f"{p}_high"] = float(g[2 + 2 * k]), float(g[3 + 2 * k])
             row["max"], row["mean"] = float(g[12]), float(g[13])
@@ -107,7 +101,7 @@ def _scan_log(path: Path, text: str) -> dict:
             log["final"].append(row)
         elif (f := _THREAD.search(msg)):
             g = f.groups()
-            vals = [None if v is None else _num(path, lineno, v) for v in g[2:]]
+            vals = [None if v is None else number_at(path, lineno, v) for v in g[2:]]
             log["threads"].append([int(g[0]), t.timestamp(), g[1], *vals])
         elif (f := _REQ_PROGRESS.search(msg)):
             log["progress"].append((t, float(f.group(1))))

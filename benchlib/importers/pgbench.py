@@ -173,50 +173,18 @@ def import_pgbench(paths: list[Path]) -> Imported:
         raise ImportFormatError(paths[0], None, "expected pgbench output: a summary "
                                                 "('number of transactions actually processed') or progress lines")
 
-    def one(key, i=0, cast=float):
-        v = s.get(key)
-        return cast(v[i]) if v is not None and v[i] is not None else None
-
     tps = s.get("tps", {})
     tps_main = tps.get("without initial connection time", tps.get("excluding connections establishing",
                        tps.get("including reconnection times", tps.get("including connections establishing"))))
-    processed = one("processed")
-    failed = one("failed")
-    meta = {"tool": "pgbench"}
-    for k in ("version",):
-        if k in s:
-            meta["tool_version"] = s[k][0]
-    params = {k: int(s[k][0]) if s[k][0].isdigit() else s[k][0] for k in ("transaction_type", "scaling_factor", "query_mode", "clients", "jobs",
-                                   "max_tries", "duration_s", "per_client", "partition_method", "partitions")
-              if k in s}
-    if params:
-        meta["pgbench"] = params
-    if tps:
-        meta["tps"] = tps
-    if out["statements"]:
-        meta["statements"] = out["statements"]
-
-    lat = {"op": OP, "count": (processed or 0) + (failed or 0) if processed is not None else None,
-           "errors": failed}
-    if "latency_average" in s:
-        lat["mean_us"] = one("latency_average") * 1000
-    if "latency_stddev" in s:
-        lat["stddev_us"] = one("latency_stddev") * 1000
-    if "lag" in s:
-        lat["lag_mean_us"], lat["lag_max_us"] = one("lag") * 1000, one("lag", 1) * 1000
-    if "late" in s:
-        lat["latency_limit_ms"], lat["late"] = one("late"), one("late", 1)
-    for k in ("skipped", "retried", "retries", "serialization_failures", "deadlock_failures", "other_failures"):
-        if k in s:
-            lat[k] = one(k)
-    if "connection_time" in s:
-        lat["connection_ms"] = one("connection_time")
+    processed = _one(s, "processed")
+    failed = _one(s, "failed")
+    lat = _latency_row(s, processed, failed)
     secs = processed / tps_main if processed and tps_main else None
     if secs is None and prog is not None:
         secs = float(prog["interval_s"].sum())
     step = {"step": "r.L1", "phase": "run", "loop": 1, "secs": secs,
             "ops": processed if processed is not None else (prog["ops"].sum() if prog is not None else None),
-            "errors": failed, "ops_per_s": tps_main, "threads": one("clients", cast=int),
+            "errors": failed, "ops_per_s": tps_main, "threads": _one(s, "clients", cast=int),
             "status": "ok" if processed is not None else "interrupted"}
     t0 = prog.attrs.get("t0_epoch") if prog is not None else None
     if t0:
@@ -225,4 +193,50 @@ def import_pgbench(paths: list[Path]) -> Imported:
             step["ended"] = step["started"] + pd.to_timedelta(secs, unit="s")
     latency = pd.DataFrame([lat]).assign(step="r.L1") if processed is not None or len(lat) > 3 else None
     intervals = prog.assign(step="r.L1") if prog is not None else None
-    return Imported(steps=pd.DataFrame([step]), latency=latency, intervals=intervals, meta=meta)
+    return Imported(steps=pd.DataFrame([step]), latency=latency, intervals=intervals,
+                    meta=_meta(s, tps, out["statements"]))
+
+
+def _one(s: dict, key: str, i: int = 0, cast=float):
+    """The ``i``-th figure of a summary line, cast; None when absent."""
+    v = s.get(key)
+    return cast(v[i]) if v is not None and v[i] is not None else None
+
+
+def _latency_row(s: dict, processed, failed) -> dict:
+    """The latency row of the run from the summary (ms figures in µs)."""
+    lat = {"op": OP, "count": (processed or 0) + (failed or 0) if processed is not None else None,
+           "errors": failed}
+    if "latency_average" in s:
+        lat["mean_us"] = _one(s, "latency_average") * 1000
+    if "latency_stddev" in s:
+        lat["stddev_us"] = _one(s, "latency_stddev") * 1000
+    if "lag" in s:
+        lat["lag_mean_us"], lat["lag_max_us"] = _one(s, "lag") * 1000, _one(s, "lag", 1) * 1000
+    if "late" in s:
+        lat["latency_limit_ms"], lat["late"] = _one(s, "late"), _one(s, "late", 1)
+    for k in ("skipped", "retried", "retries", "serialization_failures", "deadlock_failures", "other_failures"):
+        if k in s:
+            lat[k] = _one(s, k)
+    if "connection_time" in s:
+        lat["connection_ms"] = _one(s, "connection_time")
+    return lat
+
+
+def _meta(s: dict, tps: dict, statements: list) -> dict:
+    """What the run's meta keeps: pgbench's version, its parameters, tps figures and
+    per-statement latencies."""
+    meta = {"tool": "pgbench"}
+    if "version" in s:
+        meta["tool_version"] = s["version"][0]
+    params = {k: int(s[k][0]) if s[k][0].isdigit() else s[k][0]
+              for k in ("transaction_type", "scaling_factor", "query_mode", "clients", "jobs",
+                        "max_tries", "duration_s", "per_client", "partition_method", "partitions")
+              if k in s}
+    if params:
+        meta["pgbench"] = params
+    if tps:
+        meta["tps"] = tps
+    if statements:
+        meta["statements"] = statements
+    return meta

@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import measure
 from .base import Imported, ImportFormatError, register
-from .text import pct_column, read_text
+from .text import number_at, pct_column, read_text
 
 OP = "TX"
 _N = r"(-?\d+(?:\.\d+)?|N/A|nan|-nan|inf)"
@@ -44,13 +44,6 @@ _PCT_KEY = re.compile(r"(\d+(?:\.\d+)?)th percentile")
 _VERSION = re.compile(r"^sysbench (\S+)")
 _THREADS = re.compile(r"^Number of threads: (\d+)$")
 _SECTIONS = ("SQL statistics:", "General statistics:", "Latency (ms):", "Threads fairness:")
-
-
-def _num(path, lineno, s, what):
-    try:
-        return float(s)
-    except (TypeError, ValueError):
-        raise ImportFormatError(path, lineno, f"expected a number for {what}, got {s!r}") from None
 
 
 def _parse(path: Path, text: str, out: dict) -> None:
@@ -102,8 +95,9 @@ def _parse(path: Path, text: str, out: dict) -> None:
                 if key not in ("read", "write", "other", "total"):
                     prefix = ""
                 key = prefix + key
-                out["stats"][(section, key)] = (_num(path, lineno, val, key),
-                                                _num(path, lineno, rate, key) if rate else None, lineno)
+                out["stats"][(section, key)] = (number_at(path, lineno, val, f"a number for {key}"),
+                                                number_at(path, lineno, rate, f"a number for {key}") if rate else None,
+                                                lineno)
             elif s.strip() == "queries performed:":
                 prefix = "queries "
             else:
@@ -134,66 +128,24 @@ def import_sysbench(paths: list[Path]) -> Imported:
     if not st and not out["reports"]:
         raise ImportFormatError(paths[0], None, "expected sysbench run output: report lines or statistics")
 
-    def get(section, key, i=0):
-        v = st.get((section, key))
-        return v[i] if v else None
-
-    lat_p = next((k for (sec, k) in st if sec == "Latency (ms)" and _PCT_KEY.fullmatch(k)), None)
-    events = get("General statistics", "total number of events")
-    tx = get("SQL statistics", "transactions")
+    events = _stat(st, "General statistics", "total number of events")
+    tx = _stat(st, "SQL statistics", "transactions")
     ops = tx if tx is not None else events
-    secs = get("General statistics", "total time")
-    errors = get("SQL statistics", "ignored errors")
-    ops_per_s = get("SQL statistics", "transactions", 1)
+    secs = _stat(st, "General statistics", "total time")
+    errors = _stat(st, "SQL statistics", "ignored errors")
+    ops_per_s = _stat(st, "SQL statistics", "transactions", 1)
     if ops_per_s is None and ops is not None and secs:
         ops_per_s = ops / secs
-
-    lat = {"op": OP, "count": ops, "errors": errors}
-    for key, col in (("min", "min_us"), ("avg", "mean_us"), ("max", "max_us"), ("sum", "sum_us")):
-        v = get("Latency (ms)", key)
-        if v is not None:
-            lat[col] = round(v * 1000, 3)
-    if lat_p:
-        lat[pct_column(float(_PCT_KEY.fullmatch(lat_p).group(1)))] = round(get("Latency (ms)", lat_p) * 1000, 3)
-    if out["histogram"]:
-        buckets = out["histogram"]
-        h = measure.new_histogram()
-        for v, c in buckets:
-            h.record_value(max(round(v * 1000), 1), c)
-        lat["hdr"] = measure.encode(h)
-        for k, v in _percentiles(buckets, [50, 90, 95, 99, 99.9]).items():
-            lat.setdefault(k, v)
-        lat["histogram_count"] = int(sum(c for _, c in buckets))
+    lat = _latency_row(st, out["histogram"], ops, errors)
     latency = pd.DataFrame([lat]).assign(step="r.L1") if len(lat) > 3 or ops is not None else None
-
-    intervals = None
-    if out["reports"]:
-        r = pd.DataFrame(out["reports"], columns=["t", "threads", "unit", "rate", "qps", "reads_per_s",
-                                                  "writes_per_s", "other_per_s", "pct", "lat_ms",
-                                                  "errors_per_s", "reconnects_per_s"])
-        t = r["t"].to_numpy()
-        start = np.concatenate([[0.0], t[:-1]])
-        secs_i = t - start
-        if (secs_i <= 0).any():
-            raise ImportFormatError(paths[0], None, "expected report times that grow")
-        intervals = pd.DataFrame({"second": np.rint(start).astype(np.int64), "op": OP,
-                                  "ops": np.rint(r["rate"] * secs_i), "interval_s": secs_i,
-                                  "ops_per_s": r["rate"], "threads": r["threads"]})
-        if r["errors_per_s"].notna().any():
-            intervals["errors"] = np.rint(r["errors_per_s"] * secs_i)
-        for c in ("qps", "reads_per_s", "writes_per_s", "other_per_s", "errors_per_s", "reconnects_per_s"):
-            if r[c].notna().any():
-                intervals[c] = r[c]
-        for p in sorted(r["pct"].unique()):
-            intervals.loc[r["pct"] == p, pct_column(p)] = r.loc[r["pct"] == p, "lat_ms"] * 1000
-        intervals = intervals.assign(step="r.L1")
+    intervals = _report_intervals(out["reports"], paths[0]) if out["reports"] else None
 
     step = {"step": "r.L1", "phase": "run", "loop": 1, "secs": secs, "ops": ops, "errors": errors,
             "ops_per_s": ops_per_s, "threads": out["threads"],
             "status": "ok" if ops is not None else "interrupted"}
     for key, col in (("queries", "queries"), ("reconnects", "reconnects")):
-        if get("SQL statistics", key) is not None:
-            step[col] = get("SQL statistics", key)
+        if _stat(st, "SQL statistics", key) is not None:
+            step[col] = _stat(st, "SQL statistics", key)
     meta = {"tool": "sysbench"}
     if out["version"]:
         meta["tool_version"] = out["version"]
@@ -202,3 +154,56 @@ def import_sysbench(paths: list[Path]) -> Imported:
     if out["fairness"]:
         meta["threads_fairness"] = out["fairness"]
     return Imported(steps=pd.DataFrame([step]), latency=latency, intervals=intervals, meta=meta)
+
+
+def _stat(st: dict, section: str, key: str, i: int = 0):
+    """The ``i``-th figure of ``key`` in a statistics section; None when absent."""
+    v = st.get((section, key))
+    return v[i] if v else None
+
+
+def _latency_row(st: dict, histogram, ops, errors) -> dict:
+    """The latency row of the run: the statistics' ms figures in µs, and with
+    ``--histogram`` the HdrHistogram of its buckets and its percentiles."""
+    lat = {"op": OP, "count": ops, "errors": errors}
+    for key, col in (("min", "min_us"), ("avg", "mean_us"), ("max", "max_us"), ("sum", "sum_us")):
+        v = _stat(st, "Latency (ms)", key)
+        if v is not None:
+            lat[col] = round(v * 1000, 3)
+    lat_p = next((k for (sec, k) in st if sec == "Latency (ms)" and _PCT_KEY.fullmatch(k)), None)
+    if lat_p:
+        lat[pct_column(float(_PCT_KEY.fullmatch(lat_p).group(1)))] = \
+            round(_stat(st, "Latency (ms)", lat_p) * 1000, 3)
+    if histogram:
+        h = measure.new_histogram()
+        for v, c in histogram:
+            h.record_value(max(round(v * 1000), 1), c)
+        lat["hdr"] = measure.encode(h)
+        for k, v in _percentiles(histogram, [50, 90, 95, 99, 99.9]).items():
+            lat.setdefault(k, v)
+        lat["histogram_count"] = int(sum(c for _, c in histogram))
+    return lat
+
+
+def _report_intervals(reports: list, path: Path) -> pd.DataFrame:
+    """The ``--report-interval`` lines as intervals rows (a report covers the time
+    since the one before)."""
+    r = pd.DataFrame(reports, columns=["t", "threads", "unit", "rate", "qps", "reads_per_s",
+                                       "writes_per_s", "other_per_s", "pct", "lat_ms",
+                                       "errors_per_s", "reconnects_per_s"])
+    t = r["t"].to_numpy()
+    start = np.concatenate([[0.0], t[:-1]])
+    secs_i = t - start
+    if (secs_i <= 0).any():
+        raise ImportFormatError(path, None, "expected report times that grow")
+    intervals = pd.DataFrame({"second": np.rint(start).astype(np.int64), "op": OP,
+                              "ops": np.rint(r["rate"] * secs_i), "interval_s": secs_i,
+                              "ops_per_s": r["rate"], "threads": r["threads"]})
+    if r["errors_per_s"].notna().any():
+        intervals["errors"] = np.rint(r["errors_per_s"] * secs_i)
+    for c in ("qps", "reads_per_s", "writes_per_s", "other_per_s", "errors_per_s", "reconnects_per_s"):
+        if r[c].notna().any():
+            intervals[c] = r[c]
+    for p in sorted(r["pct"].unique()):
+        intervals.loc[r["pct"] == p, pct_column(p)] = r.loc[r["pct"] == p, "lat_ms"] * 1000
+    return intervals.assign(step="r.L1")

@@ -159,6 +159,15 @@ def stem_of(path: Path) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
+def number_at(path, lineno: int | None, s, what: str = "a number") -> float:
+    """``s`` as a float, or an :class:`ImportFormatError` naming the file and line:
+    ``expected <what>, got 's'`` (None and any text ``float()`` refuses)."""
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        raise ImportFormatError(path, lineno, f"expected {what}, got {s!r}") from None
+
+
 def int_or_none(v) -> int | None:
     try:
         return int(v)

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..schema import INTENDED_PREFIX
 from .base import Imported, ImportFormatError, register, stack_steps
 from .go_ycsb import go_step, scan_go
 from .text import FileText, float_or_none, int_or_none, stem_of
@@ -50,8 +51,6 @@ from .ycsb_summary import (
     scan_summary,
     timeseries_intervals,
 )
-
-INTENDED = "Intended-"
 
 
 @contextmanager
@@ -157,10 +156,10 @@ def _command(cmd: str | None) -> dict:
 def _merge_intended(df: pd.DataFrame) -> pd.DataFrame:
     if df is None or not len(df):
         return df
-    it = df["op"].str.startswith(INTENDED)
+    it = df["op"].str.startswith(INTENDED_PREFIX)
     if not it.any():
         return df
-    i = df[it].assign(op=lambda d: d["op"].str[len(INTENDED):])
+    i = df[it].assign(op=lambda d: d["op"].str[len(INTENDED_PREFIX):])
     i = i[["second", "op", "mean_us", "p99_us", "max_us"]].rename(
         columns={"mean_us": "intended_mean_us", "p99_us": "intended_p99_us", "max_us": "intended_max_us"})
     return df[~it].merge(i, on=["second", "op"], how="outer")
@@ -178,7 +177,7 @@ def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
     none of whose ops is kept adds nothing, not even its columns. Also returns the
     ops of the rows picked."""
     def merged(op):
-        return op.removeprefix(INTENDED)
+        return op.removeprefix(INTENDED_PREFIX)
 
     best: dict[str, int] = {}
     for rank, ops, _ in sources:
@@ -191,7 +190,7 @@ def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
         mine = {op for op in map(merged, ops) if best[op] == rank}
         if not mine:
             continue
-        if any(op.startswith(INTENDED) for op in ops):   # merge first: rows change op
+        if any(op.startswith(INTENDED_PREFIX) for op in ops):   # merge first: rows change op
             df = _merge_intended(rows(None))
             picked.append(df[df["op"].isin(mine).to_numpy()])
         else:
@@ -201,7 +200,6 @@ def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
 
 def _java_step(group: list[_Part]) -> dict:
     parts = [p for p in group if p.kind == "java"]
-    logs = [p.hdr for p in group if p.kind == "hdr"]
     summary: dict = {}
     for p in parts:
         for op, m in p.summary.items():
@@ -216,28 +214,9 @@ def _java_step(group: list[_Part]) -> dict:
     total = status = t0 = max_ops = None
     if files:
         total, status, t0, max_ops = status_intervals(files)
-    t0_s = (t0 - pd.Timestamp(0, tz="UTC")).total_seconds() if t0 is not None else None
-
-    # where several sources give an op's intervals, the finest wins (a lower rank)
-    sources = []   # (rank, ops, rows(ops or None))
     raw = [p.raw for p in parts if p.raw is not None]
     raw = pd.concat(raw, ignore_index=True) if raw else None
-    if raw is not None:
-        sources.append(_source(0, raw_intervals(raw, t0_s * 1000 if t0_s is not None else raw["ts_ms"].min())))
-    ts = [p.ts for p in parts if p.ts is not None]
-    if ts:
-        gran = float_or_none(cmd["props"].get("timeseries.granularity"))
-        sources.append(_source(1, timeseries_intervals(ts, gran)))
-    if status is not None:
-        sources.append((2, status.ops(hdr=True), lambda ops: status.rows(hdr=True, ops=ops)))
-    hists = {}
-    for log in logs:
-        rows, hist = hdr_intervals(log, t0_s)
-        hists[log["op"]] = hist
-        sources.append(_source(3, rows))
-    if status is not None:
-        sources.append((4, status.ops(hdr=False), lambda ops: status.rows(hdr=False, ops=ops)))
-    picked, picked_ops = _pick(sources)
+    picked, picked_ops, hists = _java_intervals(group, cmd, raw, status, t0)
     frames = ([total] if total is not None else []) + picked
     intervals = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else None
 
@@ -246,9 +225,43 @@ def _java_step(group: list[_Part]) -> dict:
     for c in ("op", "count", "errors"):
         if c not in lat:
             lat[c] = pd.Series(dtype=object if c == "op" else float)
-    ops_main = lat[~lat["op"].str.startswith(INTENDED) & (lat["op"] != "CLEANUP")
-                   & ~lat["op"].str.endswith("-FAILED")] if len(lat) else lat
+    step = _java_step_row(summary, cmd, lat, total, max_ops, t0)
+    key = min((stem_of(p.path) for p in parts), default=None) or stem_of(group[0].path)
+    return {"step": step, "latency": lat, "intervals": intervals, "t0": t0, "key": key,
+            "meta": _java_meta(summary, mtype, version, command, cmd)}
 
+
+def _java_intervals(group: list[_Part], cmd: dict, raw, status, t0) -> tuple[list, set, dict]:
+    """The per-second rows of each op from the finest source that has them (a lower
+    rank wins): raw measurements, timeseries, the status lines' HDR figures, the HDR
+    interval logs, the status lines' other figures. Returns (frames, the ops they
+    cover, {op: the HDR log's whole histogram})."""
+    t0_s = (t0 - pd.Timestamp(0, tz="UTC")).total_seconds() if t0 is not None else None
+    sources = []   # (rank, ops, rows(ops or None))
+    if raw is not None:
+        sources.append(_source(0, raw_intervals(raw, t0_s * 1000 if t0_s is not None else raw["ts_ms"].min())))
+    ts = [p.ts for p in group if p.kind == "java" and p.ts is not None]
+    if ts:
+        gran = float_or_none(cmd["props"].get("timeseries.granularity"))
+        sources.append(_source(1, timeseries_intervals(ts, gran)))
+    if status is not None:
+        sources.append((2, status.ops(hdr=True), lambda ops: status.rows(hdr=True, ops=ops)))
+    hists = {}
+    for log in (p.hdr for p in group if p.kind == "hdr"):
+        rows, hist = hdr_intervals(log, t0_s)
+        hists[log["op"]] = hist
+        sources.append(_source(3, rows))
+    if status is not None:
+        sources.append((4, status.ops(hdr=False), lambda ops: status.rows(hdr=False, ops=ops)))
+    picked, picked_ops = _pick(sources)
+    return picked, picked_ops, hists
+
+
+def _java_step_row(summary: dict, cmd: dict, lat: pd.DataFrame, total, max_ops, t0) -> dict:
+    """The steps row: YCSB's [OVERALL] figures, else what the status lines and the
+    ops' counts give; a load when the command line says -load or only INSERT ran."""
+    ops_main = lat[~lat["op"].str.startswith(INTENDED_PREFIX) & (lat["op"] != "CLEANUP")
+                   & ~lat["op"].str.endswith("-FAILED")] if len(lat) else lat
     overall = summary.get("OVERALL", {})
     runtime, thr = overall.get("RunTime(ms)"), overall.get("Throughput(ops/sec)")
     secs = runtime / 1000.0 if runtime is not None else None
@@ -265,13 +278,16 @@ def _java_step(group: list[_Part]) -> dict:
         names = set(ops_main["op"]) if len(ops_main) else set()
         load = names == {"INSERT"}
     errors = ops_main["errors"].sum(min_count=1) if len(ops_main) else np.nan
-    step = {"phase": "load" if load else "run", "secs": secs, "ops": ops, "errors": errors,
+    return {"phase": "load" if load else "run", "secs": secs, "ops": ops, "errors": errors,
             "ops_per_s": thr if thr is not None else (ops / secs if secs else np.nan),
             "threads": cmd["threads"], "target_ops_per_s": cmd["target"],
             "status": "ok" if overall else "interrupted",
             "started": t0, "ended": t0 + pd.to_timedelta(secs, unit="s") if t0 is not None and secs else None}
-    gcs = {op: m for op, m in summary.items() if op.startswith("TOTAL_GC")}
-    jvm = {op: m for op, m in summary.items() if op in JVM_OPS}
+
+
+def _java_meta(summary: dict, mtype: str, version, command, cmd: dict) -> dict:
+    """What the run's meta keeps of YCSB's output: tool, version, command line and
+    properties, workload, GC and JVM figures."""
     meta = {"tool": "ycsb", "measurementtype": mtype}
     if version:
         meta["tool_version"] = version
@@ -280,12 +296,13 @@ def _java_step(group: list[_Part]) -> dict:
         meta["properties"] = cmd["props"]
         if cmd["workload"]:
             meta["workload"] = cmd["workload"][0]
+    gcs = {op: m for op, m in summary.items() if op.startswith("TOTAL_GC")}
+    jvm = {op: m for op, m in summary.items() if op in JVM_OPS}
     if gcs:
         meta["gc"] = gcs
     if jvm:
         meta["jvm"] = jvm
-    key = min((stem_of(p.path) for p in parts), default=None) or stem_of(group[0].path)
-    return {"step": step, "latency": lat, "intervals": intervals, "meta": meta, "t0": t0, "key": key}
+    return meta
 
 
 # ----------------------------------------------------------------- grouping and steps

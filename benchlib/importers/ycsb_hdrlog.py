@@ -18,7 +18,8 @@ import pandas as pd
 from hdrh.histogram import HdrHistogram
 
 from .. import measure
-from .base import TOTAL_OP, ImportFormatError
+from ..schema import TOTAL_OP
+from .base import ImportFormatError
 from .text import pct_column, stem_of
 
 _HDR_LINE = re.compile(r"(?:Tag=[^,]*,)?(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(HIST[A-Za-z0-9+/]+=*)\s*$")
@@ -89,16 +90,6 @@ def _at_ranks(c: np.ndarray, high: np.ndarray, total: int, ps: list[float]) -> l
     cum = np.cumsum(c)
     ranks = [max(1, math.ceil(p / 100.0 * total)) for p in ps]
     return [float(high[min(np.searchsorted(cum, r), len(high) - 1)]) for r in ranks]
-
-
-def java_percentiles(h: HdrHistogram, ps: list[float]) -> list[float]:
-    """Values at percentiles as Java HdrHistogram 2.1.12 (YCSB) reports them: the
-    highest equivalent value at rank ceil(p/100 n) — hdrh rounds the rank instead."""
-    c, high, _ = _buckets(h)
-    total = int(c.sum())
-    if not total:
-        return [np.nan] * len(ps)
-    return _at_ranks(c, high, total, ps)
 
 
 def hist_stats(h: HdrHistogram) -> dict:

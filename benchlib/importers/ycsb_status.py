@@ -23,7 +23,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import TOTAL_OP, ImportFormatError, constant_str
+from ..schema import TOTAL_OP
+from .base import ImportFormatError, constant_str
 from .linescan import BLOCK_COLS, status_frames
 from .text import FileText, nth_match_line, numbers_of_matches
 
@@ -58,17 +59,7 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
         heads = _slow_heads(path, w)
     if not heads:
         return None, None
-    ts = [h[0] for h in heads]
-    sec = numbers_of_matches([h[1] for h in heads], path, _HEAD, w, "the seconds of a status line")
-    ops = numbers_of_matches([h[2] for h in heads], path, _HEAD, w, "the operations of a status line")
-    cur = numbers_of_matches([h[3] for h in heads], path, _HEAD, w, "current ops/sec")
-    when = _when(ts)
-    if when is None:
-        bad = pd.to_datetime(pd.Series(ts), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").isna().to_numpy()
-        i = int(np.flatnonzero(bad)[0]) if bad.any() else 0
-        raise ImportFormatError(path, nth_match_line(_HEAD, w, i), f"expected a date, got {ts[i]!r}")
-    heads_df = pd.DataFrame({"ts": ts, "when": pd.Series(when).dt.tz_localize("UTC"), "sec": sec,
-                             "ops": ops, "cur": cur, "idx": np.arange(len(heads))})
+    heads_df = _heads_frame(path, w, heads)
     rests = [h[4] for h in heads]
     rest = "\n".join(rests)
     found = _BLOCKS.findall(rest)
@@ -82,25 +73,7 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
                                         "90=…, 99=…, 99.9=…, 99.99=…] or [OP AverageLatency(us)=…]")
     frames = []
     if found:
-        # every "[" of a status line opens one block: its line is known from the counts
-        line = _line_of(rest, "[")
-        op = [b[0] for b in found]
-        hdr = np.fromiter(map(bool, (b[1] for b in found)), bool, len(found))
-
-        def col(k, rows=None):
-            vals = [b[k] for b in found] if rows is None else [found[i][k] for i in rows]
-            where = line if rows is None else line[rows]
-            return numbers_of_matches(vals, path, _HEAD, w, "a status block value", index_map=where)
-
-        df = pd.DataFrame({"idx": line, "op": op, "hdr": hdr})
-        if not hdr.all():
-            rows = np.flatnonzero(~hdr)
-            df.loc[rows, "avg"] = col(10, rows)
-        if hdr.any():
-            rows = None if hdr.all() else np.flatnonzero(hdr)
-            for k, name in enumerate(BLOCK_COLS, 1):
-                df.loc[slice(None) if rows is None else rows, name] = col(k, rows)
-        frames.append(df)
+        frames.append(_blocks_frame(path, w, rest, found))
     if raw:
         line = np.repeat(np.arange(len(rests)), [r.count(" count: ") for r in rests])  # raw: rare
         frames.append(pd.DataFrame({
@@ -110,6 +83,44 @@ def scan_status(path: Path, src: FileText) -> tuple[pd.DataFrame | None, pd.Data
     if not frames:
         return heads_df, None
     return heads_df, pd.concat(frames, ignore_index=True)
+
+
+def _heads_frame(path: Path, w: str, heads: list[tuple]) -> pd.DataFrame:
+    """The status lines' heads: time, seconds, operations, current ops/s, their order."""
+    ts = [h[0] for h in heads]
+    sec = numbers_of_matches([h[1] for h in heads], path, _HEAD, w, "the seconds of a status line")
+    ops = numbers_of_matches([h[2] for h in heads], path, _HEAD, w, "the operations of a status line")
+    cur = numbers_of_matches([h[3] for h in heads], path, _HEAD, w, "current ops/sec")
+    when = _when(ts)
+    if when is None:
+        bad = pd.to_datetime(pd.Series(ts), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").isna().to_numpy()
+        i = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+        raise ImportFormatError(path, nth_match_line(_HEAD, w, i), f"expected a date, got {ts[i]!r}")
+    return pd.DataFrame({"ts": ts, "when": pd.Series(when).dt.tz_localize("UTC"), "sec": sec,
+                         "ops": ops, "cur": cur, "idx": np.arange(len(heads))})
+
+
+def _blocks_frame(path: Path, w: str, rest: str, found: list[tuple]) -> pd.DataFrame:
+    """The [OP: …] blocks, one row each: an hdrhistogram block's figures, a plain
+    one's average."""
+    # every "[" of a status line opens one block: its line is known from the counts
+    line = _line_of(rest, "[")
+    hdr = np.fromiter(map(bool, (b[1] for b in found)), bool, len(found))
+
+    def col(k, rows=None):
+        vals = [b[k] for b in found] if rows is None else [found[i][k] for i in rows]
+        where = line if rows is None else line[rows]
+        return numbers_of_matches(vals, path, _HEAD, w, "a status block value", index_map=where)
+
+    df = pd.DataFrame({"idx": line, "op": [b[0] for b in found], "hdr": hdr})
+    if not hdr.all():
+        rows = np.flatnonzero(~hdr)
+        df.loc[rows, "avg"] = col(10, rows)
+    if hdr.any():
+        rows = None if hdr.all() else np.flatnonzero(hdr)
+        for k, name in enumerate(BLOCK_COLS, 1):
+            df.loc[slice(None) if rows is None else rows, name] = col(k, rows)
+    return df
 
 
 def _when(ts: list[str] | pa.Array) -> np.ndarray | None:

@@ -5,6 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..summaries.formatting import to_float
 from ..summaries.stepstats import step_sort_key
 from .style import (
     _THOUSANDS,
@@ -18,7 +19,7 @@ from .style import (
     _main_ops,
     note,
 )
-from .values import _num, points, run_parameters, value_spec
+from .values import points, run_parameters, value_spec
 
 # ---------------------------------------------------------------- compare
 
@@ -58,7 +59,7 @@ def select_runs(results: dict, where: dict | None = None) -> dict:
         if want is None:
             keep &= col.isna() | (k in ("target_ops_per_s", "load_target_ops_per_s")) & (col == 0)
         else:
-            keep &= col.apply(_num) == _num(want)
+            keep &= col.apply(lambda v: to_float(v, v)) == to_float(want, want)
     wanted = set(zip(params.loc[keep, "experiment"].astype("object"),
                      params.loc[keep, "run_id"].astype("object")))
     out = {}
@@ -91,22 +92,7 @@ def compare(results, by: str = "config", metric=("ops_per_s", "p99_us"), *, step
     res = select_runs(combine(results), where)
     metrics = [metric] if isinstance(metric, str) else list(metric)
     wanted = [s for s in _all_steps(res) if steps is None or s in steps]
-    panels = []
-    for m in metrics:
-        spec = value_spec(m)
-        df = points(res, m, step=wanted, per_step=True) if wanted else pd.DataFrame()
-        if len(df) == 0 or df["value"].isna().all():
-            panels.append((spec, None, "", pd.DataFrame()))
-            continue
-        df = df[df["value"].notna()]
-        df = df.assign(group=_group_labels(df, by),
-                       _phase=[_PHASE_OF.get(step_sort_key(s)[0], "run") for s in df["step"]])
-        for op in (_main_ops(df) if spec.source == "latency" else [None]):
-            part = df[df["op"] == op] if op else df
-            for key, _, title in _PHASE_GROUPS:
-                one = part[part["_phase"] == key]
-                if len(one):
-                    panels.append((spec, op, title, one))
+    panels = [p for m in metrics for p in _panels(res, m, wanted, by)]
     fig = _figure(12, 3.0 * len(panels) + 1.0)
     axes = _grid(fig, len(panels), 1)
     hue_order = sorted({g for *_, df in panels if len(df) for g in df["group"]})
@@ -119,18 +105,7 @@ def compare(results, by: str = "config", metric=("ops_per_s", "p99_us"), *, step
             note(ax, f"no {spec.label} in these results")
             continue
         most = max(most, int(df.groupby(["group", "step"]).size().max()))
-        order = sorted(df["step"].unique(), key=step_sort_key)
-        sns.barplot(df, x="step", y="value", hue="group", order=order, hue_order=hue_order,
-                    palette=palette, errorbar=("pi", 100), capsize=0.08,
-                    err_kws={"linewidth": 1}, ax=ax, legend=False)
-        if len(order) * len(hue_order) <= 30:
-            for cont in ax.containers:
-                ax.bar_label(cont, labels=[_fmt(b.get_height()) for b in cont], fontsize=8,
-                             padding=2)
-        ax.set_ylabel(spec.label)
-        ax.set_xlabel("")
-        ax.yaxis.set_major_formatter(_THOUSANDS)
-        ax.margins(y=0.15)
+        _bars(ax, df, spec, hue_order, palette)
     handles = [Patch(color=palette[g], label=g) for g in hue_order]
     if handles:
         fig.legend(handles=handles, title=_label(by), loc="outside right upper",
@@ -143,6 +118,46 @@ def compare(results, by: str = "config", metric=("ops_per_s", "p99_us"), *, step
 
 
 _PHASE_OF = {0: "load", 1: "load", 2: "run"}
+
+
+def _panels(res: dict, metric: str, wanted: list[str], by: str) -> list[tuple]:
+    """The panels of one metric: (value spec, op or None, phase title, its points with
+    their ``group``), per operation for a latency metric and per phase group; one empty
+    panel when the results have none of it."""
+    spec = value_spec(metric)
+    df = points(res, metric, step=wanted, per_step=True) if wanted else pd.DataFrame()
+    if len(df) == 0 or df["value"].isna().all():
+        return [(spec, None, "", pd.DataFrame())]
+    df = df[df["value"].notna()]
+    df = df.assign(group=_group_labels(df, by),
+                   _phase=[_PHASE_OF.get(step_sort_key(s)[0], "run") for s in df["step"]])
+    panels = []
+    for op in (_main_ops(df) if spec.source == "latency" else [None]):
+        part = df[df["op"] == op] if op else df
+        for key, _, title in _PHASE_GROUPS:
+            one = part[part["_phase"] == key]
+            if len(one):
+                panels.append((spec, op, title, one))
+    return panels
+
+
+def _bars(ax, df: pd.DataFrame, spec, hue_order: list[str], palette: dict) -> None:
+    """One bar per group and step (the mean of its runs, whiskers min to max), labelled
+    with its value while there are few enough bars to read them."""
+    import seaborn as sns
+
+    order = sorted(df["step"].unique(), key=step_sort_key)
+    sns.barplot(df, x="step", y="value", hue="group", order=order, hue_order=hue_order,
+                palette=palette, errorbar=("pi", 100), capsize=0.08,
+                err_kws={"linewidth": 1}, ax=ax, legend=False)
+    if len(order) * len(hue_order) <= 30:
+        for cont in ax.containers:
+            ax.bar_label(cont, labels=[_fmt(b.get_height()) for b in cont], fontsize=8,
+                         padding=2)
+    ax.set_ylabel(spec.label)
+    ax.set_xlabel("")
+    ax.yaxis.set_major_formatter(_THOUSANDS)
+    ax.margins(y=0.15)
 
 
 def _all_steps(res: dict) -> list[str]:

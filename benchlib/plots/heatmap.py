@@ -34,28 +34,9 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
     the axes); the subtitle says how many. ``step``: None = the run loops (ops/s =
     Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
     """
-    import seaborn as sns
 
     spec = value_spec(value)
-    pts = points(results, value, step=step)
-    facets = [c for c in ("experiment", "config") if c in pts and c not in (x, y)
-              and pts[c].astype("object").nunique() > 1]
-    if spec.source == "latency":
-        ops = [op] if op else _main_ops(pts)
-        pts = pts[pts["op"].isin(ops)]
-        facets.append("op")
-    for name in (x, y):
-        if name in pts:
-            continue
-        if name in PARAM_LABELS or not len(pts):  # e.g. an import whose meta has no threads
-            pts = pts.assign(**{name: None})
-        else:
-            known = sorted(c for c in pts.columns if c not in ("value", "op", "path"))
-            raise ValueError(f"heatmap: no parameter {name!r} (known: {', '.join(known)})")
-    groups = list(pts.groupby([pts[f].astype("object") for f in facets], sort=True)) \
-        if facets and len(pts) else [((), pts)]
-    if spec.source == "latency" and len(groups) > 1:  # operations in the summaries' order
-        groups.sort(key=lambda g: (g[0][:-1], ops.index(g[0][-1]) if g[0][-1] in ops else 99))
+    pts, groups = _panels(points(results, value, step=step), spec, x, y, op)
     n = len(groups)
     cols = max(1, min(ncols, n))
     fig = _figure(max(6.4, 4.8 * cols), 3.9 * int(np.ceil(n / cols)) + 0.7)
@@ -70,17 +51,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
                  + (" (no hw samples?)" if spec.source.startswith("eff") else ""))
             ax.set_title(title)
             continue
-        part = part.assign(_x=_axis_values(part[x], x), _y=_axis_values(part[y], y))
-        cell = part.groupby(["_y", "_x"])["value"]
-        per_cell = max(per_cell, int(cell.count().max()))
-        grid = cell.mean().unstack("_x")
-        grid = grid.reindex(index=_order(grid.index)[::-1], columns=_order(grid.columns))
-        annot = grid.map(_fmt).to_numpy()
-        sns.heatmap(grid, ax=ax, annot=annot, fmt="", cmap=spec.cmap, linewidths=0.5,
-                    linecolor="white", annot_kws={"fontsize": 9},
-                    cbar_kws={"label": spec.label, "shrink": 0.9, "format": _THOUSANDS})
-        ax.set_xticklabels([_tick(v) for v in grid.columns], rotation=0)
-        ax.set_yticklabels([_tick(v) for v in grid.index], rotation=0)
+        per_cell = max(per_cell, _cells(ax, part, spec, x, y))
         ax.set_xlabel(_label(x))
         ax.set_ylabel(_label(y) if i % cols == 0 else "")  # once per row of panels
         ax.set_title(title)
@@ -89,3 +60,46 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         sub += f" · mean of up to {per_cell} runs per cell"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
+
+
+def _panels(pts, spec, x: str, y: str, op: str | None) -> tuple:
+    """The points (a missing axis parameter of the known ones blank) and their panels,
+    [(key, points)]: one per experiment and configuration unless an axis is that, and
+    per operation (in the summaries' order) for a latency value."""
+    facets = [c for c in ("experiment", "config") if c in pts and c not in (x, y)
+              and pts[c].astype("object").nunique() > 1]
+    ops: list[str] = []
+    if spec.source == "latency":
+        ops = [op] if op else _main_ops(pts)
+        pts = pts[pts["op"].isin(ops)]
+        facets.append("op")
+    for name in (x, y):
+        if name in pts:
+            continue
+        if name in PARAM_LABELS or not len(pts):  # e.g. an import whose meta has no threads
+            pts = pts.assign(**{name: None})
+        else:
+            known = sorted(c for c in pts.columns if c not in ("value", "op", "path"))
+            raise ValueError(f"heatmap: no parameter {name!r} (known: {', '.join(known)})")
+    groups = list(pts.groupby([pts[f].astype("object") for f in facets], sort=True)) \
+        if facets and len(pts) else [((), pts)]
+    if spec.source == "latency" and len(groups) > 1:
+        groups.sort(key=lambda g: (g[0][:-1], ops.index(g[0][-1]) if g[0][-1] in ops else 99))
+    return pts, groups
+
+
+def _cells(ax, part, spec, x: str, y: str) -> int:
+    """One panel's heatmap: each cell the mean of its runs, annotated. Returns the most
+    runs in one cell."""
+    import seaborn as sns
+
+    part = part.assign(_x=_axis_values(part[x], x), _y=_axis_values(part[y], y))
+    cell = part.groupby(["_y", "_x"])["value"]
+    grid = cell.mean().unstack("_x")
+    grid = grid.reindex(index=_order(grid.index)[::-1], columns=_order(grid.columns))
+    sns.heatmap(grid, ax=ax, annot=grid.map(_fmt).to_numpy(), fmt="", cmap=spec.cmap,
+                linewidths=0.5, linecolor="white", annot_kws={"fontsize": 9},
+                cbar_kws={"label": spec.label, "shrink": 0.9, "format": _THOUSANDS})
+    ax.set_xticklabels([_tick(v) for v in grid.columns], rotation=0)
+    ax.set_yticklabels([_tick(v) for v in grid.index], rotation=0)
+    return int(cell.count().max())

@@ -6,8 +6,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from ..summaries.response import BATCH_SUFFIX, op_order
-from .values import DPI, PARAM_LABELS, UNTHROTTLED, _num
+from ..schema import BATCH_SUFFIX
+from ..summaries.formatting import to_float
+from ..summaries.response import op_order
+from .values import DPI, PARAM_LABELS, UNTHROTTLED
 
 # ---------------------------------------------------------------- helpers
 
@@ -52,9 +54,9 @@ def _label(name: str) -> str:
 def _axis_values(s: pd.Series, name: str) -> pd.Series:
     """A parameter's values as sortable categories: numbers, unthrottled target last."""
     if name in ("target_ops_per_s", "load_target_ops_per_s"):
-        return s.apply(lambda v: UNTHROTTLED if pd.isna(v) or _num(v) == 0 else _num(v))
+        return s.apply(lambda v: UNTHROTTLED if pd.isna(v) or to_float(v, v) == 0 else to_float(v, v))
     return s.apply(lambda v: "(none)" if v is None or (isinstance(v, float) and np.isnan(v))
-                   else _num(v))
+                   else to_float(v, v))
 
 
 def _order(values) -> list:

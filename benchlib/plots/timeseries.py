@@ -5,8 +5,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullFormatter
 
-from ..importers.base import TOTAL_OP
-from ..summaries.response import BATCH_SUFFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
 from ..summaries.stepstats import step_sort_key
 from .style import _THOUSANDS, _figure, _main_ops, note
 
@@ -149,68 +148,47 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         fig.suptitle("Time series: no run", fontsize=12)
         return fig
     st = step_offsets(steps)
-    iv = one.get("intervals", pd.DataFrame())
+    _rate_panels(axes[0], axes[1], _intervals_in_time(one.get("intervals", pd.DataFrame()), st), st, ops)
+    _hw_panels(*axes[2:], one.get("hw", pd.DataFrame()), st)
+    _mark_steps(axes, st)
+    axes[-1].set_xlabel("time since the first step began (s)" if not st.attrs.get("breaks") else
+                        "time since the first step began (s; long pauses between steps shortened)")
+    axes[-1].set_xlim(st["t_start"].min(), st["t_end"].max())
+    axes[-1].tick_params(labelbottom=True)
+    fig.suptitle(f"Time series of run {run_id}\n{_run_facts(one.get('runs', pd.DataFrame()))}",
+                 fontsize=12)
+    return fig
+
+
+def _intervals_in_time(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
+    """The per-second rows of real ops (no ``Intended-`` or batch rows) with their time
+    ``t`` on the run's axis (the middle of the second) and ``rate`` (ops/s; a step's
+    last, partial second scaled to its true length)."""
+    if not len(iv):
+        return iv
+    ops = iv["op"].astype("object")
+    iv = iv[~ops.str.startswith(INTENDED_PREFIX) & ~ops.str.endswith(BATCH_SUFFIX)].copy()
+    if not len(iv):
+        return iv
+    start = dict(zip(st["step"].astype("object"), st["t_start"]))
+    secs = dict(zip(st["step"].astype("object"), st["secs"]))
+    sec = pd.to_numeric(iv["second"]).astype("float64")
+    length = (iv["step"].astype("object").map(secs) - sec).clip(upper=1.0)
+    length = length.where(length > 0.05, 1.0)  # never blow up a sliver
+    iv["t"] = iv["step"].astype("object").map(start) + sec + length / 2
+    iv["rate"] = pd.to_numeric(iv["ops"], errors="coerce") / length
+    return iv
+
+
+def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[str] | None) -> None:
+    """Throughput (all operations, each op, the target) and latency per op per second."""
+    kinds = {"p99"}
     if len(iv):
-        iv = iv[~iv["op"].astype("object").str.startswith("Intended-")
-                & ~iv["op"].astype("object").str.endswith(BATCH_SUFFIX)].copy()
-    ax_tp, ax_lat, ax_cpu, ax_io, ax_mem = axes
-    if len(iv):
-        start = dict(zip(st["step"].astype("object"), st["t_start"]))
-        secs = dict(zip(st["step"].astype("object"), st["secs"]))
-        sec = pd.to_numeric(iv["second"]).astype("float64")
-        length = (iv["step"].astype("object").map(secs) - sec).clip(upper=1.0)
-        length = length.where(length > 0.05, 1.0)  # never blow up a sliver
-        iv["t"] = iv["step"].astype("object").map(start) + sec + length / 2
-        iv["rate"] = pd.to_numeric(iv["ops"], errors="coerce") / length
-        # all operations: a tool's own count of them all (op TOTAL of an import) where
-        # a step has one, else the sum of the ops; never both added up
-        is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
-        counted = set(iv.loc[is_total, "step"].astype("object"))
-        in_step = iv["step"].astype("object").isin(counted).to_numpy()
-        total = iv[is_total == in_step].groupby(["step", "t"], sort=False)["rate"].sum() \
-            .reset_index().sort_values("t")
-        for stp, g in total.groupby("step", sort=False):
-            ax_tp.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
-                       label="all operations" if stp == total["step"].iloc[0] else None)
+        _all_operations(ax_tp, iv)
         chosen = ops or [o for o in _main_ops(iv) if o != TOTAL_OP]
-        colors = dict(zip(chosen, [f"C{i}" for i in range(len(chosen))]))
-        # p99 per op; the mean where a run's source has none (YCSB's histogram and
-        # timeseries measurements print an average per interval only)
-        kinds = set()
-        for op in chosen:
-            g = iv[iv["op"] == op].sort_values("t")
-            for k, (stp, gs) in enumerate(g.groupby("step", sort=False)):
-                lab = op if k == 0 else None
-                if gs["rate"].notna().any():   # an op a tool counts only as a whole: no line
-                    ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
-                               alpha=0.8, label=lab)
-                p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
-                if p99.notna().any() or "mean_us" not in gs:
-                    kinds.add("p99")
-                    ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)
-                else:
-                    kinds.add("mean")
-                    ax_lat.plot(gs["t"], pd.to_numeric(gs["mean_us"], errors="coerce"), color=colors[op],
-                                marker=".", ms=4, lw=1.2, ls="--", label=f"{op} (mean)" if k == 0 else None)
-                ip99 = pd.to_numeric(gs["intended_p99_us"], errors="coerce") \
-                    if "intended_p99_us" in gs else pd.Series(dtype="float64")
-                if ip99.notna().any():
-                    ax_lat.plot(gs["t"], ip99, color=colors[op], ls=":", lw=1.2,
-                                label=f"{op} from intended start" if k == 0 else None)
-        tgt = pd.to_numeric(st.get("target_ops_per_s"), errors="coerce")
-        for (_, r), t in zip(st.iterrows(), tgt):
-            if pd.notna(t) and t > 0:
-                ax_tp.hlines(t, r["t_start"], r["t_end"], colors="C3", linestyles="--", lw=1,
-                             label="target" if not any(h.get_label() == "target"
-                                                       for h in ax_tp.collections) else None)
-        ax_lat.set_yscale("log")
-        # plain numbers on the log axis (50, 100, 200 µs), not 5 × 10¹; 1-2-5 steps
-        # while they fit, decades beyond two decades
-        lo, hi = ax_lat.get_ylim()
-        subs = (1.0, 2.0, 5.0) if hi / max(lo, 1e-9) <= 300 else (1.0,)
-        ax_lat.yaxis.set_major_locator(LogLocator(subs=subs))
-        ax_lat.yaxis.set_major_formatter(_THOUSANDS)
-        ax_lat.yaxis.set_minor_formatter(NullFormatter())
+        kinds = _op_lines(ax_tp, ax_lat, iv, chosen)
+        _targets(ax_tp, st)
+        _log_latency_axis(ax_lat)
         ax_tp.set_ylim(bottom=0)
         ax_tp.legend(**_LEGEND)
         if any(len(line.get_xdata()) and pd.Series(line.get_ydata()).notna().any() for line in ax_lat.lines):
@@ -222,48 +200,110 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         note(ax_lat, "no per-second intervals in this run")
     ax_tp.set_ylabel("throughput (ops/s)")
     ax_tp.yaxis.set_major_formatter(_THOUSANDS)
-    kinds = kinds if len(iv) else {"p99"}
     ax_lat.set_ylabel("mean latency (µs)" if kinds == {"mean"} else
                       "p99 latency (µs)" if kinds <= {"p99"} else "p99, or mean (--), latency (µs)")
 
-    hw = one.get("hw", pd.DataFrame())
+
+def _all_operations(ax_tp, iv: pd.DataFrame) -> None:
+    """The throughput of all operations: a tool's own count of them all (op TOTAL of an
+    import) where a step has one, else the sum of the ops; never both added up."""
+    is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
+    counted = set(iv.loc[is_total, "step"].astype("object"))
+    in_step = iv["step"].astype("object").isin(counted).to_numpy()
+    total = iv[is_total == in_step].groupby(["step", "t"], sort=False)["rate"].sum() \
+        .reset_index().sort_values("t")
+    for stp, g in total.groupby("step", sort=False):
+        ax_tp.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
+                   label="all operations" if stp == total["step"].iloc[0] else None)
+
+
+def _op_lines(ax_tp, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
+    """Each op's throughput and its p99 per second — the mean where a run's source has
+    none (YCSB's histogram and timeseries measurements print an average per interval
+    only) — and the p99 from the intended start where there is one. Returns which
+    latency was drawn ({"p99"}, {"mean"} or both)."""
+    colors = dict(zip(chosen, [f"C{i}" for i in range(len(chosen))]))
+    kinds = set()
+    for op in chosen:
+        g = iv[iv["op"] == op].sort_values("t")
+        for k, (_, gs) in enumerate(g.groupby("step", sort=False)):
+            lab = op if k == 0 else None
+            if gs["rate"].notna().any():   # an op a tool counts only as a whole: no line
+                ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
+                           alpha=0.8, label=lab)
+            p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
+            if p99.notna().any() or "mean_us" not in gs:
+                kinds.add("p99")
+                ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)
+            else:
+                kinds.add("mean")
+                ax_lat.plot(gs["t"], pd.to_numeric(gs["mean_us"], errors="coerce"), color=colors[op],
+                            marker=".", ms=4, lw=1.2, ls="--", label=f"{op} (mean)" if k == 0 else None)
+            ip99 = pd.to_numeric(gs["intended_p99_us"], errors="coerce") \
+                if "intended_p99_us" in gs else pd.Series(dtype="float64")
+            if ip99.notna().any():
+                ax_lat.plot(gs["t"], ip99, color=colors[op], ls=":", lw=1.2,
+                            label=f"{op} from intended start" if k == 0 else None)
+    return kinds
+
+
+def _targets(ax_tp, st: pd.DataFrame) -> None:
+    """Each throttled step's target ops/s, a dashed line over the step."""
+    tgt = pd.to_numeric(st.get("target_ops_per_s"), errors="coerce")
+    for (_, r), t in zip(st.iterrows(), tgt):
+        if pd.notna(t) and t > 0:
+            ax_tp.hlines(t, r["t_start"], r["t_end"], colors="C3", linestyles="--", lw=1,
+                         label="target" if not any(h.get_label() == "target"
+                                                   for h in ax_tp.collections) else None)
+
+
+def _log_latency_axis(ax_lat) -> None:
+    """A log axis with plain numbers (50, 100, 200 µs), not 5 × 10¹; 1-2-5 steps while
+    they fit, decades beyond two decades."""
+    ax_lat.set_yscale("log")
+    lo, hi = ax_lat.get_ylim()
+    subs = (1.0, 2.0, 5.0) if hi / max(lo, 1e-9) <= 300 else (1.0,)
+    ax_lat.yaxis.set_major_locator(LogLocator(subs=subs))
+    ax_lat.yaxis.set_major_formatter(_THOUSANDS)
+    ax_lat.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _hw_panels(ax_cpu, ax_io, ax_mem, hw: pd.DataFrame | None, st: pd.DataFrame) -> None:
+    """CPU (user/sys/iowait stacked), disk MB/s read and written, DBMS RSS and size."""
     if hw is None or len(hw) == 0:
         for ax in (ax_cpu, ax_io, ax_mem):
             note(ax, "no hardware samples for this run (e.g. imported without vmstat/iostat)")
         ax_cpu.set_ylabel("CPU (%)")
         ax_io.set_ylabel("disk (MB/s)")
         ax_mem.set_ylabel("memory (GB)")
+        return
+    hw = hw.assign(t=_hw_time(hw, st)).sort_values("t")
+    cpu = [c for c in ("cpu_user", "cpu_sys", "cpu_iowait") if pd.to_numeric(hw[c]).notna().any()]
+    if cpu:
+        vals = [pd.to_numeric(hw[c]).fillna(0).to_numpy() for c in cpu]
+        ax_cpu.stackplot(hw["t"], *vals, labels=[c.removeprefix("cpu_") for c in cpu],
+                         colors=["C0", "C1", "C3"][:len(cpu)], alpha=0.75)
+        ax_cpu.set_ylim(0, 100)
+        ax_cpu.legend(**_LEGEND)
     else:
-        hw = hw.assign(t=_hw_time(hw, st)).sort_values("t")
-        cpu = [c for c in ("cpu_user", "cpu_sys", "cpu_iowait") if pd.to_numeric(hw[c]).notna().any()]
-        if cpu:
-            vals = [pd.to_numeric(hw[c]).fillna(0).to_numpy() for c in cpu]
-            ax_cpu.stackplot(hw["t"], *vals, labels=[c.removeprefix("cpu_") for c in cpu],
-                             colors=["C0", "C1", "C3"][:len(cpu)], alpha=0.75)
-            ax_cpu.set_ylim(0, 100)
-            ax_cpu.legend(**_LEGEND)
-        else:
-            note(ax_cpu, "CPU not sampled in this run")
-        ax_cpu.set_ylabel("CPU (% of all CPUs)")
-        io = hw.assign(read=pd.to_numeric(hw["disk_read_kb"]) / 1024,
-                       write=pd.to_numeric(hw["disk_write_kb"]) / 1024)
-        if _lines(ax_io, io["t"], io, {"read": "read", "write": "write"}, "disk (MB/s)",
-                  "disk I/O not sampled in this run"):
-            ax_io.set_ylim(bottom=0)
-            ax_io.legend(**_LEGEND)
-        if _lines(ax_mem, hw["t"], hw, {"dbms_rss_gb": "DBMS RSS", "db_size_gb": "database size"},
-                  "memory, size (GB)", "DBMS RSS not sampled (a remote server?)"):
-            ax_mem.set_ylim(bottom=0)
-            ax_mem.legend(**_LEGEND)
-    _mark_steps(axes, st)
-    axes[-1].set_xlabel("time since the first step began (s)" if not st.attrs.get("breaks") else
-                        "time since the first step began (s; long pauses between steps shortened)")
-    axes[-1].set_xlim(st["t_start"].min(), st["t_end"].max())
-    axes[-1].tick_params(labelbottom=True)
-    runs = one.get("runs", pd.DataFrame())
+        note(ax_cpu, "CPU not sampled in this run")
+    ax_cpu.set_ylabel("CPU (% of all CPUs)")
+    io = hw.assign(read=pd.to_numeric(hw["disk_read_kb"]) / 1024,
+                   write=pd.to_numeric(hw["disk_write_kb"]) / 1024)
+    if _lines(ax_io, io["t"], io, {"read": "read", "write": "write"}, "disk (MB/s)",
+              "disk I/O not sampled in this run"):
+        ax_io.set_ylim(bottom=0)
+        ax_io.legend(**_LEGEND)
+    if _lines(ax_mem, hw["t"], hw, {"dbms_rss_gb": "DBMS RSS", "db_size_gb": "database size"},
+              "memory, size (GB)", "DBMS RSS not sampled (a remote server?)"):
+        ax_mem.set_ylim(bottom=0)
+        ax_mem.legend(**_LEGEND)
+
+
+def _run_facts(runs: pd.DataFrame) -> str:
+    """The title's second line: experiment · config · DBMS and version."""
     meta = runs.iloc[0].to_dict() if len(runs) else {}
     facts = [str(v) for v in (meta.get("experiment"), meta.get("config")) if isinstance(v, str)]
     if isinstance(meta.get("dbms"), str):
         facts.append(f"{meta['dbms']} {meta.get('dbms_version') or ''}".strip())
-    fig.suptitle(f"Time series of run {run_id}\n{' · '.join(facts)}", fontsize=12)
-    return fig
+    return " · ".join(facts)

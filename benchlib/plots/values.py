@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import measure
 from ..summaries import eff_op, eff_sec
+from ..summaries.formatting import to_float
 from ..summaries.metainfo import run_metas
 from ..summaries.response import op_latency
 from ..summaries.stepstats import step_stats
@@ -63,13 +64,6 @@ _EFF_SEC_COLS = ["rps", "rmbps", "wmbps", "csps", "cpups", "cutil", "dutil", "vs
 
 # ---------------------------------------------------------------- tables → points
 
-def _num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return v
-
-
 def run_parameters(results: dict) -> pd.DataFrame:
     """One row per run: ``experiment run_id`` and every parameter (see the module doc)."""
     rows = []
@@ -91,9 +85,10 @@ def run_parameters(results: dict) -> pd.DataFrame:
                 row.setdefault(k, vs[0])
         props = {**(params.get("properties") or {}), **(m.get("workload_properties") or {})}
         for k, v in props.items():
-            row.setdefault(k, _num(v))
-            if k.endswith("proportion") and isinstance(_num(v), float):
-                row.setdefault(f"pct_{k.removesuffix('proportion')}", _num(v) * 100)
+            v = to_float(v, v)   # a number if it is one, else as it was
+            row.setdefault(k, v)
+            if k.endswith("proportion") and isinstance(v, float):
+                row.setdefault(f"pct_{k.removesuffix('proportion')}", v * 100)
         rows.append(row)
     df = pd.DataFrame(rows)
     for k in KEYS:

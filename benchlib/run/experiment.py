@@ -304,6 +304,10 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
         return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines)
 
 
+# what a run's figures do not depend on: a changed description does not stop a rerun
+NOT_MEASURED = frozenset({"source", "description"})
+
+
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
     """A run that finished with other parameters would be skipped, and the folder
     would then describe runs it does not hold: say which keys changed, and stop."""
@@ -315,8 +319,8 @@ def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
             continue
         if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
             continue
-        then = {k: v for k, v in meta["parameters"].items() if k != "source"}
-        changed = _changed_keys(then, now)
+        then = {k: v for k, v in meta["parameters"].items() if k not in NOT_MEASURED}
+        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in NOT_MEASURED})
         if changed:
             raise ParameterError(
                 f"{exp_dir}: run {spec.run_id} finished with other parameters "

@@ -213,7 +213,9 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     """Load the tidy tables of a run, an experiment or a data folder.
 
     Returns ``{"runs": DataFrame of meta, "steps": ..., "latency": ..., ...}``;
-    each table carries ``experiment`` and ``config`` columns for grouping.
+    each table carries ``experiment`` and ``config`` columns for grouping. The runs
+    table has a few meta fields, each run's ``path`` and its whole meta.json as a
+    dict in column ``meta`` (what the summaries read: they open no file).
 
     A run folder that cannot be read (a truncated meta.json or table, a finished run
     without its steps) is left out with one line on stderr naming it and the file;
@@ -231,7 +233,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
             continue
         if meta is None:
             continue
-        runs.append(run_row(rd, meta))
+        runs.append({**run_row(rd, meta), "meta": meta})
         for t, df in frames.items():
             if len(df):
                 out[t].append(df.assign(experiment=meta.get("experiment"), config=meta.get("config")))

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
+
+from .formatting import to_float
 
 
 @dataclass
@@ -33,22 +34,14 @@ class Workflow:
     missing_steps: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _num(v) -> float:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return 0.0
-    return 0.0 if np.isnan(f) else f
-
-
 def _g(v: float) -> str:
     return f"{v:g}"
 
 
 def point(threads, load_processes, target, load_target) -> str:
     """A run's point of the matrix: ``t4/lp1/tgt32768/ltgt0``."""
-    return (f"t{_g(_num(threads))}/lp{_g(_num(load_processes) or 1)}"
-            f"/tgt{_g(_num(target))}/ltgt{_g(_num(load_target))}")
+    return (f"t{_g(to_float(threads, 0.0))}/lp{_g(to_float(load_processes, 0.0) or 1)}"
+            f"/tgt{_g(to_float(target, 0.0))}/ltgt{_g(to_float(load_target, 0.0))}")
 
 
 def actual_runs(metas: list[dict], st: pd.DataFrame) -> dict[tuple, dict[int, list[str]]]:
@@ -60,7 +53,7 @@ def actual_runs(metas: list[dict], st: pd.DataFrame) -> dict[tuple, dict[int, li
     out: dict[tuple, dict[int, list[str]]] = {}
     for m in metas:
         key = (str(m.get("experiment", "")), str(m.get("config") or m.get("run_id")))
-        rep = int(_num(m.get("repetition")) or 1)
+        rep = int(to_float(m.get("repetition"), 0.0) or 1)
         p = point(m.get("threads") or step_threads.get(m.get("run_id")), m.get("load_processes"), m.get("target_ops_per_s"),
                   m.get("load_target_ops_per_s"))
         out.setdefault(key, {}).setdefault(rep, []).append(p)
@@ -78,16 +71,16 @@ def planned_runs(metas: list[dict]) -> dict[tuple, dict[int, list[str]]] | None:
             continue
         seen.add(exp)
         load, run = params.get("load") or {}, params.get("run") or {}
-        base = _num(run.get("target_base")) or 16384
+        base = to_float(run.get("target_base"), 0.0) or 16384
         for t in params.get("targets") or []:
             reps = out.setdefault((exp, str(t.get("name"))), {})
             for lp in load.get("processes") or [1]:
                 for lf in load.get("target_factors") or [0]:
                     for threads in run.get("threads") or [1]:
                         for rf in run.get("target_factors") or [0]:
-                            for rep in range(1, int(_num(params.get("repetitions")) or 1) + 1):
+                            for rep in range(1, int(to_float(params.get("repetitions"), 0.0) or 1) + 1):
                                 reps.setdefault(rep, []).append(
-                                    point(threads, lp, _num(rf) * base, _num(lf) * base))
+                                    point(threads, lp, to_float(rf, 0.0) * base, to_float(lf, 0.0) * base))
     return out if seen else None
 
 
@@ -155,8 +148,8 @@ def no_failed(metas: list[dict], st: pd.DataFrame) -> tuple[bool, str]:
         status = r.get("status")
         if isinstance(status, str) and status and status != "ok":
             bad.append(f"{r['run_id']} {r['step']} {status}")
-        elif _num(r.get("errors")) > 0:
-            bad.append(f"{r['run_id']} {r['step']} {int(_num(r['errors']))} errors")
+        elif to_float(r.get("errors"), 0.0) > 0:
+            bad.append(f"{r['run_id']} {r['step']} {int(to_float(r['errors'], 0.0))} errors")
     msg = "Result contains no FAILED column"
     return (not bad, msg + (f": {'; '.join(bad)}" if bad else ""))
 

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..schema import BATCH_SUFFIX
 from . import checks, metainfo
-from .response import BATCH_SUFFIX, op_latency, op_order
+from .response import op_latency, op_order
 from .stepstats import step_stats
 
 OVERALL_TPUT = "[OVERALL].Throughput(ops/sec)"
 OVERALL_TIME = "[OVERALL].RunTime(ms)"
-CPU_COLS = ["CPU [CPUs]", "Max CPU", "Max RAM [Gb]"]
 # (section key, title, phases, hw columns: CPU seconds, busiest sample, RAM)
 RESOURCE_SECTIONS = [
     ("ingestion_sut", "Ingestion - SUT", ("load",), ("dsec", "dsec_max", "rss_max_gb")),

@@ -30,6 +30,19 @@ TAB = 8
 Fmt = Callable[[float], str]
 
 
+def to_float(v, missing):
+    """``v`` as a float, or ``missing`` when it has none: ``missing`` for None, NaN
+    (float or pandas NA) and a string or object that ``float()`` refuses; a number or a
+    numeric string ("16") converts. Callers choose ``missing`` by what an unknown
+    means to them: 0.0 to count it as none, ``inf`` to sort it last, ``v`` itself to
+    keep a non-number as it was."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return missing
+    return missing if math.isnan(f) else f
+
+
 def _blank(v) -> bool:
     try:
         return v is None or bool(pd.isna(v))

@@ -1,11 +1,13 @@
 """What the runs' meta.json says, for the experiment summary's ``### Workload`` and
 ``### Connections`` sections (ycsb-experiments.md, "Show Summary").
 
-``load_results`` gives a ``runs`` table of a few meta fields and each run's
-``path``; the full meta is read back from the run folder (or taken from a ``meta``
-column of dicts, or ``results["meta"]`` = {run_id: meta}, which hand-made results
-and the driver can pass). Only what a meta holds is printed: an imported run
-without ``parameters`` shows fewer lines, never made-up ones.
+``load_results`` gives a ``runs`` table of a few meta fields, each run's folder
+(``path``) and that folder's meta.json as a dict (``meta``); a row whose ``path`` is
+cleared is no longer that folder's run and has no meta. Hand-made results give
+``results["meta"]`` = {run_id: meta}. The summaries read only what they are given
+(no file): a run without a meta shows what its runs row holds. Only what a meta
+holds is printed: an imported run without ``parameters`` shows fewer lines, never
+made-up ones.
 
 Meta keys read (all optional):
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .formatting import to_float
 from .stepstats import table
 
 
@@ -45,7 +48,6 @@ def _present(v) -> bool:
 
 def run_metas(results: dict) -> list[dict]:
     """The full meta of every run of ``results``, in the runs table's order."""
-    from ..store.folders import ResultsError, read_meta
     runs = table(results, "runs")
     if len(runs) == 0 or "run_id" not in runs:
         steps = table(results, "steps")
@@ -54,12 +56,8 @@ def run_metas(results: dict) -> list[dict]:
     given = results.get("meta") if isinstance(results.get("meta"), dict) else {}
     metas = []
     for row in runs.to_dict("records"):
-        meta = row.get("meta") if isinstance(row.get("meta"), dict) else given.get(row.get("run_id"))
-        if meta is None and isinstance(row.get("path"), str) and Path(row["path"]).is_dir():
-            try:
-                meta = read_meta(row["path"])
-            except ResultsError:
-                meta = None
+        own = isinstance(row.get("meta"), dict) and isinstance(row.get("path"), str)
+        meta = row["meta"] if own else given.get(row.get("run_id"))
         merged = {k: v for k, v in row.items() if k != "meta" and _present(v)}
         merged.update({k: v for k, v in (meta or {}).items() if _present(v)})
         metas.append(merged)
@@ -108,14 +106,9 @@ def workload_facts(experiment: str, metas: list[dict]) -> list[tuple[str, str, s
     params = meta.get("parameters") if isinstance(meta.get("parameters"), dict) else {}
     props = dict(params.get("properties") or {})
     props.update(meta.get("workload_properties") or {})
-    load, run = params.get("load") or {}, params.get("run") or {}
     workload = meta.get("workload") or params.get("workload")
-    facts: list[tuple[str, str, str]] = []
-
-    def add(key, value, sentence):
-        if _present(value) and value != "":
-            facts.append((key, _g(value), sentence.format(v=_g(value))))
-
+    facts = _Facts()
+    add = facts.add
     name = experiment or "(experiment not named in the meta)"
     add("title", f"{str(workload).upper()} {name}" if workload else name, "{v}")
     add("type", workload, "Type: {v}")
@@ -128,11 +121,28 @@ def workload_facts(experiment: str, metas: list[dict]) -> list[tuple[str, str, s
     wf = params.get("workload_file")
     add("workload_file", Path(wf).stem if wf else None, "Workload is '{v}'.")
     mix = [f"{k.removesuffix('proportion')} {v}" for k, v in sorted(props.items())
-           if k.endswith("proportion") and _float(v) > 0]
+           if k.endswith("proportion") and to_float(v, 0.0) > 0]
     add("operation_mix", ", ".join(mix) if mix else None, "Operation mix is {v}.")
     add("recordcount", props.get("recordcount"), "Number of rows to insert is {v}.")
     add("insertorder", props.get("insertorder"), "Ordering of inserts is {v}.")
     add("operationcount", props.get("operationcount"), "Number of operations is {v}.")
+    _matrix_facts(facts, meta, metas, params, props)
+    return list(facts)
+
+
+class _Facts(list):
+    """(key, value, sentence) rows; a value that is missing or blank adds none."""
+
+    def add(self, key: str, value, sentence: str) -> None:
+        if _present(value) and value != "":
+            self.append((key, _g(value), sentence.format(v=_g(value))))
+
+
+def _matrix_facts(facts: _Facts, meta: dict, metas: list[dict], params: dict, props: dict) -> None:
+    """The facts of the experiment's matrix: batch size, targets, configurations,
+    processes and threads, loops, warm-up and repetitions."""
+    add = facts.add
+    load, run = params.get("load") or {}, params.get("run") or {}
     add("batch_size", load.get("batch_size"), "Batch size is {v}.")
     add("target_base", run.get("target_base"), "Target is based on multiples of '{v}'.")
     if load.get("target_factors") is not None:
@@ -157,19 +167,11 @@ def workload_facts(experiment: str, metas: list[dict]) -> list[tuple[str, str, s
         each = (f"{_g(run['loop_secs'])} s" if run.get("loop_secs")
                 else f"{props.get('operationcount', '?')} operations")
         add("loops", f"{run['loops']} loops of {each} each", "Benchmarking runs {v}.")
-    if _float(run.get("warmup_secs")) > 0:
+    if to_float(run.get("warmup_secs"), 0.0) > 0:
         add("warmup_secs", run["warmup_secs"], "The first {v} s of each loop are excluded from latency.")
     reps = params.get("repetitions")
     if reps is not None:
         add("repetitions", reps, "Experiment is run once." if reps == 1 else "Experiment is run {v} times.")
-    return facts
-
-
-def _float(v) -> float:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return 0.0
 
 
 HOST_FACTS = [("RAM", "ram_bytes"), ("CPU", "cpu"), ("Cores", "cores"), ("host", "kernel"),

@@ -22,11 +22,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..schema import INTENDED_PREFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX
 from .stepstats import ID_COLS, step_stats, table
 
 US_PER_MS = 1000.0
-BATCH_SUFFIX = "-BATCH"
 
 SHORT = {
     # LinkBench load (the seed's l.rt)

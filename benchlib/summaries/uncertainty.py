@@ -23,9 +23,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
 
 BATCHES = 10
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made; the message is one line."""
+
 POINT = ["threads", "target_ops_per_s"]
 # Student's t, two-sided 95%, by degrees of freedom; past 30, the normal's 1.96
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -55,7 +60,7 @@ def mean_ci(samples) -> tuple[float, float, float, int]:
 def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
     """Interval rows of the operations themselves: no Intended- copy, no -BATCH parent."""
     op = iv["op"].astype(str)
-    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != "TOTAL")]
+    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)]
 
 
 def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
@@ -98,7 +103,12 @@ def run_samples(results: dict) -> pd.DataFrame:
         rows.append(row)
     out = pd.DataFrame(rows)
     keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
-    return runs[keep].merge(out, on="run_id", how="inner") if len(out) else out
+    if not len(out):
+        return out
+    pts = runs[keep].copy()
+    # an unthrottled point has no target: 0, so that points match and group
+    pts["target_ops_per_s"] = pd.to_numeric(pts.get("target_ops_per_s"), errors="coerce").fillna(0.0)
+    return pts.merge(out, on="run_id", how="inner")
 
 
 def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:
@@ -138,6 +148,20 @@ def ratio_ci(a: list[float], b: list[float]) -> tuple[float, float, float]:
 
 
 METRICS = {"ops_per_s": "higher", "cpu_us_per_op": "lower"}   # + each op's p99_us: lower
+
+
+def only_config(results: dict, config: str | None) -> dict:
+    """The results of one configuration (cnf) only; all of them when ``config`` is None.
+    ValueError naming the configurations there are when it has no run."""
+    if config is None:
+        return results
+    runs = results["runs"]
+    keep = set(runs.loc[runs["config"] == config, "run_id"])
+    if not keep:
+        raise CompareError(f"no runs of configuration {config!r} (there are: "
+                         f"{', '.join(sorted(set(map(str, runs['config']))))})")
+    return {k: (v[v["run_id"].isin(keep)] if isinstance(v, pd.DataFrame) and "run_id" in v else v)
+            for k, v in results.items()}
 
 
 def compare(res_a: dict, res_b: dict) -> pd.DataFrame:

@@ -52,6 +52,11 @@ class EmbeddedPostgresTarget(PostgresTarget):
             self._server = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
+    def dbms_info(self):
+        info = super().dbms_info()
+        info["name"] = "PostgreSQL (embedded)"
+        return info
+
 
 OWNER_FILE = "benchlib.owner"   # the pid of the benchlib process that started the server
 
@@ -86,8 +91,3 @@ def stop_leftover(pgdata: Path, wait_s: float = 30.0) -> None:
     while _alive(postmaster) and time.monotonic() < deadline:
         time.sleep(0.1)
     owner_file.unlink(missing_ok=True)
-
-    def dbms_info(self):
-        info = super().dbms_info()
-        info["name"] = "PostgreSQL (embedded)"
-        return info

@@ -32,6 +32,7 @@ register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgr
          embedded=True)
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql"))
+register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 
 

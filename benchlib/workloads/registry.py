@@ -23,6 +23,7 @@ def register(name: str, ref: str | type) -> None:
 
 register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
 register("linkbench", "benchlib.workloads.linkbench:LinkBenchWorkload")
+register("kv", "benchlib.workloads.kv:KvWorkload")
 
 
 def names() -> list[str]:

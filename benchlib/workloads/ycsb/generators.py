@@ -24,7 +24,6 @@ from .properties import INT_MAX, PropertyFileError
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
 SCRAMBLED_ZETAN = 26.46902820178302     # its precomputed zeta(ITEM_COUNT, 0.99)
-OP_NAMES = ("READ", "UPDATE", "INSERT", "SCAN", "READMODIFYWRITE")
 READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)
 MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
 

@@ -98,6 +98,10 @@ class YcsbWorkload(Workload):
         props = exp.workload_properties()
         core = cls(props).core
         check_unknown_keys(props)
+        for t in exp.targets:
+            if t.kind == "redis":  # no tables of fields there: kv is the workload for it
+                raise ValueError(f"workload ycsb does not run on redis (target {t.name!r}); "
+                                 "use workload: kv")
         if int(props.get("recordcount", 0) or 0) <= 0:
             # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
             raise ValueError("recordcount: required, a number of records > 0")

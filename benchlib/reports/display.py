@@ -1,0 +1,165 @@
+"""What the notebooks show, each in one call: a heading with the experiment's headline
+(:func:`header`), the one-line summaries side by side (:func:`side_by_side`), the seed's
+"Show Summary" as Markdown and tables (:func:`show_summary`).
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import pandas as pd
+
+from ..schema import BATCH_SUFFIX
+from ..summaries.formatting import to_float
+
+INF = float("inf")   # sorts a configuration whose threads (repetition) are unknown last
+
+
+def headline(res: dict) -> str:
+    """One line: the best run's throughput (Σ ops / Σ secs over its run loops) and p99 of
+    each operation (merged histograms), and how many runs are ok."""
+    from .. import plots
+    tp = plots.points(res, "ops_per_s").dropna(subset=["value"])
+    runs = res.get("runs", pd.DataFrame())
+    ok = int((runs["status"] == "ok").sum()) if "status" in runs else 0
+    tail = f"{ok}/{len(runs)} runs ok"
+    if len(tp) == 0:
+        return f"no measured steps · {tail}"
+    best = tp.loc[tp["value"].idxmax()]
+    lat = plots.points(res, "p99_us")
+    lat = lat[(lat["run_id"] == best["run_id"]) & (lat["experiment"] == best["experiment"])]
+    from ..summaries.response import op_order
+    p99 = [f"{op} {_us(lat.loc[lat['op'] == op, 'value'].iloc[0])}"
+           for op in op_order(lat) if not op.endswith(BATCH_SUFFIX)]
+    many = tp["experiment"].astype("object").nunique() > 1
+    name = f"{best['experiment']}/{best['run_id']}" if many else best["run_id"]
+    return (f"best {name}: {best['value']:,.0f} ops/s"
+            + (f", p99 {', '.join(p99)}" if p99 else "") + f" · {tail}")
+
+
+def _us(v: float) -> str:
+    if pd.isna(v):
+        return "n/a"
+    return f"{v / 1000:,.1f} ms" if v >= 10_000 else f"{v:,.0f} µs"
+
+
+def header(res: dict, title: str):
+    """A Markdown heading for a notebook: title, experiment(s) and what each is (its
+    description), the headline."""
+    from IPython.display import Markdown
+
+    from ..summaries.metainfo import run_metas
+    described: dict[str, str] = {}
+    for m in run_metas(res):
+        params = m.get("parameters") if isinstance(m.get("parameters"), dict) else {}
+        exp = str(m.get("experiment") or "")
+        if exp and (params.get("description") or exp not in described):
+            described[exp] = params.get("description") or ""
+    names = sorted(described)
+    lines = [f"## {title}: experiment{'s' if len(names) > 1 else ''} {', '.join(names) or '(no runs)'}"]
+    if len(names) == 1 and described[names[0]]:
+        lines.append(f"*{described[names[0]]}*")
+    elif len(names) > 1:
+        lines.append("\n".join(f"- **{n}**" + (f": *{described[n]}*" if described[n] else "")
+                               for n in names))
+    lines.append(f"**{headline(res)}**")
+    return Markdown("\n\n".join(lines))
+
+
+def side_by_side(res: dict, kind: str = "run") -> pd.DataFrame:
+    """The one-line summary ``kind`` turned on its side: one column per configuration
+    and point of the matrix (threads, target), one row per step × figure, each figure
+    formatted as the seed prints it (so the configurations read across)."""
+    from .. import plots
+    from ..summaries import summary_frame
+    from ..summaries.formatting import ID_COLS, block_specs, format_value
+    from ..summaries.stepstats import step_sort_key
+    frame = summary_frame(res, kind)
+    if len(frame) == 0:
+        return pd.DataFrame()
+    params = {(p["experiment"], p["run_id"]): p for p in plots.run_parameters(res).to_dict("records")}
+    many = frame["experiment"].astype("object").nunique() > 1
+    reps = any((p.get("repetition") or 1) > 1 for p in params.values())
+    specs = {s[0]: s[3] for phase in ("run", "load") for s in block_specs(frame, kind, phase)}
+    figures = [c for c in frame.columns if c not in (*ID_COLS, "cnf", "engine") and c in specs]
+    cells: dict[tuple, dict] = {}
+    names: dict[tuple, str] = {}
+    order: dict[tuple, tuple] = {}
+    for _, r in frame.iterrows():
+        col, key = _column(r, params.get((r["experiment"], r["run_id"]), {}), many, reps)
+        order[col] = key
+        phase = "run" if r["phase"] == "run" else "load"
+        # the seed's load line has fewer figures, and names them per insert (ips, r/i …)
+        shown = {s[0]: (s[2] if phase == "run" else s[1]) for s in block_specs(frame, kind, phase)}
+        for fig in (f for f in figures if f in shown):
+            text = format_value(r[fig], specs[fig])
+            if text:
+                cells.setdefault((r["step"], fig), {})[col] = text
+                names[(r["step"], fig)] = shown[fig]
+    keys = sorted(cells, key=lambda k: (step_sort_key(k[0]), figures.index(k[1])))
+    cols = sorted(order, key=order.get)
+    table = pd.DataFrame([[cells[k].get(c, "") for c in cols] for k in keys],
+                         index=pd.MultiIndex.from_tuples([(k[0], names[k]) for k in keys],
+                                                         names=["step", "figure"]),
+                         columns=pd.MultiIndex.from_tuples(cols, names=["configuration", "point"]))
+    return table
+
+
+def _column(r, p: dict, many: bool, reps: bool) -> tuple[tuple[str, str], tuple]:
+    """The (configuration, point) column of a summary row and the key that sorts the
+    columns: configuration, threads, target ops/s (max last), repetition."""
+    cfg = str(r["config"]) if isinstance(r["config"], str) else str(r["run_id"])
+    tgt = to_float(p.get("target_ops_per_s"), 0.0)
+    thr = to_float(p.get("threads"), INF)
+    point = f"{f'{thr:g}' if thr != INF else '?'} thr, " + (f"{tgt:,.0f}/s" if tgt > 0 else "max")
+    if reps:
+        point += f", rep {p.get('repetition')}"
+    col = (f"{r['experiment']}/{cfg}" if many else cfg, point)
+    return col, (col[0], thr, tgt if tgt > 0 else INF, to_float(p.get("repetition"), INF))
+
+
+def show_summary(summary) -> None:
+    """The seed's "Show Summary" (an :class:`~benchlib.summaries.ExperimentSummary`) as
+    Markdown headings and tables, for a rendered report (blank, never NaN, where a
+    figure is missing; two decimals as the seed prints them)."""
+    from IPython.display import HTML, Markdown, display
+    workload = _section_text(summary.text, "Workload")
+    lines = [f"- {html.escape(line.strip())}" if line.startswith(" ") else
+             f"\n**{html.escape(line)}**\n" for line in workload.splitlines() if line.strip()]
+    display(Markdown("### Workload\n" + "\n".join(lines)))
+    sections = [("connections", "Connections"), ("loading", "Loading"), ("execution", "Execution"),
+                ("workflow", "Workflow"), ("ingestion_sut", "Ingestion - SUT"),
+                ("ingestion_loader", "Ingestion - Loader"), ("execution_sut", "Execution - SUT"),
+                ("execution_benchmarker", "Execution - Benchmarker")]
+    for key, title in sections:
+        df = summary.sections.get(key)
+        if key == "workflow":
+            parts = re.split(r"^#### (.*)$", _section_text(summary.text, "Workflow"), flags=re.MULTILINE)
+            body = "".join(f"<p><b>{html.escape(head)}</b></p><pre class=\"benchlib-text\">"
+                           f"{html.escape(text.strip())}</pre>" for head, text in zip(parts[1::2], parts[2::2]))
+            display(Markdown(f"### {title}"), HTML(body))
+        elif df is not None and len(df):
+            display(Markdown(f"### {title}"), HTML(_table_html(df)))
+    tests = [f"- {'✅' if ok else '❌'} TEST {'passed' if ok else 'failed'}: {html.escape(msg)}"
+             for ok, msg in summary.tests]
+    display(Markdown("### Tests\n\n" + "\n".join(tests)))
+
+
+def _table_html(df: pd.DataFrame) -> str:
+    """A section as an HTML table that fits the page: YCSB's long column names may break
+    after a dot, before a parenthesis and between words; whole numbers print as such,
+    other figures with the seed's two decimals; a missing figure is blank."""
+    df = df.copy()
+    for c in df.columns:
+        numeric = df[c].dtype.kind in "fiu" or isinstance(df[c].dtype, pd.Int64Dtype)
+        v = pd.to_numeric(df[c], errors="coerce").astype("float64") if numeric else None
+        if v is not None and v.notna().any() and (v.dropna() % 1 == 0).all():
+            df[c] = ["" if pd.isna(x) else f"{x:.0f}" for x in v]  # nullable ints print <NA>
+    df.columns = [re.sub(r"(?<=[a-z])(?=[A-Z])", "\u200b",
+                         str(c).replace(".", ".\u200b").replace("(", "\u200b(")) for c in df.columns]
+    return df.to_html(na_rep="", float_format="{:.2f}".format, index_names=False)
+
+
+def _section_text(text: str, title: str) -> str:
+    """The lines of one ``### title`` section of the summary's text."""
+    return text.split(f"### {title}", 1)[-1].split("\n### ", 1)[0].strip("\n")

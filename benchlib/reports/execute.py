@@ -1,0 +1,136 @@
+"""Notebooks executed by papermill: where they are, one at a time or side by side, and
+``experiment.ipynb`` run on experiment YAMLs.
+
+The notebooks are read from ``$BENCHLIB_NOTEBOOKS`` if set, else from ``notebooks/``
+of the source checkout benchlib is installed from (``Path(benchlib.__file__).parents[1]
+/ "notebooks"``; the Makefile installs with ``pip install -e``). They are not package
+data on purpose: the reports run the very notebooks a user opens and edits in Jupyter.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+
+KERNEL = "python3"
+
+
+class ReportError(Exception):
+    """A report that could not be made in full; the message is one line."""
+
+
+def notebooks_dir() -> Path:
+    """Where the notebooks are: ``$BENCHLIB_NOTEBOOKS``, else the checkout's notebooks/."""
+    env = os.environ.get("BENCHLIB_NOTEBOOKS")
+    # this file is benchlib/reports/execute.py: the checkout is three folders up
+    path = Path(env) if env else Path(__file__).resolve().parents[2] / "notebooks"
+    if not (path / "summary.ipynb").is_file():
+        raise ReportError(f"{path}: no benchlib notebooks there (install benchlib from its "
+                          f"checkout with pip install -e, or set BENCHLIB_NOTEBOOKS)")
+    return path
+
+
+def show_progress(progress: bool | None) -> bool:
+    """A progress bar when asked, else (None) when stderr is a terminal."""
+    return sys.stderr.isatty() if progress is None else bool(progress)
+
+
+def execute(name: str, output: Path, parameters: dict, *, progress: bool | None = None) -> str | None:
+    """Execute ``notebooks/<name>.ipynb`` into ``output``; None when it ran through, else
+    one line naming the notebook and the failing cell (the output keeps the error)."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    src = notebooks_dir() / f"{name}.ipynb"
+    try:
+        papermill.execute_notebook(str(src), str(output), parameters=parameters,
+                                   kernel_name=KERNEL, progress_bar=show_progress(progress),
+                                   cwd=str(src.parent), log_output=False, start_timeout=120,
+                                   # ipykernel 7 warns about TCP on every start: not news
+                                   extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+    except PapermillExecutionError as e:
+        msg = (str(e.evalue).strip().splitlines() or [""])[0]
+        return f"{name}.ipynb failed in cell In [{e.exec_count}]: {e.ename}: {msg}"
+    except Exception as e:  # noqa: BLE001 - no kernel, a broken notebook: one line, work kept
+        msg = (str(e).strip().splitlines() or [""])[0]
+        return f"{name}.ipynb could not run: {type(e).__name__}: {msg}"
+    return None
+
+
+def execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: str,
+                progress: bool | None) -> dict[str, str]:
+    """Run notebooks side by side into ``out/<name>.ipynb`` (each in its own kernel: most
+    of a notebook's time is its kernel starting and importing, which overlaps well),
+    with one progress bar over the notebooks. Returns {notebook: error line} of the failed."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from tqdm.auto import tqdm
+    failed: dict[str, str] = {}
+    bar = tqdm(total=len(notebooks), desc=f"report {label}", unit="notebook",
+               disable=not show_progress(progress))
+    with bar, ThreadPoolExecutor(max_workers=min(len(notebooks), 4)) as pool:
+        jobs = {pool.submit(execute, name, out / f"{name}.ipynb", parameters, progress=False): name
+                for name in notebooks}
+        for job in as_completed(jobs):
+            err = job.result()
+            if err:
+                failed[jobs[job]] = err
+                bar.write(f"report: {err}", file=sys.stderr)
+            bar.update()
+    return failed
+
+
+# ---------------------------------------------------------------- experiment.ipynb
+
+def run_experiment_notebook(*parameter_files, data_dir="data", parameters: dict | None = None,
+                            progress: bool | None = None) -> Path:
+    """Run ``experiment.ipynb`` on experiment YAMLs and keep the executed notebook as
+    the experiment's log, ``<data_dir>/<experiment>/experiment.ipynb``.
+
+    Each YAML's top-level keys become notebook parameters, later files (then
+    ``parameters``) winning key by key — as ``papermill -f a.yaml -f b.yaml``. A key
+    no file sets keeps the notebook's default. Returns the executed notebook's path;
+    a bad parameter is a :class:`~benchlib.ParameterError` before anything runs, a
+    failed run a :class:`ReportError` naming the cell (the notebook keeps the error).
+    """
+    import papermill
+
+    from ..params import ParameterError, validate
+    merged = {**_merged_yamls(parameter_files), **(parameters or {})}
+    if parameter_files and not merged.get("source"):
+        merged["source"] = str(Path(parameter_files[-1]).resolve())
+    src = notebooks_dir() / "experiment.ipynb"
+    declared = papermill.inspect_notebook(str(src))
+    unknown = sorted(set(merged) - set(declared))
+    if unknown:
+        raise ParameterError(f"{', '.join(map(str, parameter_files)) or 'parameters'}: "
+                             f"experiment.ipynb has no parameter {', '.join(unknown)}")
+    full = {k: ast.literal_eval(v["default"]) for k, v in declared.items() if k != "data_dir"}
+    full.update({k: v for k, v in merged.items() if k != "data_dir"})
+    exp = validate({k: v for k, v in full.items() if v is not None}, merged.get("source") or str(src))
+    data_dir = Path(merged.get("data_dir", data_dir)).resolve()
+    out = data_dir / exp.experiment / "experiment.ipynb"
+    err = execute("experiment", out, {**merged, "data_dir": str(data_dir)}, progress=progress)
+    if err:
+        raise ReportError(f"{err} (the executed notebook is {out})")
+    return out
+
+
+def _merged_yamls(parameter_files) -> dict:
+    """The top-level keys of the YAMLs, later files winning; a file that is not a
+    mapping of keys is a ParameterError naming it."""
+    import yaml
+
+    from ..params import ParameterError
+    merged: dict = {}
+    for f in parameter_files:
+        try:
+            data = yaml.safe_load(Path(f).read_text()) or {}
+        except (OSError, yaml.YAMLError) as e:
+            raise ParameterError(f"{f}: {type(e).__name__}: {str(e).splitlines()[0]}") from None
+        if not isinstance(data, dict):
+            raise ParameterError(f"{f}: expected a mapping of keys")
+        merged.update(data)
+    return merged

@@ -1,0 +1,231 @@
+"""``workload: kv`` — the seed's key-value microbenchmark on benchlib's driver.
+
+Steps: the prepare is the load step ``l.pre`` (``key_count`` keys less the
+``prepare_insert_ratio`` share, in batches of ``load.batch_size``; then the
+``prepare_remove_ratio`` share removed again); the client is the run loops
+``r.L1…``, each ``run.loop_secs`` long or ``op_count`` operations over all clients.
+
+Operations, as the latency table names them, and the seed's words for them:
+
+=========  ==============  ==========================================
+op         seed            what it does
+=========  ==============  ==========================================
+READ       GET (``-a``)    the value of a key (NOT_FOUND if absent)
+INSERT     INSERT (``-b``) a fresh key and its value
+DELETE     DEL (``-c``)    an existing key (remove)
+UPDATE     UPDATE (``-d``) a new value for a key (NOT_FOUND if absent)
+SCAN       SCAN (``-e``)   ``scan_length`` keys and values from a key on
+=========  ==============  ==========================================
+
+One client thread (``run.threads: [1]``) is the seed's latency mode: its op/s is
+1/latency, and :func:`benchlib.summaries.kv.kv_table` shows both side by side.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import Chunk, StepSpec, Workload, WorkloadClient
+from ..ycsb.workload import ValuePool
+from .bindings import (
+    SqlStatements,
+    index_key,
+    key_prefix,
+    make_binding,
+    prepare_args,
+)
+from .parameters import KvParameters, parse
+from .plan import (
+    DELETE,
+    INSERT,
+    SCAN,
+    KeyStreams,
+    OpMix,
+    key_strings,
+    removed_in_prepare,
+    request_generator,
+)
+
+RUN_OPS = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN"]
+SQL_DIALECTS = ("sqlite", "postgres", "mysql")
+
+
+class KvWorkload(Workload):
+    name = "kv"
+    report_notebooks = ("kv",)
+
+    def __init__(self, properties: dict):
+        super().__init__(properties)
+        # "_loops" is set by steps() for the client processes, not by the user
+        self.p: KvParameters = parse({k: v for k, v in properties.items() if k != "_loops"})
+        self.loops = 1
+
+    @classmethod
+    def check_experiment(cls, exp) -> None:
+        p = cls(exp.workload_properties()).p
+        if not exp.run.skip and not exp.run.loop_secs and p.op_count <= 0:
+            raise ValueError("op_count: required (> 0) unless run.loop_secs bounds the run loops")
+
+    def steps(self, exp, spec) -> list[StepSpec]:
+        steps = []
+        self.loops = exp.run.loops
+        if not exp.load.skip:
+            lt = exp.load.threads
+            steps.append(StepSpec("l.pre", "load", None, lt, min(spec.load_processes, lt),
+                                  spec.load_target_ops_per_s, None, self.p.keys_loaded,
+                                  0.0, exp.run.status_interval_s))
+        if not exp.run.skip:
+            ops = None if exp.run.loop_secs else self.p.op_count
+            for loop in range(1, exp.run.loops + 1):
+                steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
+                                      spec.target_ops_per_s, exp.run.loop_secs, ops,
+                                      exp.run.warmup_secs, exp.run.status_interval_s, False))
+        # client processes build their own workload from the properties: they need loops
+        self.properties["_loops"] = exp.run.loops
+        return steps
+
+    def setup(self, target, step) -> None:
+        if step.phase == "load":
+            clear_store(target, self.p.table, self.p.key_size)
+
+    def after_step(self, target, step, outcome) -> None:
+        hook = getattr(target, "after_load", None)
+        if step.phase == "load" and hook and target.dialect == "postgres":
+            hook(self.p.table)  # the target quotes it
+
+    def client(self, step, endpoint, index, total, seed, batch_size=1000) -> WorkloadClient:
+        loops = int(self.properties.get("_loops", 1))
+        if step.phase == "load":
+            return KvLoadClient(self.p, endpoint, index, total, seed, batch_size)
+        per = None
+        if step.ops_total is not None:
+            per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
+        return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per)
+
+
+def clear_store(target, table: str, key_size: int) -> None:
+    """An empty store before the prepare: the table made anew, or on Redis the
+    table's keys and index removed (other keys of the database are left alone)."""
+    conn = target.connect()
+    try:
+        if target.dialect == "redis":
+            batch = []
+            for k in conn.scan_iter(match=key_prefix("redis", table) + "*", count=5000):
+                batch.append(k)
+                if len(batch) >= 5000:
+                    conn.unlink(*batch)
+                    batch = []
+            conn.unlink(index_key(table), *batch)
+        elif target.dialect in SQL_DIALECTS:
+            cur = conn.cursor()
+            cur.execute(SqlStatements(target.dialect, table).drop)
+            cur.execute(SqlStatements.create(target.dialect, table, key_size))
+            if target.dialect == "sqlite":
+                conn.commit()
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+class _KvClient(WorkloadClient):
+    def __init__(self, p: KvParameters, endpoint, seed: int):
+        self.p, self.endpoint = p, endpoint
+        self.rng = np.random.default_rng(seed)
+        self.prefix = key_prefix(endpoint.dialect, p.table)
+        self.pool = ValuePool(self.rng, p.value_size)
+        self.binding = make_binding(endpoint, p.table)
+        self._bind()
+
+    def _bind(self):
+        raise NotImplementedError
+
+    def _keys(self, keynums) -> list[str]:
+        return key_strings(keynums, self.p.key_size, self.prefix)
+
+    def _values(self, n: int) -> list[str]:
+        return self.pool.values(np.full(n, self.p.value_size, dtype=np.int64))
+
+    def is_broken(self) -> bool:
+        return self.binding.is_broken()
+
+    def reconnect(self) -> None:
+        try:
+            self.binding.close()
+        except Exception:
+            pass
+        self.binding = make_binding(self.endpoint, self.p.table)
+        self._bind()
+
+    def close(self) -> None:
+        self.binding.close()
+
+
+class KvLoadClient(_KvClient):
+    """The prepare: this thread's share of the loaded keys, in batches; then the
+    ``prepare_remove_ratio`` share of them removed, in batches."""
+
+    op_names = ["INSERT-BATCH", "INSERT", "DELETE-BATCH", "DELETE"]
+    batch_units = {"INSERT-BATCH": "INSERT", "DELETE-BATCH": "DELETE"}
+
+    def __init__(self, p, endpoint, index, total, seed, batch_size):
+        super().__init__(p, endpoint, seed)
+        self.keynums = np.arange(index, p.keys_loaded, total, dtype=np.int64)
+        self.to_remove = self.keynums[removed_in_prepare(self.keynums, p.prepare_remove_ratio)]
+        self.pos = self.rpos = 0
+        self.batch_size = batch_size
+
+    def _bind(self):
+        self.fns = [self.binding.load, self.binding.insert, self.binding.remove,
+                    self.binding.delete]
+
+    def next_chunk(self, max_ops):
+        b = self.batch_size
+        if self.pos < len(self.keynums):
+            n = min(len(self.keynums) - self.pos, max_ops * b)
+            keys = self._keys(self.keynums[self.pos:self.pos + n])
+            self.pos += n
+            pairs = list(zip(keys, self._values(n)))
+            batches = [(pairs[i:i + b],) for i in range(0, n, b)]
+            return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
+        if self.rpos < len(self.to_remove):
+            n = min(len(self.to_remove) - self.rpos, max_ops * b)
+            keys = self._keys(self.to_remove[self.rpos:self.rpos + n])
+            self.rpos += n
+            batches = [(keys[i:i + b],) for i in range(0, n, b)]
+            return Chunk([2] * len(batches), batches, [len(x[0]) for x in batches])
+        return None
+
+
+class KvRunClient(_KvClient):
+    """The run loop: the mix for one client thread (see :mod:`.plan`)."""
+
+    op_names = RUN_OPS
+
+    def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit):
+        super().__init__(p, endpoint, seed)
+        self.mix = OpMix(p.mix, self.rng)
+        self.streams = KeyStreams(p, index, total, loop, loops)
+        self.requests = request_generator(p, self.rng)
+        self.remaining = ops_limit
+
+    def _bind(self):
+        b = self.binding
+        self.fns = [b.read, b.insert, b.delete, b.update, b.scan]
+
+    def next_chunk(self, max_ops):
+        n = max_ops if self.remaining is None else min(max_ops, self.remaining)
+        if n <= 0:
+            return None
+        if self.remaining is not None:
+            self.remaining -= n
+        codes = self.mix.next_codes(n)
+        ins, dels = self.streams.plan(codes)
+        keynums = self.requests.next_batch(n)
+        keynums[codes == INSERT] = ins
+        keynums[codes == DELETE] = dels
+        keys = self._keys(keynums)
+        vals = self._values(n)
+        scan_n = self.p.scan_length
+        codes = codes.tolist()
+        args = [(k,) if c in (0, 2) else (k, scan_n) if c == SCAN else (k, v)
+                for c, k, v in zip(codes, keys, vals)]
+        return Chunk(codes, prepare_args(self.binding, codes, args))
