@@ -4,7 +4,7 @@ operations prepared in chunks before they are timed.
 A workload names its operations (codes 0..n-1 index ``op_names``) and, per client
 thread, returns a :class:`WorkloadClient` whose ``fns[code](*args)`` performs one
 operation and returns a status (0 = OK, 1 = NOT_FOUND, 2 = ERROR, as YCSB's
-Status). Everything that can be computed before the run — keys, values, scan
+Status; 3 = RETRY and 4 = EMPTY are outcomes, not errors: see :data:`NOT_ERRORS`). Everything that can be computed before the run — keys, values, scan
 lengths, the choice of the operation — is in the chunk: the driver's hot loop only
 calls, times and appends.
 
@@ -58,7 +58,9 @@ class WorkloadClient:
     op_names: list[str]
     fns: list[Callable[..., int]]
     # batched ops are counted in records: e.g. {"INSERT-BATCH": "INSERT"} records each
-    # batch's latency under INSERT-BATCH and count × (latency / count) under INSERT
+    # batch's latency under INSERT-BATCH and count × (latency / count) under INSERT;
+    # {"LOAD_LINKS_BULK": None} keeps only the batch's latency and counts its records
+    # as the step's operations (LinkBench's LOAD_*_BULK)
     batch_units: dict[str, str] = {}
 
     def next_chunk(self, max_ops: int) -> Chunk | None:
