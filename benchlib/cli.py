@@ -270,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     except _input_errors() as e:
         from .masking import mask_text
         one = " ".join(part.strip() for part in str(e).splitlines() if part.strip())
+        if len(one) > 400:  # a garbage line quoted in full would flood the terminal
+            one = one[:300] + f" … ({len(one) - 300:,} more characters)"
         print(f"benchlib: {mask_text(one)}", file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:  # `benchlib … | head`: the reader has what it wanted

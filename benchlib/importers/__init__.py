@@ -156,6 +156,40 @@ def _fractions(v: np.ndarray) -> bool:
 
 # ----------------------------------------------------------------- the run folder
 
+def _check_encoding(path: Path, head: bytes) -> None:
+    """Tools print ASCII/UTF-8; a UTF-16 copy (a Windows editor, PowerShell's >) or a
+    binary file is named as such instead of failing on its first line."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) > 1 and head[1:2] == b"\x00"):
+        raise ImportFormatError(path, None, "the file is UTF-16 text: convert it to UTF-8 "
+                                "(iconv -f UTF-16 -t UTF-8) and import that")
+    if b"\x00" in head:
+        raise ImportFormatError(path, None, "a binary file, not a tool's text output")
+
+
+def check_complete(path: Path) -> None:
+    """A text output that ends in the middle of a line was cut short (a killed tool, a
+    full disk, a partial copy): its last figure may be cut in the middle of a number, so
+    it is refused, naming the line, rather than read as a smaller number. Tools end
+    every line they print."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            if size == 0:
+                return
+            _check_encoding(path, f.read(4096))
+            f.seek(max(0, size - 1))
+            if f.read(1) == b"\n":
+                return
+            f.seek(0)
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except OSError:
+        return  # read_output names a file it cannot open
+    if path.suffix in (".hdr", ".csv") and lines == 0:
+        return
+    raise ImportFormatError(path, lines + 1, "the file ends in the middle of a line: cut "
+                            "short? (every tool ends its lines; import a complete file)")
+
+
 def import_output(kind: str, paths: list, into: str | Path, name: str | None = None,
                   hw: list | None = None) -> Path:
     """Import a tool's output files into the run folder ``into`` (written atomically).
@@ -179,6 +213,8 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
     if into.exists():
         raise results.ResultsError(f"{into}: already exists (import into a new folder)")
     paths = [Path(p) for p in paths]
+    for p in [*paths, *map(Path, hw or [])]:
+        check_complete(p)
     imp = read_output(kind, paths)
     run_id = name or into.name
     steps = imp.steps if imp.steps is not None else pd.DataFrame()

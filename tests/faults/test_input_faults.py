@@ -77,3 +77,21 @@ def test_import_of_a_missing_hw_log_is_one_line(tmp_path, capsys):
                "none.log", "no such file")
     fails_with(capsys, ["import", "pgbench", tmp_path, "--into", tmp_path / "x"], "a folder")
     assert not (tmp_path / "x").exists()
+
+
+SAMPLE = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "ycsb" / "pg-runa-t4-hist.out"
+
+
+def test_imports_of_cut_garbage_and_utf16_files_are_one_line(tmp_path, capsys):
+    text = SAMPLE.read_text()
+    cut = tmp_path / "cut.out"
+    cut.write_text(text[:len(text) // 2].rstrip("\n")[:-1])     # ends inside a number
+    fails_with(capsys, ["import", "ycsb", cut, "--into", tmp_path / "a"], "cut short", "cut.out:")
+    garbage = tmp_path / "garbage.out"
+    garbage.write_text(text.replace("[OVERALL], RunTime(ms), ", "[OVERALL], RunTime(ms), " + "x" * 5_000_000 + " ", 1))
+    err = fails_with(capsys, ["import", "ycsb", garbage, "--into", tmp_path / "b"], "garbage.out:")
+    assert len(err) < 600                                       # the garbage is not printed whole
+    u16 = tmp_path / "u16.out"
+    u16.write_text(text, encoding="utf-16")
+    fails_with(capsys, ["import", "ycsb", u16, "--into", tmp_path / "c"], "UTF-16")
+    assert not any((tmp_path / d).exists() for d in "abc")
