@@ -100,10 +100,20 @@ HW = {
 
 TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
+# tables a workload writes besides those (Workload.extra_tables); read on request only
+RETURNS = {                    # how each operation ended, per step (LinkBench's retries …)
+    "run_id": "string",
+    "step": "string",
+    "op": "string",
+    "status": "string",        # OK | NOT_FOUND | ERROR | RETRY | EMPTY
+    "count": "Int64",
+}
+EXTRA_TABLES = {"returns": RETURNS}
+
 
 def empty(table: str) -> pd.DataFrame:
     """An empty DataFrame with the table's columns and dtypes."""
-    cols = TABLES[table]
+    cols = TABLES[table] if table in TABLES else EXTRA_TABLES[table]
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
 
 
@@ -113,7 +123,7 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
     Extra columns are kept after the declared ones, so an importer may carry a figure
     of its source that has no place in the schema yet.
     """
-    cols = TABLES[table]
+    cols = TABLES[table] if table in TABLES else EXTRA_TABLES[table]
     if df is None or len(df) == 0:
         out = empty(table)
         if df is not None:

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from .. import measure
-from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
 from .clients import worker_main
 from .recording import NS, StepError
 
@@ -86,6 +86,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
         procs.append(pr)
     error, status = None, "ok"
     interrupted = False
+    batch_units: dict[str, str | None] = {}   # batched op -> its record op (None: none)
     try:
         ready = 0
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -100,7 +101,9 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
                 continue
             if msg[0] == "error":
                 raise StepError(msg[2])
-            ready += msg[0] == "ready"
+            if msg[0] == "ready":
+                ready += 1
+                batch_units.update(msg[2] if len(msg) > 2 else {})
     except (StepError, KeyboardInterrupt) as e:
         stop_evt.set()
         for pr in procs:
@@ -119,7 +122,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + 50_000_000
     start_val.value = start_ns
-    merger = _SecondMerger(len(procs))
+    merger = _SecondMerger(len(procs), batch_units)
     results: dict[int, measure.ClientResult] = {}
     total_ops = total_err = 0
     last_status = time.monotonic()
@@ -156,13 +159,14 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
                     stop_evt.set()
         rows = merger.complete_rows()
         if rows:
-            n = sum(r["ops"] for r in rows if not r.get("_inner"))
+            n = sum(r.get("_records", r["ops"]) for r in rows if not r.get("_inner"))
             total_ops += n
             total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
             if bar is not None:
                 bar.update(n)
             for r in rows:
                 r.pop("_inner", None)
+                r.pop("_records", None)
             if on_intervals:
                 on_intervals(rows)
             now = time.monotonic()
@@ -189,26 +193,37 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     secs = max(last - start_ns, 1) / NS
     outcome = StepOutcome(step, started, ended, secs, 0, 0, status, error,
                           client_results=list(results.values()))
-    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(outcome.client_results)
+    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(outcome.client_results,
+                                                                     batch_units)
     return outcome
 
 
-def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict], int, int]:
-    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors."""
+def _is_batch(op: str, batch_units: dict | None) -> bool:
+    return op in batch_units if batch_units else op.endswith("-BATCH")
+
+
+def latency_rows(client_results: list[measure.ClientResult],
+                 batch_units: dict | None = None) -> tuple[list[dict], int, int]:
+    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors.
+
+    A batched op (``batch_units``; by default the ``-BATCH`` ones) counts its records:
+    through its record op, or, when it has none (``None``), its own ``units``."""
     rows, ops, errors = [], 0, 0
     merged = measure.merge_client_results(client_results)
     for op, m in sorted(merged.items()):
-        n_ok = m["returns"].get("OK", 0)
-        n_err = sum(v for k, v in m["returns"].items() if k != "OK")
+        n_all = sum(m["returns"].values())
+        n_err = sum(v for k, v in m["returns"].items() if k not in NOT_ERROR_NAMES)
         s = measure.summarize(m["hdr"])
-        rows.append({"op": op, **s, "count": n_ok + n_err, "errors": n_err,
+        rows.append({"op": op, **s, "count": n_all, "errors": n_err,
                      "hdr": measure.encode(m["hdr"]), "returns": m["returns"]})
         if m["intended_hdr"].get_total_count():
             si = measure.summarize(m["intended_hdr"])
             rows.append({"op": f"Intended-{op}", **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not op.endswith("-BATCH"):  # a batch's records are counted under its unit op
-            ops += n_ok + n_err
+        if not _is_batch(op, batch_units):  # a batch's records are counted under its unit op
+            ops += n_all
+        elif batch_units and batch_units.get(op, "") is None:
+            ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
         # a batch that failed is an error of the step (its unit op counts records only)
         errors += n_err
     if "READ-MODIFY-WRITE" in merged:
@@ -221,7 +236,8 @@ def latency_rows(client_results: list[measure.ClientResult]) -> tuple[list[dict]
 class _SecondMerger:
     """Collect each process's seconds; emit a second once every process is past it."""
 
-    def __init__(self, nprocs: int):
+    def __init__(self, nprocs: int, batch_units: dict | None = None):
+        self.batch_units = batch_units
         self.last = [-1] * nprocs
         self.finished = [False] * nprocs
         self.pending: dict[int, dict[str, list]] = {}
@@ -252,12 +268,15 @@ class _SecondMerger:
                        "mean_us": mean, "p99_us": p99, "max_us": mx,
                        "min_us": float(svc.min()) if len(svc) else np.nan,
                        "intended_mean_us": imean, "intended_p99_us": ip99,
-                       "intended_max_us": imx, "_inner": op.endswith("-BATCH")}
+                       "intended_max_us": imx, "_inner": _is_batch(op, self.batch_units)}
                 rows.append(row)
-                if op.endswith("-BATCH") and units:
+                unit_op = (self.batch_units or {}).get(op, op[:-len("-BATCH")])
+                if row["_inner"] and unit_op is None:
+                    row["_inner"], row["_records"] = False, int(units)  # counted in records
+                elif row["_inner"] and units:
                     # the batch's records, each taking latency / (records per batch)
                     per = len(svc) / units
-                    rows.append({**row, "op": op[:-len("-BATCH")], "ops": int(units),
+                    rows.append({**row, "op": unit_op, "ops": int(units),
                                  "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
                                  "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
                                  "intended_p99_us": ip99 * per, "intended_max_us": imx * per,
