@@ -13,8 +13,10 @@ EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 1
 
 
 def _add_run(sub):
-    p = sub.add_parser("run", help="run an experiment (YAML) or a YCSB workload property file")
-    p.add_argument("params", help="parameters/*.yaml, or a YCSB workload file such as workloada")
+    p = sub.add_parser("run", help="run an experiment (YAML), a YCSB workload property file or "
+                                   "a LinkBench config")
+    p.add_argument("params", help="parameters/*.yaml, a YCSB workload file such as workloada, or "
+                                  "a LinkBench config (LinkConfigPgsql.properties)")
     p.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a parameter (run.threads=[1,4]) or a workload property (recordcount=1000)")
     p.add_argument("--data-dir", default="data", help="where run folders go (default: data)")

@@ -349,8 +349,9 @@ def validate(data: dict, source: str) -> Experiment:
 
 def experiment_from_property_file(path: str | Path, target: str, threads: int | None,
                                   overrides: list[str] | None = None,
-                                  workload: str = "ycsb") -> Experiment:
-    """A YCSB user's workload file run as it is, like ``bin/ycsb run … -P workloada``."""
+                                  workload: str | None = None) -> Experiment:
+    """A YCSB user's workload file run as it is, like ``bin/ycsb run … -P workloada``;
+    or another workload's config that its class recognizes (a LinkBench config)."""
     from .workloads.properties_file import PropertyFileError, read_property_file
     path = Path(path)
     try:
@@ -359,7 +360,15 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         raise ParameterError(f"{path}: no such file") from None
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
-    threads = threads or int(props.get("threadcount", 1) or 1)
+    if workload is None:
+        from .workloads.registry import recognize
+        workload = recognize(props) or "ycsb"
+    from .workloads.registry import workload_class
+    try:
+        key = workload_class(workload).threads_property
+    except ValueError:
+        key = "threadcount"   # an unknown workload is reported by validate below
+    threads = threads or int(props.get(key, 1) or 1)
     name = "basic" if target == "basic" else (target if target in embedded_names() else target_kind_safe(target))
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),

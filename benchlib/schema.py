@@ -241,11 +241,21 @@ HW = {
 
 TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
+# tables a workload writes besides those (Workload.extra_tables); read on request only
+RETURNS = {                    # how each operation ended, per step (LinkBench's retries …)
+    "run_id": "string",
+    "step": "string",
+    "op": "string",
+    "status": "string",        # OK | NOT_FOUND | ERROR | RETRY | EMPTY
+    "count": "Int64",
+}
+EXTRA_TABLES = {"returns": RETURNS}
+
 
 def empty(table: str) -> pd.DataFrame:
     """An empty DataFrame with the table's columns and dtypes."""
     import pandas as pd
-    cols = TABLES[table]
+    cols = TABLES[table] if table in TABLES else EXTRA_TABLES[table]
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
 
 
@@ -256,7 +266,7 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
     of its source that has no place in the schema yet.
     """
     import pandas as pd
-    cols = TABLES[table]
+    cols = TABLES[table] if table in TABLES else EXTRA_TABLES[table]
     if df is None or len(df) == 0:
         out = empty(table)
         if df is not None:

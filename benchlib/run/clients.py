@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import measure
-from ..workloads.base import STATUS_NAMES, StepSpec, WorkloadSpec
+from ..workloads.base import NOT_ERRORS, STATUS_NAMES, StepSpec, WorkloadSpec
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
 
 ABORT_AFTER_BROKEN_S = 5.0
@@ -179,11 +179,16 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
         for s in errs:
             k = STATUS_NAMES.get(s, "ERROR")
             ret[k] = ret.get(k, 0) + 1
+        n_errors = sum(1 for s in errs if s not in NOT_ERRORS)
         if second * 1_000_000_000 >= warm_ns:
             measure.record_many(state.hists.setdefault(name, measure.new_histogram()), svc_us)
             if len(itd_us):
                 measure.record_many(state.ihists.setdefault(name, measure.new_histogram()), itd_us)
-        if name in batch_units and units:
+        if name in batch_units and units and batch_units[name] is None:
+            # records counted, no per-record op (LinkBench's LOAD_*_BULK: the batch's
+            # latency is the op's, its rows are the step's operations)
+            state.units[name] = state.units.get(name, 0) + units
+        elif name in batch_units and units:
             # a batch of u records taking t µs counts as u records of t/u µs each
             unit_name = batch_units[name]
             per = np.maximum(svc_us // max(units // max(n, 1), 1), 1)
@@ -192,7 +197,7 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             ur = state.returns.setdefault(unit_name, {})
             ur["OK"] = ur.get("OK", 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units
-        payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), len(errs), units)
+        payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), n_errors, units)
     return payload
 
 
@@ -208,7 +213,8 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     except BaseException as e:
         out_q.put(("error", p, one_line(e)))
         return
-    out_q.put(("ready", p))
+    first = threads[0].clients[0] if threads else None
+    out_q.put(("ready", p, dict(getattr(first, "batch_units", None) or {})))
     parent = os.getppid()  # a client outlives no controller (kill -9 of the driver)
     while start_val.value == 0:
         if stop_evt.is_set():

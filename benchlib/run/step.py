@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from .. import measure, schema
-from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .clients import worker_main
 from .recording import NS, SecondMerger, StepError
@@ -75,7 +75,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     procs = _start_clients(ctx, step, workload, endpoint, seed, batch_size,
                            (out_q, start_val, stop_evt))
     try:
-        _await_ready(procs, out_q)
+        batch_units = _await_ready(procs, out_q)
     except (StepError, KeyboardInterrupt) as e:
         stop_evt.set()
         _join(procs, 5)
@@ -91,7 +91,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     start_ns = time.perf_counter_ns() + 50_000_000
     start_val.value = start_ns
     collector = _Collector(step, procs, stop_evt, start_ns, on_intervals, status_out,
-                           _progress_bar(step, progress))
+                           _progress_bar(step, progress), batch_units)
     collector.run(out_q)
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
@@ -106,7 +106,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     outcome = StepOutcome(step, started, ended, max(last - start_ns, 1) / NS, 0, 0, status, error,
                           client_results=results)
     compound = workload_class(workload.ref).compound_ops
-    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, compound)
+    outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
     return outcome
 
 
@@ -126,9 +126,11 @@ def _start_clients(ctx, step: StepSpec, workload: WorkloadSpec, endpoint, seed: 
     return procs
 
 
-def _await_ready(procs: list, out_q) -> None:
-    """Until every client is connected and has prepared its first operations;
-    StepError when one fails, dies or takes longer than READY_TIMEOUT_S."""
+def _await_ready(procs: list, out_q) -> dict[str, str | None]:
+    """Until every client is connected and has prepared its first operations; their
+    batched ops (-> the record op, None: none). StepError when one fails, dies or takes
+    longer than READY_TIMEOUT_S."""
+    batch_units: dict[str, str | None] = {}
     ready = 0
     deadline = time.monotonic() + READY_TIMEOUT_S
     while ready < len(procs):
@@ -142,7 +144,10 @@ def _await_ready(procs: list, out_q) -> None:
             continue
         if msg[0] == "error":
             raise StepError(msg[2])
-        ready += msg[0] == "ready"
+        if msg[0] == "ready":
+            ready += 1
+            batch_units.update(msg[2] if len(msg) > 2 else {})
+    return batch_units
 
 
 def _join(procs: list, timeout_s: float) -> None:
@@ -157,8 +162,9 @@ class _Collector:
     status lines and the progress bar out; the step's status and error kept."""
 
     def __init__(self, step: StepSpec, procs: list, stop_evt, start_ns: int,
-                 on_intervals, status_out, bar):
+                 on_intervals, status_out, bar, batch_units: dict | None = None):
         self.step, self.procs, self.stop_evt, self.start_ns = step, procs, stop_evt, start_ns
+        self.batch_units = batch_units
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
         self.merger = SecondMerger(len(procs))
         self.results: dict[int, measure.ClientResult] = {}
@@ -179,7 +185,8 @@ class _Collector:
                 msg = None
             if msg is not None:
                 self._on_message(msg)
-            rows = [r for s, parts in self.merger.complete() for r in _interval_rows(s, parts)]
+            rows = [r for s, parts in self.merger.complete()
+                    for r in _interval_rows(s, parts, self.batch_units)]
             if rows:
                 self._emit(rows)
 
@@ -213,13 +220,14 @@ class _Collector:
                 self._fail(self.results[p].error)
 
     def _emit(self, rows: list[dict]) -> None:
-        n = sum(r["ops"] for r in rows if not r.get("_inner"))
+        n = sum(r.get("_records", r["ops"]) for r in rows if not r.get("_inner"))
         self.total_ops += n
         self.total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
         if self.bar is not None:
             self.bar.update(n)
         for r in rows:
             r.pop("_inner", None)
+            r.pop("_records", None)
         if self.on_intervals:
             self.on_intervals(rows)
         now = time.monotonic()
@@ -233,26 +241,34 @@ class _Collector:
             self.last_status, self.status_ops = now, self.total_ops
 
 
-def latency_rows(client_results: list[measure.ClientResult],
+def _is_batch(op: str, batch_units: dict | None) -> bool:
+    return op in batch_units if batch_units else schema.is_batch(op)
+
+
+def latency_rows(client_results: list[measure.ClientResult], batch_units: dict | None = None,
                  compound_ops: dict[str, int] | None = None) -> tuple[list[dict], int, int]:
     """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors.
 
+    A batched op (``batch_units``; by default the ``-BATCH`` ones) counts its records:
+    through its record op, or, when it has none (``None``), its own ``units``.
     ``compound_ops`` (the workload's): ops whose inner operations are timed under their
     own names too, and how many each has; those are not counted twice."""
     rows, ops, errors = [], 0, 0
     merged = measure.merge_client_results(client_results)
     for op, m in sorted(merged.items()):
-        n_ok = m["returns"].get("OK", 0)
-        n_err = sum(v for k, v in m["returns"].items() if k != "OK")
+        n_all = sum(m["returns"].values())
+        n_err = sum(v for k, v in m["returns"].items() if k not in NOT_ERROR_NAMES)
         s = measure.summarize(m["hdr"])
-        rows.append({"op": op, **s, "count": n_ok + n_err, "errors": n_err,
+        rows.append({"op": op, **s, "count": n_all, "errors": n_err,
                      "hdr": measure.encode(m["hdr"]), "returns": m["returns"]})
         if m["intended_hdr"].get_total_count():
             si = measure.summarize(m["intended_hdr"])
             rows.append({"op": schema.intended(op), **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not schema.is_batch(op):  # a batch's records are counted under its unit op
-            ops += n_ok + n_err
+        if not _is_batch(op, batch_units):  # a batch's records are counted under its unit op
+            ops += n_all
+        elif batch_units and batch_units.get(op, "") is None:
+            ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
         # a batch that failed is an error of the step (its unit op counts records only)
         errors += n_err
     for op, inner in (compound_ops or {}).items():
@@ -261,8 +277,10 @@ def latency_rows(client_results: list[measure.ClientResult],
     return rows, ops, errors
 
 
-def _interval_rows(second: int, payloads: list[dict]) -> list[dict]:
-    """One second's interval rows, merged exactly from the processes' raw latencies."""
+def _interval_rows(second: int, payloads: list[dict], batch_units: dict | None = None) -> list[dict]:
+    """One second's interval rows, merged exactly from the processes' raw latencies; a
+    batched op's records get a row of their own (or, with no record op, its ops count
+    in records: ``_records``)."""
     by_op: dict[str, list] = {}
     for payload in payloads:
         for op, part in payload.items():
@@ -278,12 +296,15 @@ def _interval_rows(second: int, payloads: list[dict]) -> list[dict]:
                "mean_us": mean, "p99_us": p99, "max_us": mx,
                "min_us": float(svc.min()) if len(svc) else np.nan,
                "intended_mean_us": imean, "intended_p99_us": ip99,
-               "intended_max_us": imx, "_inner": schema.is_batch(op)}
+               "intended_max_us": imx, "_inner": _is_batch(op, batch_units)}
         rows.append(row)
-        if schema.is_batch(op) and units:
+        unit_op = (batch_units or {}).get(op, schema.unit_op(op))
+        if row["_inner"] and unit_op is None:
+            row["_inner"], row["_records"] = False, int(units)  # counted in records
+        elif row["_inner"] and units:
             # the batch's records, each taking latency / (records per batch)
             per = len(svc) / units
-            rows.append({**row, "op": schema.unit_op(op), "ops": int(units),
+            rows.append({**row, "op": unit_op, "ops": int(units),
                          "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
                          "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
                          "intended_p99_us": ip99 * per, "intended_max_us": imx * per,

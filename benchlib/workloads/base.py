@@ -4,7 +4,7 @@ operations prepared in chunks before they are timed.
 A workload names its operations (codes 0..n-1 index ``op_names``) and, per client
 thread, returns a :class:`WorkloadClient` whose ``fns[code](*args)`` performs one
 operation and returns a status (0 = OK, 1 = NOT_FOUND, 2 = ERROR, as YCSB's
-Status). Everything that can be computed before the run — keys, values, scan
+Status; 3 = RETRY and 4 = EMPTY are outcomes, not errors: see :data:`NOT_ERRORS`). Everything that can be computed before the run — keys, values, scan
 lengths, the choice of the operation — is in the chunk: the driver's hot loop only
 calls, times and appends.
 
@@ -20,7 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR"}
+STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR", 3: "RETRY", 4: "EMPTY"}
+# statuses that are outcomes, not errors: RETRY is LinkBench's operation redone as another
+# (an add that found its link became an update, an update that found none an add), EMPTY
+# a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
+NOT_ERRORS = frozenset({0, 3, 4})
+NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
 
 
 @dataclass
@@ -53,7 +58,9 @@ class WorkloadClient:
     op_names: list[str]
     fns: list[Callable[..., int]]
     # batched ops are counted in records: e.g. {"INSERT-BATCH": "INSERT"} records each
-    # batch's latency under INSERT-BATCH and count × (latency / count) under INSERT
+    # batch's latency under INSERT-BATCH and count × (latency / count) under INSERT;
+    # {"LOAD_LINKS_BULK": None} keeps only the batch's latency and counts its records
+    # as the step's operations (LinkBench's LOAD_*_BULK)
     batch_units: dict[str, str] = {}
 
     def next_chunk(self, max_ops: int) -> Chunk | None:
@@ -84,6 +91,8 @@ class Workload:
     """
 
     name: str = ""
+    # the property of a file run as it is that gives the run's client threads
+    threads_property: str = "threadcount"
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries
@@ -100,6 +109,12 @@ class Workload:
         self.properties = dict(properties)
 
     # --- parameters
+    @classmethod
+    def recognizes(cls, properties: dict) -> bool:
+        """True when a property file given to ``benchlib run`` as it is belongs to this
+        workload (LinkBench's configs name ``linkstore``); YCSB is the default."""
+        return False
+
     @classmethod
     def read_properties_file(cls, path) -> dict:
         """The properties of a ``workload_file`` (Java .properties by default)."""

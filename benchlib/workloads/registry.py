@@ -22,6 +22,7 @@ def register(name: str, ref: str | type) -> None:
 
 
 register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("linkbench", "benchlib.workloads.linkbench:LinkBenchWorkload")
 register("ybio", "benchlib.workloads.ybio:YbioWorkload")
 register("kv", "benchlib.workloads.kv:KvWorkload")
 
@@ -62,3 +63,14 @@ def ref_of(name: str) -> str:
     """A ``module:Class`` reference that a spawned client process can import."""
     cls = workload_class(name)
     return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def recognize(properties: dict) -> str | None:
+    """The registered workload that claims a property file's properties, if any."""
+    for name in names():
+        try:
+            if workload_class(name).recognizes(properties):
+                return name
+        except ValueError:
+            continue
+    return None

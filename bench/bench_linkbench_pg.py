@@ -1,0 +1,174 @@
+"""LinkBench on the machine's PostgreSQL: benchlib's request phase beside a bare psycopg
+loop issuing the same statements, and the load rate, in one session.
+
+The graph is loaded once by benchlib (``loaders`` link/count loaders beside the node
+loader, each its own process, COPY batches of 1024 rows as LinkBench's batch size):
+the load's links/s is LinkBench's "Links/s" (links loaded / load seconds). Then,
+alternating so that both see the same machine, ``--rounds`` times: the request
+phase with 2 requesters through benchlib (a loop of ``--secs``), and the bare loop —
+2 processes, each a psycopg connection running the same planned operations
+(RequestClient's chunks, drawn before the clock starts, as in benchlib) with the
+same statements and transactions, and nothing else: no timing, no histograms. Client
+CPU µs per request: benchlib from the sampler's client_cpu_s during the loop; the
+bare loop from its processes' own CPU time over the loop.
+
+    .venv/bin/python bench/bench_linkbench_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
+        [--maxid1 100001] [--secs 15] [--rounds 2]
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+from benchlib.params import validate
+from benchlib.run.experiment import run_experiment
+from benchlib.store.folders import load_results
+from benchlib.targets.base import Endpoint
+from benchlib.workloads.linkbench import requests as R
+from benchlib.workloads.linkbench.properties import from_properties
+from benchlib.workloads.linkbench.workload import statements
+
+DB = "lbbench"
+
+
+def experiment(url: str, name: str, maxid1: int, load: bool, secs: float | None) -> dict:
+    return {"experiment": name, "workload": "linkbench",
+            "properties": {"maxid1": maxid1, "loaders": 2},
+            "targets": [{"name": "pg", "url": url}],
+            "load": {"skip": not load, "processes": [3], "batch_size": 1024},
+            "run": {"skip": secs is None, "threads": [2], "processes": 2, "loops": 1,
+                    "loop_secs": secs or 1, "status_interval_s": 3600}, "seed": 11}
+
+
+def benchlib_step(url, data, name, maxid1, load, secs) -> dict:
+    exp = validate(experiment(url, name, maxid1, load, secs), "bench")
+    with open(os.devnull, "w") as devnull:
+        res = run_experiment(exp, data, progress=False, out=devnull)
+    assert res.ok, res.runs
+    t = load_results(data / name)
+    step = "l.pre" if load else "r.L1"
+    row = t["steps"].set_index("step").loc[step]
+    cpu = float(t["hw"].loc[t["hw"].step == step, "client_cpu_s"].sum())
+    return {"ops": float(row["ops"]), "secs": float(row["secs"]), "errors": int(row["errors"]),
+            "cpu_us": cpu / float(row["ops"]) * 1e6}
+
+
+def _bare_ops(conn, st, p):
+    """The ten requests with psycopg and nothing else (RequestClient's statements)."""
+    ex = conn.execute
+    ms = lambda: int(time.time() * 1000)  # noqa: E731
+
+    def write(id1, t, id2, data):
+        ex("BEGIN")
+        row = ex(st.get_visibility, (id1, id2, t)).fetchall()
+        if not row:
+            ex(st.insert_link, (id1, id2, t, 1, data, ms(), 0))
+            ex(st.count_inc, (id1, t, ms()))
+        else:
+            ex(st.update_link, (1, data, ms(), id1, id2, t))
+            if row[0][0] != 1:
+                ex(st.count_inc, (id1, t, ms()))
+        ex("COMMIT")
+
+    def delete(id1, t, id2):
+        ex("BEGIN")
+        row = ex(st.get_visibility, (id1, id2, t)).fetchall()
+        if row and row[0][0] == 1:
+            ex(st.hide_link, (id1, id2, t))
+            ex(st.count_dec, (id1, t, ms()))
+        ex("COMMIT")
+
+    return [write, delete, write,
+            lambda a, t: ex(st.count_links, (a, t)).fetchall(),
+            lambda a, t, ids: ex(st.multiget_any, (a, t, ids)).fetchall(),
+            lambda a, t, h: ex(st.get_links_list, (a, t, 0, R.MAX_TIME, p.range_limit)).fetchall(),
+            lambda d: ex(st.add_node, (2048, int(time.time()), d)),
+            lambda a, d: ex(st.update_node, (int(time.time()), d, a, 2048)),
+            lambda a: ex(st.delete_node, (a, 2048)),
+            lambda a: ex(st.get_node, (a,)).fetchall()]
+
+
+def bare_worker(conninfo, maxid1, seed, secs, start_at, out_q):
+    p = from_properties({"maxid1": maxid1})
+    st = statements(p, "postgres")
+    planner = R.RequestClient(p, st, Endpoint("postgres", {"conninfo": conninfo}), seed, None)
+    chunks = [planner.next_chunk(1000) for _ in range(200)]   # drawn before the clock
+    conn = psycopg.connect(conninfo, autocommit=True)
+    fns = _bare_ops(conn, st, p)
+    while time.time() < start_at:
+        time.sleep(0.001)
+    cpu0, t0, n, end = time.process_time(), time.perf_counter(), 0, time.perf_counter() + secs
+    for ch in chunks:
+        for code, a in zip(ch.codes, ch.args):
+            fns[code](*a)
+            n += 1
+        if time.perf_counter() >= end:
+            break
+    out_q.put((n, time.perf_counter() - t0, time.process_time() - cpu0))
+
+
+def bare_step(conninfo, maxid1, secs) -> dict:
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    start_at = time.time() + 8   # after both have planned their operations
+    procs = [ctx.Process(target=bare_worker, args=(conninfo, maxid1, 100 + i, secs, start_at, q))
+             for i in range(2)]
+    for pr in procs:
+        pr.start()
+    res = [q.get() for _ in procs]
+    for pr in procs:
+        pr.join()
+    ops = sum(r[0] for r in res)
+    return {"ops": ops, "secs": max(r[1] for r in res), "cpu_us": sum(r[2] for r in res) / ops * 1e6}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    ap.add_argument("--maxid1", type=int, default=100_001)
+    ap.add_argument("--secs", type=float, default=15)
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    with psycopg.connect(a.url, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+        c.execute(f"CREATE DATABASE {DB}")
+    url = a.url.rsplit("/", 1)[0] + "/" + DB
+    data = Path(tempfile.mkdtemp(prefix="bench-linkbench-"))
+    try:
+        load = benchlib_step(url, data, "load", a.maxid1, True, None)
+        with psycopg.connect(url) as c:
+            links = c.execute("SELECT COUNT(*) FROM linktable").fetchone()[0]
+        rows = []
+        for r in range(a.rounds):
+            bare = bare_step(url, a.maxid1, a.secs)
+            bl = benchlib_step(url, data, f"req{r}", a.maxid1, False, a.secs)
+            rows.append((bare, bl))
+            print(f"round {r + 1}: bare {bare['ops'] / bare['secs']:,.0f} req/s, benchlib "
+                  f"{bl['ops'] / bl['secs']:,.0f} req/s ({bl['errors']} errors)", file=sys.stderr)
+    finally:
+        with psycopg.connect(a.url, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
+    print(f"\nMachine: {cpu}, {os.cpu_count()} cores (shared); {time.strftime('%Y-%m-%d %H:%M')}; "
+          f"maxid1 {a.maxid1:,}, FBWorkload mix, 2 requesters, {a.secs:g} s per loop\n")
+    print("| round | bare psycopg (req/s) | benchlib (req/s) | ratio | client CPU µs/req: bare / benchlib |")
+    print("|---:|---:|---:|---:|---|")
+    for i, (b, m) in enumerate(rows, 1):
+        rb, rm = b["ops"] / b["secs"], m["ops"] / m["secs"]
+        print(f"| {i} | {rb:,.0f} | {rm:,.0f} | {rm / rb:.2f} | {b['cpu_us']:.0f} / {m['cpu_us']:.0f} |")
+    print(f"\nLoad (2 link/count loaders + the node loader, 3 processes, COPY batches of 1024): "
+          f"{links:,} links in {load['secs']:.1f} s = **{links / load['secs']:,.0f} links/s** "
+          f"({load['ops'] / load['secs']:,.0f} rows/s with nodes and counts; client CPU "
+          f"{load['cpu_us']:.1f} µs/row)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""LinkBench's properties under LinkBench's own names, with the defaults of its
+``config/FBWorkload.properties`` (the Facebook social-graph mix) and of the
+``LinkConfig*.properties`` keys a run needs.
+
+A LinkBench config runs as it is: :func:`read_config` reads a ``LinkConfig*.properties``
+file and the ``workload_file`` it names (relative to the config, or to LinkBench's
+home, the config folder's parent), the config's own values winning as in
+``LinkBenchDriver``. Connection keys (``host``, ``user``, ``password``, ``port``,
+``dbid``) are dropped: the target's URL says where to connect, and no password
+reaches a run folder.
+
+Keys LinkBench reads that change nothing here (its data generator classes, log
+levels, statistics sampling) are known, accepted and ignored; a key LinkBench does
+not know is an error naming the nearest known one.
+"""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..properties_file import read_property_file
+
+# the ten request percentages in LinkBench's order, with the operation each one drives
+PERCENTAGES = {
+    "addlink": "ADD_LINK", "deletelink": "DELETE_LINK", "updatelink": "UPDATE_LINK",
+    "countlink": "COUNT_LINK", "getlink": "MULTIGET_LINK", "getlinklist": "GET_LINKS_LIST",
+    "addnode": "ADD_NODE", "updatenode": "UPDATE_NODE", "deletenode": "DELETE_NODE",
+    "getnode": "GET_NODE",
+}
+PERCENT_SUM_TOLERANCE = 1e-5  # LinkBenchRequest.initRequestProbabilities
+NLINKS_FUNCS = ("real", "reciprocal", "multiples", "perfect_powers", "exponential")
+ACCESS_FUNCS = ("ZipfDistribution", "UniformDistribution", "REAL", "ROUND_ROBIN", "RECIPROCAL",
+                "MULTIPLE", "POWER", "PERFECT_POWER")
+CONNECTION_KEYS = frozenset({"host", "user", "password", "port", "dbid"})
+# keys LinkBench reads that do not change what benchlib does
+IGNORED_KEYS = frozenset({
+    "linkstore", "nodestore", "debuglevel", "loader_chunk_size", "generate_nodes",
+    "id2gen_config", "load_random_seed", "request_random_seed", "max_failed_requests",
+    "displayfreq", "progressfreq", "maxsamples", "data_file", "workload_file", "warmup_time",
+    "mysql_bulk_insert_batch", "mysql_disable_binlog_load", "nlinks_shape", "nlinks_mean",
+    "read_config", "write_config", "read_uncorr_config", "write_uncorr_config",
+    "node_read_config", "node_update_config", "node_delete_config",
+    "node_read_shape_unused", "randomid2max",
+} | {f"{p}_datagen{s}" for p in ("link_add", "link_up", "node_add", "node_up")
+     for s in ("", "_startbyte", "_endbyte", "_uniqueness", "_motif_length")}) | CONNECTION_KEYS
+
+
+def _pct(default: float) -> Any:
+    return Field(default, ge=0.0, le=100.0)
+
+
+def _shape(default: float) -> Any:
+    return Field(default, gt=0.0, le=100.0)  # Zipf: Gray's (YCSB's) below 1, numpy's above
+
+
+class LinkBenchProperties(BaseModel):
+    """The LinkBench properties benchlib uses, LinkBench's names and FBWorkload defaults."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    startid1: int = Field(1, ge=1)
+    maxid1: int = 10000001
+    link_type_count: int = Field(2, ge=1, le=1000)
+    nlinks_func: str = "real"
+    nlinks_config: int = Field(1, ge=1)
+    nlinks_default: int = Field(0, ge=0)
+    link_datasize: float = Field(8.0, ge=0.0, le=255.0)
+    node_datasize: float = Field(128.0, ge=0.0, le=65536.0)
+    addlink: float = _pct(8.9886601)
+    deletelink: float = _pct(2.9907664)
+    updatelink: float = _pct(8.0122125)
+    countlink: float = _pct(4.8863567)
+    getlink: float = _pct(0.5261142)
+    getlinklist: float = _pct(50.7119145)
+    getnode: float = _pct(12.9326683)
+    addnode: float = _pct(2.5732789)
+    updatenode: float = _pct(7.366437)
+    deletenode: float = _pct(1.0115914)
+    getlinklist_history: float = _pct(0.3)
+    range_limit: int = Field(10000, ge=1)
+    read_function: str = "ZipfDistribution"
+    read_shape: float = _shape(0.8)
+    read_uncorr_blend: float = _pct(99.5)
+    read_uncorr_function: str = "ZipfDistribution"
+    read_uncorr_shape: float = _shape(0.8)
+    write_function: str = "ZipfDistribution"
+    write_shape: float = _shape(0.741)
+    write_uncorr_blend: float = _pct(95.0)
+    write_uncorr_function: str = "ZipfDistribution"
+    write_uncorr_shape: float = _shape(0.741)
+    node_read_function: str = "ZipfDistribution"
+    node_read_shape: float = _shape(0.625)
+    node_update_function: str = "ZipfDistribution"
+    node_update_shape: float = _shape(0.606)
+    node_delete_function: str = "UniformDistribution"
+    node_delete_shape: float = _shape(0.5)
+    link_multiget_dist: str = "GeometricDistribution"
+    link_multiget_dist_min: int = Field(1, ge=1)
+    link_multiget_dist_max: int = Field(128, ge=1, le=10000)
+    link_multiget_dist_prob: float = Field(0.382, gt=0.0, le=1.0)
+    loaders: int = Field(2, ge=1, le=256)
+    requesters: int | None = Field(None, ge=1, le=4096)  # default: run.threads
+    requestrate: float = Field(0.0, ge=0.0)   # requests/s per requester; 0 = unthrottled
+    requests: int | None = Field(None, ge=1)  # per requester; default: until maxtime
+    maxtime: float = Field(3600.0, gt=0.0)    # seconds per request loop (run.loop_secs wins)
+    linktable: str = Field("linktable", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+    counttable: str = Field("counttable", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+    nodetable: str = Field("nodetable", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalize(cls, data: dict) -> dict:
+        out = {}
+        for k, v in data.items():
+            if isinstance(v, str):
+                v = v.strip()
+                if k.endswith(("_function", "_dist")) or k == "nlinks_func":
+                    v = v.rsplit(".", 1)[-1]  # com.facebook.LinkBench.distributions.X → X
+                if k == "nlinks_func":
+                    v = v.lower()
+            out[k] = v
+        return out
+
+    @model_validator(mode="after")
+    def _check(self) -> LinkBenchProperties:
+        if self.maxid1 <= self.startid1:
+            raise ValueError(f"maxid1: must be > startid1 = {self.startid1}, got {self.maxid1}")
+        total = sum(getattr(self, k) for k in PERCENTAGES)
+        if abs(total - 100.0) > PERCENT_SUM_TOLERANCE:
+            raise ValueError(f"addlink … getnode: the ten request percentages must sum to 100, "
+                             f"got {total:.7g}")
+        if self.nlinks_func not in NLINKS_FUNCS:
+            raise ValueError(f"nlinks_func: one of {', '.join(NLINKS_FUNCS)}, got "
+                             f"{self.nlinks_func!r}")
+        for key in ("read_function", "read_uncorr_function", "write_function",
+                    "write_uncorr_function", "node_read_function", "node_update_function",
+                    "node_delete_function"):
+            if getattr(self, key) not in ACCESS_FUNCS:
+                raise ValueError(f"{key}: one of {', '.join(ACCESS_FUNCS)}, got "
+                                 f"{getattr(self, key)!r}")
+        if self.link_multiget_dist not in ("GeometricDistribution", "UniformDistribution", ""):
+            raise ValueError("link_multiget_dist: GeometricDistribution, UniformDistribution or "
+                             f"empty, got {self.link_multiget_dist!r}")
+        for key in [k for k in type(self).model_fields if k.endswith("_shape")]:
+            if getattr(self, key) == 1.0:
+                raise ValueError(f"{key}: a Zipf shape other than 1 (0 < s < 1 or s > 1), got 1")
+        if self.link_multiget_dist_min > self.link_multiget_dist_max:
+            raise ValueError(f"link_multiget_dist_min: exceeds link_multiget_dist_max = "
+                             f"{self.link_multiget_dist_max}")
+        return self
+
+    @classmethod
+    def check_targets(cls, dialects: dict[str, str]) -> None:
+        """LinkBench needs SQL: ValueError naming a target of another dialect."""
+        for name, dialect in dialects.items():
+            if dialect not in ("sqlite", "postgres", "mysql"):
+                raise ValueError(f"targets: {name} ({dialect}) cannot run linkbench: it needs "
+                                 "sqlite, postgres (URL or embedded) or mysql")
+
+    @property
+    def id_range(self) -> int:
+        return self.maxid1 - self.startid1
+
+    @property
+    def mix(self) -> dict[str, float]:
+        """Operation → its fraction of the requests."""
+        return {op: getattr(self, k) / 100.0 for k, op in PERCENTAGES.items()}
+
+
+KNOWN_KEYS = frozenset(LinkBenchProperties.model_fields) | IGNORED_KEYS
+
+
+def from_properties(props: dict[str, Any]) -> LinkBenchProperties:
+    """Validate LinkBench properties; ValueError with one line naming the key."""
+    for k in props:
+        if k not in KNOWN_KEYS:
+            near = difflib.get_close_matches(str(k), sorted(KNOWN_KEYS), n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise ValueError(f"{k}: not a LinkBench property{hint}")
+    used = {k: v for k, v in props.items() if k not in IGNORED_KEYS and v is not None}
+    try:
+        return LinkBenchProperties.model_validate(used)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        line = f"{loc}: {msg}, got {err['input']!r}" if loc else msg
+        raise ValueError(line.replace("\n", " ")) from None
+
+
+def read_config(path: str | Path) -> dict[str, str]:
+    """A LinkBench config file and the ``workload_file`` it names, merged (the config's
+    values win); connection keys dropped. FileNotFoundError names the missing file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    props = read_property_file(path)
+    wl = props.get("workload_file")
+    if wl:
+        cands = [Path(wl)] if Path(wl).is_absolute() else \
+            [path.parent / wl, path.parent.parent / wl, Path.cwd() / wl]
+        found = next((c for c in cands if c.is_file()), None)
+        if found is None:
+            raise FileNotFoundError(f"{path}: workload_file {wl}: no such file")
+        props = {**read_property_file(found), **props}
+    return {k: v for k, v in props.items() if k not in CONNECTION_KEYS}

@@ -1,0 +1,147 @@
+"""The LinkBench workload as benchlib runs it: steps, schema, index, clients.
+
+Steps as the seed runs them: ``l.pre`` the load (primary keys only; one node loader
+beside ``loaders`` link/count loaders: 1 + loaders threads, split among
+``load.processes`` processes), ``l.post`` the
+secondary index on linktable built by the controller, then ``r.L1 … r.Ln`` request
+loops of ``run.loop_secs`` each (else ``maxtime``). Requesters: ``requesters`` when
+the properties set it, else ``run.threads``; ``requestrate`` is per requester, as
+in LinkBench (``run.target_*`` paces when it is 0).
+"""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from ..base import StepSpec, Workload
+from .load import LoadClient
+from .properties import LinkBenchProperties, from_properties, read_config
+from .requests import RequestClient
+from .sql import Statements
+
+INDEX_NAME = "id1_type"
+
+
+def quote(dialect: str, name: str) -> str:
+    """A table name (checked by the properties: a plain identifier) quoted for the dialect."""
+    return f"`{name}`" if dialect == "mysql" else f'"{name}"'
+
+
+def statements(p: LinkBenchProperties, dialect: str) -> Statements:
+    return Statements(dialect, quote(dialect, p.linktable), quote(dialect, p.counttable),
+                      quote(dialect, p.nodetable))
+
+
+class LinkBenchWorkload(Workload):
+    """LinkBench (the social-graph benchmark) on the SQL targets."""
+
+    name = "linkbench"
+    threads_property = "requesters"
+
+    def __init__(self, properties: dict):
+        super().__init__(properties)
+        self.p = from_properties(properties)
+
+    @classmethod
+    def recognizes(cls, properties: dict) -> bool:
+        return "linkstore" in properties or "nodestore" in properties
+
+    @classmethod
+    def read_properties_file(cls, path) -> dict:
+        return read_config(path)
+
+    @classmethod
+    def check_experiment(cls, exp) -> None:
+        cls(exp.workload_properties())
+        from ...targets.registry import target_class, target_kind
+        dialects = {}
+        for t in exp.targets:
+            try:
+                dialects[t.name] = target_class(target_kind(t.url)).dialect
+            except (ImportError, ValueError):
+                continue   # an unknown URL or a missing driver is reported where targets start
+        LinkBenchProperties.check_targets(dialects)
+
+    def steps(self, exp, spec) -> list[StepSpec]:
+        p, steps = self.p, []
+        if not exp.load.skip:
+            n = 1 + p.loaders   # the node loader and the link/count loaders
+            steps.append(StepSpec("l.pre", "load", None, n, min(spec.load_processes, n), None,
+                                  None, None, 0.0, exp.run.status_interval_s))
+            steps.append(StepSpec("l.post", "index", None, 1, 1))
+        if not exp.run.skip:
+            threads = p.requesters or spec.threads
+            procs = min(spec.processes, threads) if p.requesters is None else \
+                min(threads, os.cpu_count() or 1)
+            rate = p.requestrate * threads if p.requestrate > 0 else spec.target_ops_per_s
+            ops = p.requests * threads if p.requests and not exp.run.loop_secs else None
+            for loop in range(1, exp.run.loops + 1):
+                steps.append(StepSpec(f"r.L{loop}", "run", loop, threads, max(procs, 1), rate,
+                                      exp.run.loop_secs or p.maxtime, ops, exp.run.warmup_secs,
+                                      exp.run.status_interval_s, False))
+        return steps
+
+    # ------------------------------------------------------------ controller
+    def _exec(self, target, sqls: list[str]) -> None:
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            for sql in sqls:
+                cur.execute(sql)
+            if target.dialect == "sqlite":
+                conn.commit()
+        finally:
+            conn.close()
+
+    def setup(self, target, step) -> None:
+        if step.phase == "load":
+            st = statements(self.p, target.dialect)
+            engine = getattr(target, "engine", None)
+            self._exec(target, st.drop_tables() + st.create_tables(engine))
+
+    def after_step(self, target, step, outcome) -> None:
+        if step.phase == "load":
+            self._exec(target, statements(self.p, target.dialect).after_load())
+
+    def run_in_controller(self, target, step) -> int:
+        st = statements(self.p, target.dialect)
+        self._exec(target, [st.create_index(quote(target.dialect, INDEX_NAME))])
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(f"SELECT COUNT(*) FROM {st.link}")
+            return int(cur.fetchone()[0])
+        finally:
+            conn.close()
+
+    # ------------------------------------------------------------ clients
+    def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
+        st = statements(self.p, endpoint.dialect)
+        if step.phase == "load":
+            return LoadClient(self.p, st, endpoint, index, total, seed, batch_size)
+        per = None
+        if step.ops_total is not None:
+            per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
+        return RequestClient(self.p, st, endpoint, seed, per)
+
+    # ------------------------------------------------------------ outputs
+    def extra_tables(self, run_id: str, outcomes: list) -> dict:
+        """``returns``: per step and operation, how many ended OK, RETRY
+        (LinkBench's add_to_upd / upd_to_add), EMPTY (not found) or ERROR."""
+        rows = [{"run_id": run_id, "step": o.step.name, "op": r["op"], "status": k, "count": int(v)}
+                for o in outcomes for r in o.latency_rows
+                if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
+        return {"returns": pd.DataFrame(rows)} if rows else {}
+
+    def text_outputs(self, outcomes: list) -> dict[str, str]:
+        """``linkbench.txt``: LinkBench's retry counters and each step's totals."""
+        lines = []
+        for o in outcomes:
+            ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
+            add_to_upd = ret.get("ADD_LINK", {}).get("RETRY", 0)
+            upd_to_add = ret.get("UPDATE_LINK", {}).get("RETRY", 0)
+            lines.append(f"{o.step.name}: {o.ops} operations in {o.secs:.1f} seconds, "
+                         f"{o.errors} errors; Graph Link other: {add_to_upd} add_to_upd, "
+                         f"{upd_to_add} upd_to_add")
+        return {"linkbench.txt": "\n".join(lines) + "\n"} if lines else {}
