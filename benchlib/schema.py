@@ -184,6 +184,13 @@ STEPS = {
     "processes": "Int64",
     "target_ops_per_s": "float64",  # NA when unthrottled
     "status": "string",        # ok | failed | interrupted
+    # measured by the step itself at its start and end (any length of step), where the
+    # hw table's 1-s samples are too coarse: the clients' getrusage; for a DBMS that runs
+    # in the clients (SQLite) its CPU and memory are theirs. NA elsewhere.
+    "client_cpu_s": "float64",
+    "dbms_cpu_s": "float64",
+    "dbms_rss_gb": "float64",
+    "dbms_vsz_gb": "float64",
 }
 
 LATENCY = {

@@ -92,12 +92,19 @@ def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
                        status, error)
 
 
-def _steps_row(run_id: str, o: StepOutcome) -> dict:
+def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> dict:
     s = o.step
-    return {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
-            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
-            "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
-            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status}
+    row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
+           "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
+           "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
+           "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
+           # the client processes' own CPU over the step (getrusage), exact at any length
+           "client_cpu_s": o.clients_sum("cpu_s")}
+    if engine_in_clients:  # SQLite: the DBMS is the clients, its memory theirs at the end
+        rss, vsz = o.clients_sum("rss_bytes"), o.clients_sum("vsz_bytes")
+        row.update(dbms_cpu_s=row["client_cpu_s"], dbms_rss_gb=rss / 2**30 if rss else None,
+                   dbms_vsz_gb=vsz / 2**30 if vsz else None)
+    return row
 
 
 def step_line(run_id: str, o: StepOutcome) -> str:
@@ -127,11 +134,12 @@ class _Run:
     lat_rows: list[dict] = field(default_factory=list)
     hw_frames: list = field(default_factory=list)
     outcomes: list[StepOutcome] = field(default_factory=list)
+    engine_in_clients: bool = False
 
     def add(self, o: StepOutcome) -> None:
         run_id = self.spec.run_id
         self.outcomes.append(o)
-        self.steps_rows.append(_steps_row(run_id, o))
+        self.steps_rows.append(_steps_row(run_id, o, self.engine_in_clients))
         self.lat_rows.extend({"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows)
         folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
         folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
@@ -232,7 +240,8 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed)
     folders.write_json(run_dir / folders.META, meta)
-    run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id))
+    run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
+               engine_in_clients=target.engine_in_clients)
     status, error = "ok", None
     try:
         target.start()

@@ -47,6 +47,12 @@ class StepOutcome:
     latency_rows: list[dict] = field(default_factory=list)
     client_results: list[measure.ClientResult] = field(default_factory=list)
 
+    def clients_sum(self, attr: str) -> float | None:
+        """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
+        every client process reported it (a partial sum would be a made-up figure)."""
+        vals = [getattr(c, attr, None) for c in self.client_results]
+        return float(sum(vals)) if vals and all(v is not None for v in vals) else None
+
 
 def _split(n: int, parts: int) -> list[int]:
     return [n // parts + (1 if i < n % parts else 0) for i in range(parts)]

@@ -83,6 +83,14 @@ def millis(v: float) -> str:
     return np.format_float_positional(v, precision=2, unique=False, fractional=False, trim="-")
 
 
+def seconds(v: float) -> str:
+    """A duration or CPU seconds: an integer from 10 s as the seed prints them (25147),
+    two decimals below, so a short step prints 0.13 rather than a made-up 0 (a whole
+    number stays whole: the seed's 0 of an index step's client)."""
+    v = float(v)
+    return f"{v:.0f}" if abs(v) >= 10 or abs(v - round(v)) < 0.005 else f"{v:.2f}"
+
+
 def text(v) -> str:
     return str(v)
 
@@ -93,22 +101,22 @@ INT, F1, F2, F3 = fixed(0), fixed(1), fixed(2), fixed(3)
 Spec = tuple[str, str, str, Fmt]
 SPECS: dict[str, list[Spec]] = {
     "eff.op": [
-        ("ips", "ips", "tps", INT), ("secs", "secs", "secs", INT),
+        ("ips", "ips", "tps", INT), ("secs", "secs", "secs", seconds),
         ("rpi", "rpi", "rpt", F3), ("rkbpi", "rkbpi", "rkbpt", F3), ("wkbpi", "wkbpi", "wkbpt", F3),
         ("cspi", "cspi", "cspt", F1), ("cpupi", "cpupi", "cpupt", INT),
         ("csecpq", "csecpq", "csecpq", F1), ("dsecpq", "dsecpq", "dsecpq", F1),
-        ("csec", "csec", "csec", INT), ("dsec", "dsec", "dsec", INT),
+        ("csec", "csec", "csec", seconds), ("dsec", "dsec", "dsec", seconds),
         ("dbgb", "dbgb", "dbgb", F1), ("cnf", "cnf", "cnf", text),
     ],
     "eff.sec": [
-        ("ips", "ips", "tps", INT), ("secs", "secs", "secs", INT),
+        ("ips", "ips", "tps", INT), ("secs", "secs", "secs", seconds),
         ("rps", "rps", "rps", INT), ("rmbps", "rmbps", "rmbps", INT), ("wmbps", "wmbps", "wmbps", INT),
         ("csps", "csps", "csps", INT), ("cpups", "cpups", "cpups", F1),
         ("cutil", "cutil", "cutil", F3), ("dutil", "dutil", "dutil", F3),
         ("vsz", "vsz", "vsz", F1), ("rss", "rss", "rss", F1), ("cnf", "cnf", "cnf", text),
     ],
     # rt: ips secs, then one p99/max/mean triple per operation (ms), then cnf
-    "rt": [("ips", "ips", "tps", INT), ("secs", "secs", "secs", INT), ("cnf", "cnf", "cnf", text)],
+    "rt": [("ips", "ips", "tps", INT), ("secs", "secs", "secs", seconds), ("cnf", "cnf", "cnf", text)],
     # the overview's transaction-phase line; the p99 columns sit between rss and r/s
     "run": [
         ("tps", "ips", "tps", INT), ("r/t", "r/i", "r/t", trimmed(2)),

@@ -183,9 +183,28 @@ def step_stats(results: dict) -> pd.DataFrame:
         out[c] = df.get(c, pd.NA)
     for c in HW_AGGREGATES:
         out[c] = pd.to_numeric(df[c], errors="coerce").astype("float64") if c in df else np.nan
+    _prefer_step_figures(out, df)
     order = sorted(range(len(out)), key=lambda i: step_sort_key(out["step"].iat[i],
                                                                  out["phase"].iat[i]))
     return out.iloc[order].reset_index(drop=True)
+
+
+# figures a step measures itself (steps table) over the hw table's aggregates: the
+# clients' getrusage is exact for any step, the 1-s samples miss what a step shorter
+# than a tick (or a process that lived between two ticks) used
+_STEP_FIGURES = {"csec": "client_cpu_s", "dsec": "dbms_cpu_s"}
+_STEP_FALLBACKS = {"rss_gb": "dbms_rss_gb", "vsz_gb": "dbms_vsz_gb"}
+
+
+def _prefer_step_figures(out: pd.DataFrame, df: pd.DataFrame) -> None:
+    for agg, col in _STEP_FIGURES.items():
+        if col in df:
+            own = pd.to_numeric(df[col], errors="coerce").astype("float64")
+            out[agg] = own.where(own.notna(), out[agg])
+    for agg, col in _STEP_FALLBACKS.items():
+        if col in df:
+            own = pd.to_numeric(df[col], errors="coerce").astype("float64")
+            out[agg] = out[agg].where(out[agg].notna(), own)
 
 
 def positive(s: pd.Series) -> pd.Series:
