@@ -19,17 +19,21 @@ from __future__ import annotations
 import selectors
 import time
 
-from .recording import CHUNK_OPS, NS, RecordingThread
+from .recording import CHUNK_OPS, NS, RecordingThread, one_line
+
+ERROR = 2                 # the workload status of a failed operation
+ABORT_AFTER_BROKEN_S = 5.0
+OK_CONN = 0               # libpq's CONNECTION_OK
 
 
-def _op_starter(clients: list, gens: list, t0s: list, codes: list):
+def _op_starter(clients: list, gens: list, t0s: list, codes: list, afns: list):
     """``start_op(i)``: send connection i's next operation (its generator runs up to
-    the first yield); False when the connection has none left."""
+    the first yield); False when the connection has none left. ``afns[i]`` is
+    connection i's operations (replaced when it reconnects)."""
     iters = []
     for c in clients:
         chunk = c.next_chunk(CHUNK_OPS)
         iters.append(iter(zip(chunk.codes, chunk.args)) if chunk else iter(()))
-    afns = [c.afns for c in clients]
     ns = time.perf_counter_ns
 
     def start_op(i: int) -> bool:
@@ -54,8 +58,11 @@ class MuxThread(RecordingThread):
     def _loop(self):
         n = len(self.clients)
         gens, t0s, codes = [None] * n, [0] * n, [0] * n
-        start_op = _op_starter(self.clients, gens, t0s, codes)
-        pgs = [c.conn for c in self.clients]
+        self._afns = [c.afns for c in self.clients]
+        start_op = _op_starter(self.clients, gens, t0s, codes, self._afns)
+        pgs = self._pgs = [c.conn for c in self.clients]
+        self._broken_since = [None] * n
+        self._codes, self._t0s = codes, t0s
         sel = selectors.DefaultSelector()
         try:
             for i, pg in enumerate(pgs):
@@ -65,10 +72,8 @@ class MuxThread(RecordingThread):
             end = start + int(self.step.duration_s * NS) if self.step.duration_s else None
             active = 0
             for i in range(n):
-                if start_op(i):
+                if self._start_safely(sel, i, start_op):
                     active += 1
-                else:
-                    sel.unregister(pgs[i].socket)
             self._drive(sel, pgs, start_op, (gens, t0s, codes), start, end, active)
         finally:
             sel.close()
@@ -89,17 +94,19 @@ class MuxThread(RecordingThread):
                 for key, _ in events:
                     i = key.data
                     pg = pgs[i]
-                    pg.consume_input()
-                    if pg.is_busy():
-                        continue
-                    res = pg.get_result()
-                    while pg.get_result() is not None:  # end of this statement's results
-                        pass
                     try:
+                        pg.consume_input()
+                        if pg.is_busy():
+                            continue
+                        res = pg.get_result()
+                        while pg.get_result() is not None:  # end of this statement's results
+                            pass
                         gens[i].send(res)
                         continue  # it sent another statement (read-modify-write)
                     except StopIteration as done:
                         st = done.value
+                    except Exception:  # noqa: BLE001 - the connection is gone (server ended it)
+                        st = ERROR
                     t1 = ns()
                     if t1 >= next_tick:
                         # a stopped step lets the operations in flight finish (below)
@@ -109,8 +116,57 @@ class MuxThread(RecordingThread):
                     append[code](t1 - t0s[i])
                     if st:
                         self.errs.append((code, st))
-                    if self.stop_flag or (end is not None and t1 >= end) or not start_op(i):
-                        sel.unregister(pg.socket)
+                    if st == ERROR and pg.status != OK_CONN:
+                        self._reconnect(sel, i, t1)   # as a thread-per-connection client does
+                    if self.stop_flag or (end is not None and t1 >= end) \
+                            or not self._start_safely(sel, i, start_op):
+                        self._unregister(sel, i)
                         active -= 1
         finally:
             self.last_ns = t1
+
+    # --- a connection the server ended: the failed operation counts as an ERROR, the
+    # connection is opened again, and its closed loop goes on (or, gone for longer than
+    # ABORT_AFTER_BROKEN_S, it stops and the step says why)
+    def _reconnect(self, sel, i: int, now_ns: int) -> None:
+        self._unregister(sel, i)
+        client = self.clients[i]
+        self._broken_since[i] = self._broken_since[i] or now_ns
+        while True:
+            try:
+                client.reconnect()
+                break
+            except Exception as e:  # noqa: BLE001 - the server may still be restarting
+                if (time.perf_counter_ns() - self._broken_since[i]) / NS > ABORT_AFTER_BROKEN_S:
+                    self.error = self.error or f"connection {i} lost: {one_line(e)}"
+                    return
+                time.sleep(0.2)
+        self._broken_since[i] = None
+        pg = self._pgs[i] = client.conn
+        self._afns[i] = client.afns
+        pg.nonblocking = 0
+        sel.register(pg.socket, selectors.EVENT_READ, i)
+
+    def _start_safely(self, sel, i: int, start_op) -> bool:
+        """Send connection i's next operation; False when it has none (or is lost)."""
+        try:
+            if self._pgs[i].status != OK_CONN:
+                return False
+            return start_op(i)
+        except StopIteration:
+            return False
+        except Exception:  # noqa: BLE001 - the send failed: the connection is gone
+            now = time.perf_counter_ns()
+            code = self._codes[i]
+            self.svc[code].append(now - self._t0s[i])   # a failed operation, as the threads count it
+            self.errs.append((code, ERROR))
+            self._reconnect(sel, i, now)
+            return self._pgs[i].status == OK_CONN and self._start_safely(sel, i, start_op)
+
+    def _unregister(self, sel, i: int) -> None:
+        try:
+            sel.unregister(self._pgs[i].socket)
+        except Exception:  # noqa: BLE001 - its socket is closed already: find it by index
+            for key in list(sel.get_map().values()):
+                if key.data == i:
+                    sel.unregister(key.fileobj)

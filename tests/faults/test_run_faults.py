@@ -214,3 +214,36 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
     assert "left running by a killed run" in r.stderr and str(old) in r.stderr
     with pytest.raises(ProcessLookupError):
         os.kill(old, 0)
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_multiplexed_clients_reconnect_when_the_server_ends_their_connections(pg_own_db, tmp_path):
+    import threading
+
+    import psycopg
+
+    from benchlib import load_results
+    from benchlib.params import validate
+    exp = validate(small_experiment("mux", pg_own_db, properties={
+        "recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,
+        "updateproportion": 0.0}, run={"threads": [8], "processes": 1, "loop_secs": 4,
+                                       "multiplex": True}), "t")
+
+    def terminate_later():
+        time.sleep(2.5)    # after the load (~1 s) and into the run loop
+        with psycopg.connect(pg_own_db, autocommit=True) as c:
+            c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                      "AND backend_type = 'client backend'")
+    killer = threading.Thread(target=terminate_later)
+    killer.start()
+    from benchlib import run_experiment
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    t = load_results(tmp_path / "d" / "mux")
+    run = t["steps"][t["steps"].step == "r.L1"].iloc[0]
+    assert run.status == "ok" and run.errors >= 1          # the ended operations count as errors
+    iv = t["intervals"][(t["intervals"].step == "r.L1") & (t["intervals"].op == "READ")]
+    assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # and the clients went on
