@@ -59,6 +59,7 @@ class EmbeddedPostgresTarget(PostgresTarget):
 
 
 OWNER_FILE = "benchlib.owner"   # the pid of the benchlib process that started the server
+PGSERVER_HANDLES = ".handle_pids.json"
 
 
 def _alive(pid: int) -> bool:
@@ -82,12 +83,16 @@ def stop_leftover(pgdata: Path, wait_s: float = 30.0) -> None:
         postmaster = int(pid_file.read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return
-    if _alive(owner) or not _alive(postmaster):
+    if _alive(owner):
         return
-    print(f"benchlib: stopping the embedded PostgreSQL (pid {postmaster}) left running by "
-          f"a killed run (pid {owner}) in {pgdata}", file=sys.stderr)
-    os.kill(postmaster, signal.SIGINT)   # PostgreSQL's fast shutdown
-    deadline = time.monotonic() + wait_s
-    while _alive(postmaster) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    if _alive(postmaster):
+        print(f"benchlib: stopping the embedded PostgreSQL (pid {postmaster}) left running by "
+              f"a killed run (pid {owner}) in {pgdata}", file=sys.stderr)
+        os.kill(postmaster, signal.SIGINT)   # PostgreSQL's fast shutdown
+        deadline = time.monotonic() + wait_s
+        while _alive(postmaster) and time.monotonic() < deadline:
+            time.sleep(0.1)
     owner_file.unlink(missing_ok=True)
+    # pgserver's list of the processes using the server still names the killed one, so
+    # the next run's cleanup would think the server shared and leave it running
+    (pgdata / PGSERVER_HANDLES).unlink(missing_ok=True)

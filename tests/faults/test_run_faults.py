@@ -214,6 +214,8 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
     assert "left running by a killed run" in r.stderr and str(old) in r.stderr
     with pytest.raises(ProcessLookupError):
         os.kill(old, 0)
+    # and the second run's own server is stopped when it ends: nothing left running
+    assert not pid_file.exists()
 
 
 @pytest.mark.postgres
