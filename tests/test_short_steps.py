@@ -16,15 +16,20 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 def test_quickstart_steps_have_their_cpu_and_no_failed_test(tmp_path, capsys):
     assert cli.main(["run", str(ROOT / "parameters" / "quickstart.yaml"), "-p", "run.loop_secs=1",
+                     "-p", "index.enabled=true",
                      "--data-dir", str(tmp_path), "--no-progress"]) == 0
     res = load_results(tmp_path / "quickstart")
     op = eff_op(res)
-    assert len(op) == 2 * 3                         # 2 runs × (l.pre, r.L1, r.L2)
+    assert len(op) == 2 * 4                         # 2 runs × (l.pre, l.post, r.L1, r.L2)
+    index = op[op["step"] == "l.post"]
+    assert (index["csec"] == 0).all() and (index["dsec"] > 0).all()   # built by SQLite in the controller
+    op = op[op["step"] != "l.post"]
     assert (op["secs"] > 0).all() and (op["csec"] > 0).all() and (op["csecpq"] > 0).all(), op
     assert (op["dsec"] == op["csec"]).all()         # SQLite's engine is the clients
     load = op[op["step"] == "l.pre"]
     assert (load["secs"] < 1).all()                 # shorter than a tick, and measured all the same
     sec = eff_sec(res)
+    sec = sec[sec["step"] != "l.post"]   # no client process at the index: its memory is blank
     assert (sec["rss"] > 0).all() and (sec["vsz"] > 0).all()
     assert "TEST failed" not in experiment_summary(res).text
     printed = capsys.readouterr().out

@@ -81,15 +81,18 @@ def _sampler(target, client_pids: list[int]):
 def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
     """A step the controlling process runs itself (an index build), timed like any."""
     started = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.thread_time()
     status, error, rows = "ok", None, 0
     try:
         rows = workload.run_in_controller(target, step)
     except Exception as e:
         status, error = "failed", str(e).strip().splitlines()[0]
     secs = time.perf_counter() - t0
-    return StepOutcome(step, started, datetime.now(timezone.utc), secs, rows or 0, 0,
-                       status, error)
+    o = StepOutcome(step, started, datetime.now(timezone.utc), secs, rows or 0, 0, status, error)
+    # no client ran it: the clients' CPU is 0; an engine that runs inside its caller
+    # (SQLite) built the index on this thread, whose CPU is the DBMS's
+    o.controller_cpu_s = time.thread_time() - cpu0
+    return o
 
 
 def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> dict:
@@ -100,6 +103,11 @@ def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> 
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
            # the client processes' own CPU over the step (getrusage), exact at any length
            "client_cpu_s": o.clients_sum("cpu_s")}
+    if o.controller_cpu_s is not None:      # a step the controller ran itself
+        row["client_cpu_s"] = 0.0
+        if engine_in_clients:
+            row["dbms_cpu_s"] = o.controller_cpu_s
+        return row
     if engine_in_clients:  # SQLite: the DBMS is the clients, its memory theirs at the end
         rss, vsz = o.clients_sum("rss_bytes"), o.clients_sum("vsz_bytes")
         row.update(dbms_cpu_s=row["client_cpu_s"], dbms_rss_gb=rss / 2**30 if rss else None,

@@ -46,6 +46,7 @@ class StepOutcome:
     error: str | None
     latency_rows: list[dict] = field(default_factory=list)
     client_results: list[measure.ClientResult] = field(default_factory=list)
+    controller_cpu_s: float | None = None   # a step the controller ran itself (an index)
 
     def clients_sum(self, attr: str) -> float | None:
         """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
