@@ -563,3 +563,17 @@ def test_ycsb_raw_file_alone(tmp_path):
     r = row(imp.latency, op="READ")
     assert (r["count"], r.min_us, r.max_us) == (2, 100, 300)
     assert list(imp.intervals.ops) == [1, 1] and list(imp.intervals.second) == [0, 1]
+
+
+def test_status_line_with_infinite_rate_imports_with_the_rate_blank(tmp_path):
+    """YCSB's StatusThread prints "∞ current ops/sec" for an interval too short to
+    divide by (YCSB 0.17/0.18): the line imports, its rate blank, its counts kept."""
+    inf = DATA / "ycsb" / "status-infinity.err"
+    assert "∞ current ops/sec" in inf.read_text()
+    got = import_output("ycsb", [inf], tmp_path / "inf")
+    iv = load_results(got)["intervals"]
+    total = iv[iv["op"] == "TOTAL"].set_index("second")
+    assert len(total) == 6
+    assert np.isnan(total.loc[1, "ops_per_s"])           # the ∞ line's second (0-based)
+    assert total.loc[1, "ops"] == 2334 - 221             # its operations are kept
+    assert total["ops_per_s"].notna().sum() == 5

@@ -90,7 +90,10 @@ def _heads_frame(path: Path, w: str, heads: list[tuple]) -> pd.DataFrame:
     ts = [h[0] for h in heads]
     sec = numbers_of_matches([h[1] for h in heads], path, _HEAD, w, "the seconds of a status line")
     ops = numbers_of_matches([h[2] for h in heads], path, _HEAD, w, "the operations of a status line")
-    cur = numbers_of_matches([h[3] for h in heads], path, _HEAD, w, "current ops/sec")
+    # YCSB prints "∞ current ops/sec" for an interval too short to divide by (its
+    # StatusThread divides by 0): the rate is blank, the line's other figures are kept
+    cur = numbers_of_matches([("nan" if h[3] in ("∞", "-∞", "Infinity") else h[3]) for h in heads],
+                             path, _HEAD, w, "current ops/sec")
     when = _when(ts)
     if when is None:
         bad = pd.to_datetime(pd.Series(ts), format="%Y-%m-%d %H:%M:%S:%f", errors="coerce").isna().to_numpy()
