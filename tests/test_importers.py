@@ -577,3 +577,19 @@ def test_status_line_with_infinite_rate_imports_with_the_rate_blank(tmp_path):
     assert np.isnan(total.loc[1, "ops_per_s"])           # the ∞ line's second (0-based)
     assert total.loc[1, "ops"] == 2334 - 221             # its operations are kept
     assert total["ops_per_s"].notna().sum() == 5
+
+
+def test_failed_operations_are_errors_with_their_own_latencies(tmp_path):
+    """YCSB's summary of a load whose inserts all failed: [INSERT] Operations 0 with
+    figures of nothing (Min = Long.MAX_VALUE, Max 0), Return=ERROR 962, and the failed
+    operations' latencies in [INSERT-FAILED]."""
+    got = import_output("ycsb", [DATA / "ycsb" / "load-failed-inserts.out"], tmp_path / "f")
+    lat = load_results(got)["latency"].set_index("op")
+    ins = lat.loc["INSERT"]
+    assert ins["count"] == 962 and ins["errors"] == 962          # 0 successes, 962 errors
+    for c in ("mean_us", "min_us", "max_us", "p95_us", "p99_us"):
+        assert np.isnan(ins[c]), c                                # none timed: blank, not 0
+    failed = lat.loc["INSERT-FAILED"]
+    assert failed["count"] == 962 and failed["mean_us"] == 1187.4 and failed["p99_us"] == 4259
+    steps = load_results(got)["steps"]
+    assert steps["errors"].iloc[0] == 962

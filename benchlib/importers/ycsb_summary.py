@@ -193,9 +193,14 @@ def latency_from_summary(summary: dict, mtype: str | None) -> list[dict]:
                     # a 1 ms bucket: YCSB prints its lower bound
                     row[pct_column(float(pm.group(1)))[:-3] + "_lo_us"] = v
                     row[pct_column(float(pm.group(1)))[:-3] + "_hi_us"] = v + 1000
-        if row["count"] is not None and row["count"] == 0:
-            for k in ("mean_us", "min_us", "max_us"):
-                row[k] = np.nan
+        measured = operations if operations is not None else row["count"]
+        if measured is not None and measured == 0:
+            # no operation succeeded, so none was timed: YCSB still prints Min = Long.MAX,
+            # Max and percentiles 0 — figures of nothing, blank here (the failed ones'
+            # latencies are their own op, [INSERT-FAILED], as YCSB prints them)
+            for k in list(row):
+                if k.endswith("_us") or k == "variance_us2":
+                    row[k] = np.nan
         rows.append(row)
     return rows
 
