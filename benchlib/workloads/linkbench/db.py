@@ -4,6 +4,7 @@ one request's transaction, and the load's bulk writes (PostgreSQL COPY, else a
 multi-row INSERT)."""
 from __future__ import annotations
 
+from ..base import WorkloadClient
 from .sql import Statements
 
 LINK_LOAD_COLS = "id1, id2, link_type, visibility, data, time, version"
@@ -116,3 +117,21 @@ class MyDb(Db):
 
 def open_db(endpoint, st: Statements) -> Db:
     return {"postgres": PgDb, "mysql": MyDb}.get(st.dialect, Db)(endpoint, st)
+
+
+class DbClient(WorkloadClient):
+    """A LinkBench client thread on one connection (``self.db``): what the load and the
+    request clients share. Subclasses set ``endpoint``, ``st`` and ``_bind()``."""
+
+    db: Db
+
+    def is_broken(self) -> bool:
+        return self.db.is_broken()
+
+    def reconnect(self) -> None:
+        self.db.close()
+        self.db = open_db(self.endpoint, self.st)
+        self._bind()
+
+    def close(self) -> None:
+        self.db.close()

@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from ..base import Chunk, WorkloadClient
+from ..base import Chunk
 from ..ycsb.workload import ValuePool
-from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, open_db
+from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient, open_db
 from .dists import (
     DEFAULT_LINK_TYPE,
     DEFAULT_NODE_TYPE,
@@ -35,7 +35,7 @@ LOADER_CHUNK = 2048   # LinkBench's loader_chunk_size
 MAX_NODE_LOAD_DATA = 4096
 
 
-class LoadClient(WorkloadClient):
+class LoadClient(DbClient):
     op_names = LOAD_OPS
     batch_units = {op: None for op in LOAD_OPS}   # rows counted; no per-row op
 
@@ -124,17 +124,6 @@ class LoadClient(WorkloadClient):
             part = rows[i:i + b]
             self.pending.append((code, _copy_text(part) if self.text else part, len(part)))
 
-    # ------------------------------------------------------------ connection
-    def is_broken(self) -> bool:
-        return self.db.is_broken()
-
-    def reconnect(self) -> None:
-        self.db.close()
-        self.db = open_db(self.endpoint, self.st)
-        self._bind()
-
-    def close(self) -> None:
-        self.db.close()
 
 
 def _copy_text(rows: list) -> str:

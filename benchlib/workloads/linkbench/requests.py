@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
-from ..base import Chunk, WorkloadClient
+from ..base import Chunk
 from ..ycsb.workload import ValuePool
-from .db import open_db
+from .db import DbClient, open_db
 from .dists import (
     DEFAULT_LINK_TYPE,
     DEFAULT_NODE_TYPE,
@@ -54,7 +54,7 @@ HISTORY_LIMIT = 2048   # LinkBenchRequest's listTailHistoryLimit
 MAX_TIME = 2**62
 
 
-class RequestClient(WorkloadClient):
+class RequestClient(DbClient):
     op_names = REQUEST_OPS
 
     def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None):
@@ -209,14 +209,3 @@ class RequestClient(WorkloadClient):
         rows = self.db.rows(self.st.get_node, (id_,))
         return OK if rows and rows[0][1] == DEFAULT_NODE_TYPE else EMPTY
 
-    # ------------------------------------------------------------ connection
-    def is_broken(self) -> bool:
-        return self.db.is_broken()
-
-    def reconnect(self) -> None:
-        self.db.close()
-        self.db = open_db(self.endpoint, self.st)
-        self._bind()
-
-    def close(self) -> None:
-        self.db.close()
