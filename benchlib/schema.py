@@ -35,6 +35,11 @@ FORMAT_VERSION = 1
 TOTAL_OP = "TOTAL"              # all operations of a step together (summaries, imports)
 INTENDED_PREFIX = "Intended-"   # latency from the intended start: "Intended-READ"
 BATCH_SUFFIX = "-BATCH"         # one batch of records: "INSERT-BATCH" (its records: "INSERT")
+# the operations that failed, timed under their own name as YCSB's DBWrapper does:
+# "INSERT-FAILED", or with reportlatencyforeacherror "READ-NOT_FOUND", "UPDATE-ERROR" …
+# (they are errors of their op, which counts them; never operations of their own)
+FAILED_SUFFIXES = ("-FAILED", "-ERROR", "-NOT_FOUND", "-NOT_IMPLEMENTED", "-UNEXPECTED_STATE",
+                   "-BAD_REQUEST", "-FORBIDDEN", "-SERVICE_UNAVAILABLE")
 
 PHASES = ("load", "index", "run")
 _FIXED_STEPS = {"load": "l.pre", "index": "l.post"}
@@ -48,6 +53,19 @@ def intended(op: str) -> str:
 
 def is_intended(op: str) -> bool:
     return op.startswith(INTENDED_PREFIX)
+
+
+def is_failed(op: str) -> bool:
+    """``INSERT-FAILED``: the timings of an op's failures, not an op."""
+    return op.endswith(FAILED_SUFFIXES)
+
+
+def failed_of(op: str) -> str:
+    """The op whose failures ``op`` times: ``INSERT-FAILED`` → ``INSERT``."""
+    for s in FAILED_SUFFIXES:
+        if op.endswith(s):
+            return op[: -len(s)]
+    return op
 
 
 def is_batch(op: str) -> bool:
@@ -256,7 +274,23 @@ RETURNS = {                    # how each operation ended, per step (LinkBench's
     "status": "string",        # OK | NOT_FOUND | ERROR | RETRY | EMPTY
     "count": "Int64",
 }
-EXTRA_TABLES = {"returns": RETURNS}
+GAUGES = {                     # what a tool samples of its own client, per interval: not operations
+    "run_id": "string",        # (YCSB's measurement.trackjvm: THREAD_COUNT, USED_MEM_MB,
+    "step": "string",          # SYS_LOAD_AVG, GCS, GCS_TIME, as its status lines print them)
+    "second": "Int64",
+    "interval_s": "float64",
+    "gauge": "string",
+    "samples": "Int64",        # readings in the interval (YCSB: one per status interval)
+    "mean": "float64",
+    "min": "float64",
+    "max": "float64",
+    "p50": "float64",
+    "p90": "float64",
+    "p99": "float64",
+    "p999": "float64",
+    "p9999": "float64",
+}
+EXTRA_TABLES = {"returns": RETURNS, "gauges": GAUGES}
 
 
 def empty(table: str) -> pd.DataFrame:

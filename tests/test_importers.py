@@ -593,3 +593,41 @@ def test_failed_operations_are_errors_with_their_own_latencies(tmp_path):
     assert failed["count"] == 962 and failed["mean_us"] == 1187.4 and failed["p99_us"] == 4259
     steps = load_results(got)["steps"]
     assert steps["errors"].iloc[0] == 962
+
+
+def test_jvm_gauges_and_failed_operations_in_status_lines(tmp_path):
+    """A load run with measurement.trackjvm=true whose inserts partly failed
+    (hdrhistogram, -s): YCSB times its JVM's figures as if they were operations
+    ([THREAD_COUNT: Count=1, …] in every status line after the first, and
+    [THREAD_COUNT], Operations … in the summary) and the failed inserts apart
+    ([INSERT-FAILED: Count=…]). The gauges are a table of their own, out of the
+    latency and interval tables; the failures are errors of INSERT, kept with
+    their own latencies."""
+    err, out = DATA / "ycsb" / "load-jvm-failed.err", DATA / "ycsb" / "load-jvm-failed.out"
+    got = import_output("ycsb", [err, out], tmp_path / "jvm")
+    res = load_results(got, tables=["steps", "latency", "intervals", "gauges"])
+    gauges_names = {"THREAD_COUNT", "USED_MEM_MB", "SYS_LOAD_AVG", "GCS", "GCS_TIME"}
+    for t in ("latency", "intervals"):
+        assert not gauges_names & set(res[t]["op"]), t
+    g = res["gauges"]
+    assert set(g["gauge"]) == gauges_names and set(g["step"]) == {"l.pre"}
+    mem = g[g["gauge"] == "USED_MEM_MB"].set_index("second")
+    assert list(mem["mean"]) == [41, 58, 77, 81.5] and list(mem["samples"]) == [1, 1, 1, 2]
+    thr = g[g["gauge"] == "THREAD_COUNT"].set_index("second")
+    assert thr.loc[3, "min"] == 8 and thr.loc[3, "max"] == 12
+    # every figure the file prints of the gauges: the summary's in meta.json
+    meta = json.loads((got / "meta.json").read_text())
+    assert meta["jvm"]["MAX_MEM_USED"]["MBs"] == 83 and meta["jvm"]["MIN_THREADS"]["thread count"] == 8
+    assert meta["jvm"]["THREAD_COUNT"]["Operations"] == 5
+
+    iv = res["intervals"]
+    ins = iv[iv["op"] == "INSERT"].set_index("second")
+    failed = iv[iv["op"] == "INSERT-FAILED"].set_index("second")
+    total = iv[iv["op"] == "TOTAL"].set_index("second")
+    assert list(ins["errors"]) == [208, 0, 413, 0]
+    assert (ins["ops"] == total["ops"]).all()                  # successes + failures, as YCSB counts
+    assert failed.loc[2, "p99_us"] == 9951 and np.isnan(failed.loc[1, "mean_us"])   # Count=0: blank
+    assert ins.loc[0, "mean_us"] == 712.4                       # the successes' own latency
+    lat = res["latency"].set_index("op")
+    assert lat.loc["INSERT", "errors"] == 621 == ins["errors"].sum()
+    assert res["steps"]["errors"].iloc[0] == 621

@@ -231,7 +231,7 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
         meta.setdefault("started", pd.Timestamp(steps["started"].min()).isoformat())
         meta.setdefault("ended", pd.Timestamp(steps["ended"].max()).isoformat()
                         if steps["ended"].notna().any() else None)
-    tables = {"steps": steps, "latency": imp.latency, "intervals": imp.intervals, "hw": hw_table}
+    tables = {"steps": steps, "latency": imp.latency, "intervals": imp.intervals, "hw": hw_table, **imp.extra}
     for tname, df in tables.items():
         if df is not None and len(df):
             tables[tname] = df.assign(run_id=constant_str(run_id, len(df)))

@@ -34,6 +34,7 @@ class Imported:
     intervals: pd.DataFrame | None = None
     hw: pd.DataFrame | None = None
     meta: dict = field(default_factory=dict)
+    extra: dict[str, pd.DataFrame] = field(default_factory=dict)   # schema.EXTRA_TABLES by name
 
 
 # kind name -> function(paths: list[Path]) -> Imported

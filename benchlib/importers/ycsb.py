@@ -39,9 +39,10 @@ import pandas as pd
 from ..schema import INTENDED_PREFIX
 from .base import Imported, ImportFormatError, register, stack_steps
 from .go_ycsb import go_step, scan_go
+from .sources import op_source, pick_sources
 from .text import FileText, float_or_none, int_or_none, stem_of
 from .ycsb_hdrlog import fill_latency, hdr_intervals, scan_hdr
-from .ycsb_status import scan_status, status_intervals
+from .ycsb_status import fold_failed, scan_status, status_intervals
 from .ycsb_summary import (
     JVM_OPS,
     latency_from_summary,
@@ -153,51 +154,6 @@ def _command(cmd: str | None) -> dict:
     return out
 
 
-def _merge_intended(df: pd.DataFrame) -> pd.DataFrame:
-    if df is None or not len(df):
-        return df
-    it = df["op"].str.startswith(INTENDED_PREFIX)
-    if not it.any():
-        return df
-    i = df[it].assign(op=lambda d: d["op"].str[len(INTENDED_PREFIX):])
-    i = i[["second", "op", "mean_us", "p99_us", "max_us"]].rename(
-        columns={"mean_us": "intended_mean_us", "p99_us": "intended_p99_us", "max_us": "intended_max_us"})
-    return df[~it].merge(i, on=["second", "op"], how="outer")
-
-
-def _source(rank: int, rows: pd.DataFrame | None) -> tuple:
-    ops = set(rows["op"].unique()) if rows is not None and len(rows) else set()
-    return rank, ops, lambda keep: rows if keep is None or keep >= ops else rows[rows["op"].isin(keep).to_numpy()]
-
-
-def _pick(sources: list[tuple]) -> tuple[list[pd.DataFrame], set[str]]:
-    """The rows of each op from the source of the lowest rank that has it (with its
-    ``Intended-OP`` rows merged in), a frame per source. ``sources`` are ``(rank, ops,
-    rows)``: ``rows(ops)`` makes the rows of those ops, ``rows(None)`` all. A source
-    none of whose ops is kept adds nothing, not even its columns. Also returns the
-    ops of the rows picked."""
-    def merged(op):
-        return op.removeprefix(INTENDED_PREFIX)
-
-    best: dict[str, int] = {}
-    for rank, ops, _ in sources:
-        for op in map(merged, ops):
-            best[op] = min(best.get(op, rank), rank)
-    picked = []
-    for rank, ops, rows in sources:
-        if not ops:
-            continue
-        mine = {op for op in map(merged, ops) if best[op] == rank}
-        if not mine:
-            continue
-        if any(op.startswith(INTENDED_PREFIX) for op in ops):   # merge first: rows change op
-            df = _merge_intended(rows(None))
-            picked.append(df[df["op"].isin(mine).to_numpy()])
-        else:
-            picked.append(rows(mine))
-    return picked, set(best)
-
-
 def _java_step(group: list[_Part]) -> dict:
     parts = [p for p in group if p.kind == "java"]
     summary: dict = {}
@@ -213,12 +169,13 @@ def _java_step(group: list[_Part]) -> dict:
     files = [(p.path, p.src, p.heads, p.blocks) for p in parts if p.heads is not None]
     total = status = t0 = max_ops = None
     if files:
-        total, status, t0, max_ops = status_intervals(files)
+        total, status, t0, max_ops = status_intervals(files, gauges=JVM_OPS)
     raw = [p.raw for p in parts if p.raw is not None]
     raw = pd.concat(raw, ignore_index=True) if raw else None
     picked, picked_ops, hists = _java_intervals(group, cmd, raw, status, t0)
     frames = ([total] if total is not None else []) + picked
     intervals = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else None
+    intervals = fold_failed(intervals, picked_ops)
 
     lat = pd.DataFrame(latency_from_summary(summary, mtype))
     lat = fill_latency(lat, hists, raw, intervals, picked_ops)
@@ -228,6 +185,7 @@ def _java_step(group: list[_Part]) -> dict:
     step = _java_step_row(summary, cmd, lat, total, max_ops, t0)
     key = min((stem_of(p.path) for p in parts), default=None) or stem_of(group[0].path)
     return {"step": step, "latency": lat, "intervals": intervals, "t0": t0, "key": key,
+            "gauges": status.gauges() if status is not None else None,
             "meta": _java_meta(summary, mtype, version, command, cmd)}
 
 
@@ -239,21 +197,21 @@ def _java_intervals(group: list[_Part], cmd: dict, raw, status, t0) -> tuple[lis
     t0_s = (t0 - pd.Timestamp(0, tz="UTC")).total_seconds() if t0 is not None else None
     sources = []   # (rank, ops, rows(ops or None))
     if raw is not None:
-        sources.append(_source(0, raw_intervals(raw, t0_s * 1000 if t0_s is not None else raw["ts_ms"].min())))
+        sources.append(op_source(0, raw_intervals(raw, t0_s * 1000 if t0_s is not None else raw["ts_ms"].min())))
     ts = [p.ts for p in group if p.kind == "java" and p.ts is not None]
     if ts:
         gran = float_or_none(cmd["props"].get("timeseries.granularity"))
-        sources.append(_source(1, timeseries_intervals(ts, gran)))
+        sources.append(op_source(1, timeseries_intervals(ts, gran)))
     if status is not None:
         sources.append((2, status.ops(hdr=True), lambda ops: status.rows(hdr=True, ops=ops)))
     hists = {}
     for log in (p.hdr for p in group if p.kind == "hdr"):
         rows, hist = hdr_intervals(log, t0_s)
         hists[log["op"]] = hist
-        sources.append(_source(3, rows))
+        sources.append(op_source(3, rows))
     if status is not None:
         sources.append((4, status.ops(hdr=False), lambda ops: status.rows(hdr=False, ops=ops)))
-    picked, picked_ops = _pick(sources)
+    picked, picked_ops = pick_sources(sources)
     return picked, picked_ops, hists
 
 
@@ -374,6 +332,8 @@ def _combine(steps: list[dict]) -> Imported:
         return (s["step"]["phase"] != "load", t0.value if t0 is not None else 0, s["key"])
     steps = sorted(steps, key=order)
     steps_df, latency, intervals = stack_steps(steps)
+    gauges = [s["gauges"].assign(step=name) for name, s in zip(steps_df["step"], steps)
+              if s.get("gauges") is not None]
     metas = [{"step": name, "files_stem": s["key"], **s["meta"]} for name, s in zip(steps_df["step"], steps)]
     meta = {k: v for k, v in metas[0].items() if k not in ("step", "files_stem")} if len(metas) == 1 \
         else {"steps": metas, "tool": metas[0].get("tool")}
@@ -383,7 +343,8 @@ def _combine(steps: list[dict]) -> Imported:
             meta[k] = vals[-1] if k != "command_line" else vals
     if metas[0].get("tool") == "go-ycsb":
         meta["source"] = "go-ycsb"
-    return Imported(steps=steps_df, latency=latency, intervals=intervals, meta=meta)
+    return Imported(steps=steps_df, latency=latency, intervals=intervals, meta=meta,
+                    extra={"gauges": pd.concat(gauges, ignore_index=True)} if gauges else {})
 
 
 @register("ycsb")

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..schema import TOTAL_OP
+from ..schema import TOTAL_OP, failed_of, is_failed, is_intended
 from .base import ImportFormatError, constant_str
 from .linescan import BLOCK_COLS, status_frames
 from .text import FileText, nth_match_line, numbers_of_matches
@@ -157,14 +157,16 @@ def _slow_heads(path: Path, w: str) -> list[tuple]:
     return out
 
 
-def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.Timestamp, float]:
+def status_intervals(files: list, gauges: frozenset[str] = frozenset()
+                     ) -> tuple[pd.DataFrame, StatusRows | None, pd.Timestamp, float]:
     """The status lines of one run's files as intervals: ``TOTAL`` rows from the
     cumulative counts, and the per-op rows of the blocks (:class:`StatusRows`); with
     the run's start and the highest operation count printed.
 
     ``files`` are ``(path, src, heads, blocks)``: a file and what :func:`scan_status`
     found in it (``heads`` not None). Timeseries runs print the status lines to stdout
-    and stderr: each is kept once.
+    and stderr: each is kept once. ``gauges`` are the names of blocks that are not
+    operations (:meth:`StatusRows.gauges`).
     """
     heads, blocks, off = [], [], 0
     for k, (_path, _src, h, b) in enumerate(files):
@@ -185,10 +187,10 @@ def status_intervals(files: list) -> tuple[pd.DataFrame, StatusRows | None, pd.T
                                 "expected a growing operation count (status lines of two runs mixed?)")
     b = pd.concat(blocks, ignore_index=True) if len(blocks) > 1 else blocks[0] if blocks else None
     max_ops = float(pd.concat([x["ops"] for x in heads]).max())
-    return (*_intervals(h, b), max_ops)
+    return (*_intervals(h, b, frozenset(gauges)), max_ops)
 
 
-def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None):
+def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None, gauges: frozenset[str]):
     """TOTAL rows from the cumulative counts; per-op rows from the interval blocks."""
     h = heads if heads["when"].is_monotonic_increasing else heads.sort_values("when", kind="stable")
     when = h["when"].dt.tz_localize(None).to_numpy().astype("datetime64[ms]").astype(np.int64)
@@ -215,7 +217,7 @@ def _intervals(heads: pd.DataFrame, blocks: pd.DataFrame | None):
     where[hid + 1] = np.arange(n)
     k = where[blocks["hid"].to_numpy() + 1]
     kept = np.flatnonzero(k > 0)
-    return total, StatusRows(blocks, kept, second[k[kept] - 1], dt[k[kept] - 1]), t0
+    return total, StatusRows(blocks, kept, second[k[kept] - 1], dt[k[kept] - 1], gauges), t0
 
 
 class StatusRows:
@@ -229,23 +231,29 @@ class StatusRows:
     _STATS = (("mean_us", "avg"), ("min_us", "min"), ("max_us", "max"), ("p50_us", "p50"),
               ("p90_us", "p90"), ("p99_us", "p99"), ("p999_us", "p999"), ("p9999_us", "p9999"))
 
-    def __init__(self, blocks: pd.DataFrame, kept: np.ndarray, second: np.ndarray, interval_s: np.ndarray):
+    def __init__(self, blocks: pd.DataFrame, kept: np.ndarray, second: np.ndarray, interval_s: np.ndarray,
+                 gauges: frozenset[str] = frozenset()):
         self.blocks, self.kept, self.second, self.interval_s = blocks, kept, second, interval_s
         self.hdr = blocks["hdr"].to_numpy()[kept]
+        self.gauge_names = gauges
         self._ops: dict[bool, set[str]] = {}
 
-    def ops(self, hdr: bool) -> set[str]:
-        """The ops of the rows of hdrhistogram blocks (``hdr``) or of the others."""
+    def _all_ops(self, hdr: bool) -> set[str]:
         if hdr not in self._ops:
             rows = self.kept[self.hdr == hdr]
             self._ops[hdr] = set(self.blocks["op"].iloc[rows].unique()) if len(rows) else set()
         return self._ops[hdr]
 
+    def ops(self, hdr: bool) -> set[str]:
+        """The ops of the rows of hdrhistogram blocks (``hdr``) or of the others (not
+        the gauges: YCSB times its JVM's figures as if they were operations)."""
+        return self._all_ops(hdr) - self.gauge_names
+
     def rows(self, hdr: bool, ops: set[str] | None = None) -> pd.DataFrame:
         """The rows of hdrhistogram blocks (``hdr``) or of the others; of ``ops`` only
         when given."""
         sel = self.hdr == hdr
-        if ops is not None and sel.any() and not ops >= self.ops(hdr):   # no pass over every op when all are kept
+        if ops is not None and sel.any() and not ops >= self._all_ops(hdr):   # no pass over every op when all are kept
             sel &= self.blocks["op"].iloc[self.kept].isin(ops).to_numpy()
         i = np.flatnonzero(sel)
         b = self.blocks
@@ -262,3 +270,44 @@ class StatusRows:
             v = col(block_col)
             out[name] = np.where(empty, np.nan, v) if empty.any() else v
         return pd.DataFrame(out, copy=False)   # no copy of the figures into one block
+
+    def gauges(self) -> pd.DataFrame | None:
+        """The gauges' rows (:data:`benchlib.schema.GAUGES`): every figure their blocks
+        print, in the gauge's own unit (threads, MB, load, collections, ms)."""
+        found = set().union(self._all_ops(True), self._all_ops(False)) & self.gauge_names
+        if not found:
+            return None
+        df = pd.concat([self.rows(hdr, found) for hdr in (True, False) if self._all_ops(hdr) & found],
+                       ignore_index=True)
+        out = df.rename(columns={"op": "gauge", "ops": "samples"})
+        return out.rename(columns={c: c.removesuffix("_us") for c in out.columns if c.endswith("_us")})
+
+
+def fold_failed(iv: pd.DataFrame | None, ops: set[str]) -> pd.DataFrame | None:
+    """Count each interval's failed operations (``[INSERT-FAILED: Count=…]``, timed
+    apart by YCSB's DBWrapper) as ``errors`` of their op, and in its ``ops``, as the
+    latency table counts them; their rows stay, under their own name, with their own
+    latencies. An interval whose operations all failed gets a row for its op with the
+    counts alone."""
+    failed = {o for o in ops if is_failed(o) and not is_intended(o)}
+    if iv is None or not failed:
+        return iv
+    op = iv["op"].astype("object")
+    f = iv[op.isin(failed).to_numpy()]
+    add = f.groupby([f["second"].to_numpy(), op[f.index].map(failed_of).to_numpy()])["ops"].sum()
+    add.index.names = ["second", "op"]
+    bases = set(add.index.get_level_values("op"))
+    is_base = op.isin(bases).to_numpy()
+    base = iv[is_base].set_index(["second", "op"])
+    missing = add.index.difference(base.index)
+    if len(missing):   # the interval's length from its failed rows
+        blank = pd.DataFrame(index=missing, columns=base.columns, dtype=float)
+        blank["ops"] = 0.0
+        length = f.drop_duplicates("second").set_index("second")["interval_s"]
+        blank["interval_s"] = length.reindex(missing.get_level_values("second")).to_numpy()
+        base = pd.concat([base, blank])
+    n_failed = add.reindex(base.index, fill_value=0)
+    base["ops"] = base["ops"].astype(float) + n_failed.to_numpy()
+    base["errors"] = n_failed.to_numpy().astype(float)
+    out = pd.concat([iv[~is_base], base.reset_index()], ignore_index=True)
+    return out.sort_values(["second"], kind="stable", ignore_index=True)

@@ -6,7 +6,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from ..schema import BATCH_SUFFIX
+from ..schema import BATCH_SUFFIX, is_failed
 from ..summaries.formatting import to_float
 from ..summaries.response import op_order
 from .values import DPI, PARAM_LABELS, UNTHROTTLED
@@ -91,5 +91,5 @@ def _grid(fig: Figure, n: int, ncols: int):
 
 
 def _main_ops(df: pd.DataFrame) -> list[str]:
-    ops = [o for o in op_order(df[["op"]]) if not o.endswith(BATCH_SUFFIX)] if len(df) else []
+    ops = [o for o in op_order(df[["op"]]) if not o.endswith(BATCH_SUFFIX) and not is_failed(o)] if len(df) else []
     return ops or (op_order(df[["op"]]) if len(df) else [])

@@ -71,7 +71,7 @@ def write_json(path: Path, obj: Any) -> None:
 def write_table(run_dir: Path, name: str, df: pd.DataFrame | None) -> Path:
     """Write one table as Parquet, atomically: a tidy table conformed to its schema, a
     workload's own table (ybio's ``benchruns``) as it is."""
-    if name in schema.TABLES:
+    if name in schema.TABLES or (name in schema.EXTRA_TABLES and df is not None):
         df = schema.conform(name, df)
     elif df is None:
         df = pd.DataFrame()
@@ -123,10 +123,11 @@ def write_run(run_dir: Path | str, meta: dict | schema.RunMeta, *, overwrite: bo
 
     The folder is built under a temporary name beside ``run_dir`` and renamed into
     place at the end, so a failure leaves nothing behind. ``tables`` are any of
-    steps, latency, intervals, hw; a table not given is written empty.
+    steps, latency, intervals, hw (a table not given is written empty), or one of
+    :data:`schema.EXTRA_TABLES` (written when given).
     """
     run_dir = Path(run_dir)
-    unknown = set(tables) - set(TABLE_NAMES)
+    unknown = set(tables) - set(TABLE_NAMES) - set(schema.EXTRA_TABLES)
     if unknown:
         raise ValueError(f"unknown tables {sorted(unknown)}")
     if run_dir.exists() and not overwrite:
@@ -136,6 +137,9 @@ def write_run(run_dir: Path | str, meta: dict | schema.RunMeta, *, overwrite: bo
     try:
         for name in TABLE_NAMES:
             write_table(tmp, name, tables.get(name))
+        for name in set(tables) - set(TABLE_NAMES):
+            if tables[name] is not None:
+                write_table(tmp, name, tables[name])
         for fname, text in (text_files or {}).items():
             write_text(tmp / fname, text)
         meta = {"format_version": schema.FORMAT_VERSION, "status": "ok", **dict(meta)}

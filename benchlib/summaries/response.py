@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, is_batch, is_failed
 from .stepstats import ID_COLS, step_stats, table
 
 US_PER_MS = 1000.0
@@ -112,7 +112,7 @@ def main_ops(results: dict, *, intended: bool = False) -> list[str]:
     ops = set(run["op"].astype("object"))
     if ops & set(LINKBENCH_MAIN):
         return [o for o in LINKBENCH_MAIN if o in ops]
-    run = run[~run["op"].astype("object").str.endswith(BATCH_SUFFIX)]
+    run = run[~run["op"].astype("object").map(lambda o: is_batch(o) or is_failed(o))]
     counts = run.groupby(run["op"].astype("object"))["count"].sum(min_count=1).fillna(0)
     top = sorted(counts.index, key=lambda o: (-counts[o], o))[:MAIN_OPS_MAX]
     return sorted(top, key=_rank)

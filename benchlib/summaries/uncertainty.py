@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
+from ..schema import BATCH_SUFFIX, FAILED_SUFFIXES, INTENDED_PREFIX, TOTAL_OP
 
 BATCHES = 10
 
@@ -60,7 +60,8 @@ def mean_ci(samples) -> tuple[float, float, float, int]:
 def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
     """Interval rows of the operations themselves: no Intended- copy, no -BATCH parent."""
     op = iv["op"].astype(str)
-    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)]
+    return iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)
+              & ~op.str.endswith(FAILED_SUFFIXES)]
 
 
 def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
