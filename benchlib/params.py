@@ -12,6 +12,9 @@ a bad URL each give one line naming the file, the key and what is allowed
 """
 from __future__ import annotations
 
+import difflib
+import importlib.util
+import itertools
 import os
 import re
 from pathlib import Path
@@ -33,15 +36,6 @@ IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, neve
 MAX_THREADS = 4096          # client connections of one run
 MAX_PROCESSES = 256
 THREAD_MEMORY_MB = 8        # what one client thread with its connection and chunk costs, about
-
-
-def _check_threads(v: list[int]) -> list[int]:
-    big = max(v)
-    if big > MAX_THREADS:
-        raise ValueError(f"{big} threads: at most {MAX_THREADS} (each client thread holds a "
-                         f"connection and its prepared operations, ~{THREAD_MEMORY_MB} MB: "
-                         f"{big} would take ~{big * THREAD_MEMORY_MB / 1024:.0f} GB)")
-    return v
 
 
 class ParameterError(Exception):
@@ -118,7 +112,11 @@ class RunLoopSpec(Strict):
     def _threads(cls, v):
         if not v or any(t < 1 for t in v):
             raise ValueError("a non-empty list of thread counts ≥ 1")
-        return _check_threads(v)
+        if (big := max(v)) > MAX_THREADS:
+            raise ValueError(f"{big} threads: at most {MAX_THREADS} (each client thread holds a "
+                             f"connection and its prepared operations, ~{THREAD_MEMORY_MB} MB: "
+                             f"{big} would take ~{big * THREAD_MEMORY_MB / 1024:.0f} GB)")
+        return v
 
     @model_validator(mode="after")
     def _warmup(self):
@@ -126,6 +124,13 @@ class RunLoopSpec(Strict):
             raise ValueError(f"warmup_secs {self.warmup_secs:g} ≥ loop_secs {self.loop_secs:g}: "
                              "nothing of the loop would be measured")
         return self
+
+
+class DaskSpec(Strict):
+    """A running scheduler (``dask scheduler``, a deployer's), or else a local cluster."""
+
+    scheduler: str | None = Field(None, pattern=r"^([a-z]+://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")  # tcp://host:8786
+    workers: int = Field(2, ge=1, le=MAX_PROCESSES)
 
 
 class Experiment(Strict):
@@ -142,6 +147,9 @@ class Experiment(Strict):
     run: RunLoopSpec = Field(default_factory=RunLoopSpec)
     repetitions: int = Field(1, ge=1, le=100)
     seed: int | None = None
+    # how a step's client processes start: here (local) or as tasks on a Dask cluster
+    executor: Literal["local", "dask"] = "local"
+    dask: DaskSpec = Field(default_factory=DaskSpec)
     source: str | None = None          # the file it was read from (set by the loader)
 
     @field_validator("workload")
@@ -158,6 +166,8 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
+        if self.executor == "dask" and importlib.util.find_spec("distributed") is None:
+            raise ValueError("executor: dask needs Dask distributed: pip install 'benchlib[dask]'")
         return self
 
     def workload_class(self) -> type:
@@ -210,24 +220,16 @@ def plan(exp: Experiment) -> list[RunSpec]:
 
 
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
-    runs = []
-    cpus = os.cpu_count() or 1
-    for target in exp.targets:
-        for lp in exp.load.processes:
-            for lf in exp.load.target_factors:
-                for threads in exp.run.threads:
-                    procs = (min(threads, cpus) if exp.run.processes == "auto"
-                             else min(int(exp.run.processes), threads))
-                    for rf in exp.run.target_factors:
-                        for rep in range(1, exp.repetitions + 1):
-                            tgt = rf * exp.run.target_base if rf > 0 else None
-                            ltgt = lf * exp.run.target_base if lf > 0 else None
-                            rid = (f"{target.name}-t{threads}-p{procs}-l{lp}"
-                                   f"-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}")
-                            runs.append(RunSpec(
-                                run_id=rid, target=target, load_processes=lp,
-                                load_target_ops_per_s=ltgt, threads=threads, processes=procs,
-                                target_ops_per_s=tgt, repetition=rep, workload_point=point))
+    runs, cpus, base = [], os.cpu_count() or 1, exp.run.target_base
+    for target, lp, lf, threads, rf, rep in itertools.product(
+            exp.targets, exp.load.processes, exp.load.target_factors, exp.run.threads,
+            exp.run.target_factors, range(1, exp.repetitions + 1)):
+        procs = min(threads, cpus) if exp.run.processes == "auto" else min(int(exp.run.processes), threads)
+        tgt, ltgt = (rf * base if rf > 0 else None), (lf * base if lf > 0 else None)
+        rid = f"{target.name}-t{threads}-p{procs}-l{lp}-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}"
+        runs.append(RunSpec(run_id=rid, target=target, load_processes=lp, load_target_ops_per_s=ltgt,
+                            threads=threads, processes=procs, target_ops_per_s=tgt, repetition=rep,
+                            workload_point=point))
     return runs
 
 
@@ -239,8 +241,10 @@ def _format_error(source: str, err: ValidationError) -> str:
     msg = e["msg"].removeprefix("Value error, ")
     if e["type"] == "extra_forbidden":
         parent = _model_at(e["loc"][:-1])
-        allowed = ", ".join(parent.model_fields) if parent else ""
-        msg = f"unknown key (allowed: {allowed})"
+        allowed = [k for k in parent.model_fields if k != "source"] if parent else []
+        near = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        msg = f"unknown key ({hint}allowed: {', '.join(allowed)})"
     more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
     return f"{source}: {loc}: {msg}{more}"
 

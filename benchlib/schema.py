@@ -246,6 +246,7 @@ INTERVALS = {
 HW = {
     "run_id": "string",
     "step": "string",
+    "host": "string",           # the host sampled (the controller's, or a Dask worker's)
     "second": "Int64",
     "ts": "datetime64[ns, UTC]",
     "cpu_user": "float64",      # % of all CPUs, as vmstat us
@@ -290,7 +291,22 @@ GAUGES = {                     # what a tool samples of its own client, per inte
     "p999": "float64",
     "p9999": "float64",
 }
-EXTRA_TABLES = {"returns": RETURNS, "gauges": GAUGES}
+DRIVERS = {                    # one row per client process of a step: where it ran, what it did
+    "run_id": "string",
+    "step": "string",
+    "client": "Int64",         # its index in the step (its threads follow the previous ones')
+    "executor": "string",      # local | dask
+    "host": "string",
+    "worker": "string",        # the Dask worker's address; blank for a local process
+    "pid": "Int64",
+    "threads": "Int64",
+    "ops": "Int64",            # its operations (batched ones counted as their records)
+    "errors": "Int64",
+    "cpu_s": "float64",        # its own CPU over the step (getrusage)
+    "rss_gb": "float64",       # its resident size at the end, GB = 2**30 bytes
+    "error": "string",         # why it failed or was lost; blank when it finished
+}
+EXTRA_TABLES = {"returns": RETURNS, "gauges": GAUGES, "drivers": DRIVERS}
 
 
 def empty(table: str) -> pd.DataFrame:

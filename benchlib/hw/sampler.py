@@ -30,6 +30,7 @@ never 0.
 from __future__ import annotations
 
 import math
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -152,6 +153,7 @@ class Sampler:
         if len(df):
             df.insert(0, "run_id", self.run_id)
             df.insert(1, "step", self.step)
+            df.insert(2, "host", socket.gethostname())
         self.result = schema.conform_hw(df)
         return self.result
 

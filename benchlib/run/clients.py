@@ -206,6 +206,29 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     """A client process: build its threads, run them, stream seconds, return histograms."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C and SIGTERM
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    parent = os.getppid()  # a client outlives no controller (kill -9 of the driver)
+
+    def alive() -> bool:
+        if os.getppid() != parent:
+            # the controller is gone: nobody reads our queue, and its feeder thread would
+            # block the exit forever on a full pipe
+            os._exit(3)
+        return True
+
+    def wait_start() -> int:
+        while start_val.value == 0:
+            if stop_evt.is_set():
+                return 0
+            alive()
+            time.sleep(0.001)
+        return start_val.value
+    run_client(task, out_q, wait_start, stop_evt, alive)
+
+
+def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
+    """One client process's work wherever it runs (a spawned process, a Dask task):
+    ``wait_start()`` gives the common start (perf_counter ns; 0: stopped before it),
+    ``alive()`` says whether the controller is still there."""
     p = task["proc_index"]
     step: StepSpec = task["step"]
     start_box = [0]
@@ -216,18 +239,14 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
         return
     first = threads[0].clients[0] if threads else None
     out_q.put(("ready", p, dict(getattr(first, "batch_units", None) or {})))
-    parent = os.getppid()  # a client outlives no controller (kill -9 of the driver)
-    while start_val.value == 0:
-        if stop_evt.is_set():
-            return
-        if os.getppid() != parent:
-            os._exit(3)
-        time.sleep(0.001)
+    start_ns = wait_start()
+    if not start_ns:
+        return
     cpu0 = _own_cpu_s()
     for th in threads:
         th.start()
-    start_box[0] = start_val.value
-    state = _stream_seconds(threads, step, p, out_q, stop_evt, parent)
+    start_box[0] = start_ns
+    state = _stream_seconds(threads, step, p, out_q, stop_evt, alive)
     result = _client_result(threads, step, state, start_box[0])
     # the process's own CPU and memory over the step, measured by itself: exact also
     # for a step shorter than the sampler's tick, and for SQLite, whose engine it runs
@@ -269,7 +288,7 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
 
 
 def _stream_seconds(threads: list[RecordingThread], step: StepSpec, p: int, out_q, stop_evt,
-                    parent: int) -> _ProcState:
+                    alive) -> _ProcState:
     """Every 0.2 s: the seconds all threads are past, merged, recorded into the step's
     histograms and sent to the controller; until every thread has finished."""
     first = threads[0].clients[0]
@@ -296,11 +315,7 @@ def _stream_seconds(threads: list[RecordingThread], step: StepSpec, p: int, out_
 
     while not all(th.finished for th in threads):
         time.sleep(0.2)
-        if os.getppid() != parent:
-            # the controller is gone: nobody reads our queue, and its feeder thread would
-            # block the exit forever on a full pipe
-            os._exit(3)
-        if stop_evt.is_set():
+        if not alive() or stop_evt.is_set():
             for th in threads:
                 th.stop_flag = True
         collect(False)

@@ -24,13 +24,14 @@ import pandas as pd
 from .. import schema
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
-from ..params import Experiment, ParameterError, RunSpec, plan
+from ..params import Experiment, RunSpec, plan
 from ..store import catalog, folders
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
-from ..targets.registry import embedded_names
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
+from .executors import LocalExecutor
+from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
 from .step import StepOutcome, run_step
 
 
@@ -141,6 +142,7 @@ class _Run:
     steps_rows: list[dict] = field(default_factory=list)
     lat_rows: list[dict] = field(default_factory=list)
     hw_frames: list = field(default_factory=list)
+    driver_rows: list[dict] = field(default_factory=list)
     outcomes: list[StepOutcome] = field(default_factory=list)
     engine_in_clients: bool = False
 
@@ -149,6 +151,8 @@ class _Run:
         self.outcomes.append(o)
         self.steps_rows.append(_steps_row(run_id, o, self.engine_in_clients))
         self.lat_rows.extend({"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows)
+        self.driver_rows.extend({"run_id": run_id, **r} for r in o.driver_rows)
+        self.hw_frames.extend(f.assign(run_id=run_id, step=o.step.name) for f in o.hw_frames if len(f))
         folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
         folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
 
@@ -174,16 +178,8 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
         parameters=resolved_parameters(exp), host=host_facts(), dbms=None)
 
 
-def resolved_parameters(exp: Experiment) -> dict:
-    """The experiment's parameters as recorded in its folder: secrets masked, and
-    without the path it was read from (the same experiment may be run from anywhere)."""
-    resolved = mask_mapping(exp.model_dump(mode="json"))
-    resolved.pop("source", None)
-    return resolved
-
-
 def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpec], seed: int,
-               out, progress, step_lines: StepLines | None) -> tuple[str, str | None]:
+               out, progress, step_lines: StepLines | None, executor) -> tuple[str, str | None]:
     """Every step in order, each with the sampler beside it; stops at the first that fails."""
     wspec = WorkloadSpec(ref_of(exp.workload), workload.properties)
     client_pids: list[int] = []
@@ -201,7 +197,8 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
                 o = _controller_step(step, workload, target)
             else:
                 o = run_step(step, wspec, target.endpoint(), seed=seed, batch_size=exp.load.batch_size,
-                             on_intervals=run.log, progress=progress, on_clients=set_client_pids)
+                             on_intervals=run.log, progress=progress, on_clients=set_client_pids,
+                             executor=executor)
             if o.status == "ok":
                 workload.after_step(target, step, o)
         finally:
@@ -223,6 +220,8 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
     folders.write_table(run_dir, "intervals", pd.DataFrame(run.log.rows) if run.log.rows else None)
     if run.hw_frames:
         folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
+    if run.driver_rows:
+        folders.write_table(run_dir, "drivers", schema.conform("drivers", pd.DataFrame(run.driver_rows)))
     for name, text in workload.text_outputs(run.outcomes).items():
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
@@ -236,7 +235,9 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
 
 
 def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, out=sys.stdout,
-            progress: bool | None = None, step_lines: StepLines | None = None) -> str:
+            progress: bool | None = None, step_lines: StepLines | None = None,
+            executor=None) -> str:
+    """One run folder; its steps' clients started by ``executor`` (local processes by default)."""
     run_dir = exp_dir / spec.run_id
     run_dir.mkdir(parents=True)
     props = {**exp.workload_properties(), **spec.workload_point}
@@ -256,7 +257,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
         meta.dbms = target.dbms_info()
         folders.write_json(run_dir / folders.META, meta)
         status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
-                                   step_lines)
+                                   step_lines, executor)
     except TargetError as e:
         status, error = "failed", mask_text(str(e))
     except KeyboardInterrupt as e:
@@ -274,6 +275,22 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if status == "interrupted":
         raise KeyboardInterrupt
     return status
+
+
+def open_executor(exp) -> LocalExecutor:
+    """The executor an experiment asks for (``executor: local | dask``), started."""
+    if getattr(exp, "executor", "local") == "dask":
+        from .dask_executor import DaskExecutor
+        return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers,
+                                    max_tasks=_max_processes(exp))
+    return LocalExecutor()
+
+
+def _max_processes(exp) -> int:
+    """The most client processes a step of the experiment may start: a local cluster's
+    workers get enough threads that they all run at once (they wait on one barrier)."""
+    run = exp.run.processes if isinstance(exp.run.processes, int) else max(exp.run.threads)
+    return max([*exp.load.processes, run, 1])
 
 
 ERROR_LOG = "error.log"
@@ -319,43 +336,14 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
         if not force:
             check_rerun(exp, exp_dir, specs)
         folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
-        return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines)
-
-
-# what a run's figures do not depend on: a changed description does not stop a rerun
-NOT_MEASURED = frozenset({"source", "description"})
-
-
-def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
-    """A run that finished with other parameters would be skipped, and the folder
-    would then describe runs it does not hold: say which keys changed, and stop."""
-    now = resolved_parameters(exp)
-    for spec in specs:
+        executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
         try:
-            meta = folders.read_meta(exp_dir / spec.run_id)
-        except folders.ResultsError:
-            continue
-        if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
-            continue
-        then = {k: v for k, v in meta["parameters"].items() if k not in NOT_MEASURED}
-        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in NOT_MEASURED})
-        if changed:
-            raise ParameterError(
-                f"{exp_dir}: run {spec.run_id} finished with other parameters "
-                f"({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''} changed); "
-                "use --force to run it again with these, or another experiment name")
+            return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor)
+        finally:
+            executor.close()
 
 
-def _changed_keys(a, b, prefix: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b)):
-            out += _changed_keys(a.get(k), b.get(k), f"{prefix}{k}.")
-        return out
-    return [] if a == b else [prefix.rstrip(".")]
-
-
-def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines) -> ExperimentResult:
+def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor) -> ExperimentResult:
     res = ExperimentResult(exp.experiment, exp_dir)
     for spec in specs:
         run_dir = exp_dir / spec.run_id
@@ -373,21 +361,9 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines) ->
             shutil.move(str(run_dir), attempts / f"{spec.run_id}-{int(time.time())}")
         try:
             res.runs[spec.run_id] = run_one(exp, spec, exp_dir, data_dir, out=out, progress=progress,
-                                            step_lines=step_lines)
+                                            step_lines=step_lines, executor=executor)
         except KeyboardInterrupt:
             res.runs[spec.run_id] = "interrupted"
             raise
         print(f"run    {spec.run_id}: {res.runs[spec.run_id]} -> {run_dir}", file=out, flush=True)
     return res
-
-
-def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
-    """Connect to every URL target once before anything runs: an unreachable database
-    is one line and exit 2, not a folder of failed runs. (Embedded targets start with
-    their run.)"""
-    for t in exp.targets:
-        if t.kind in embedded_names():   # sqlite, basic, embedded-postgres …
-            continue
-        target = make_target(t.name, t.url, t.options, data_dir)
-        target.start()
-        target.stop()

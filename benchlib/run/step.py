@@ -15,7 +15,6 @@ See :mod:`benchlib.run.clients` for the client side. The controller
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import queue
 import sys
 import time
@@ -28,7 +27,7 @@ import numpy as np
 from .. import measure, schema
 from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
-from .clients import worker_main
+from .executors import LocalExecutor
 from .recording import NS, SecondMerger, StepError
 
 READY_TIMEOUT_S = 300.0
@@ -47,6 +46,10 @@ class StepOutcome:
     latency_rows: list[dict] = field(default_factory=list)
     client_results: list[measure.ClientResult] = field(default_factory=list)
     controller_cpu_s: float | None = None   # a step the controller ran itself (an index)
+    executor: str = "local"
+    placements: list = field(default_factory=list)   # executors.Placement, one per client
+    hw_frames: list = field(default_factory=list)    # other hosts' hw rows (Dask workers)
+    driver_rows: list[dict] = field(default_factory=list)  # the drivers table's, one per client
 
     def clients_sum(self, attr: str) -> float | None:
         """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
@@ -71,21 +74,24 @@ def _status_line(elapsed_s: float, total_ops: int, cur_ops_s: float, last: dict)
 def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
              batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
              status_out=sys.stderr, progress: bool | None = None,
-             on_clients: Callable[[list[int]], None] | None = None) -> StepOutcome:
+             on_clients: Callable[[list[int]], None] | None = None,
+             executor=None) -> StepOutcome:
     """Run one step with its client processes; returns what was measured.
 
-    Never raises for a failure of the clients or the DBMS during the step: the
-    outcome says ``failed`` with a one-line error and keeps every completed second.
+    ``executor`` starts them (:mod:`.executors`: local processes by default, or Dask
+    tasks); the rest is the same whoever started them. Never raises for a failure of
+    the clients or the DBMS during the step: the outcome says ``failed`` with a
+    one-line error and keeps every completed second.
     """
-    ctx = mp.get_context("spawn")
-    out_q, stop_evt, start_val = ctx.Queue(), ctx.Event(), ctx.Value("q", 0)
-    procs = _start_clients(ctx, step, workload, endpoint, seed, batch_size,
-                           (out_q, start_val, stop_evt))
+    clients = None
     try:
-        batch_units = _await_ready(procs, out_q)
+        clients = (executor or LocalExecutor()).start_clients(
+            _tasks(step, workload, endpoint, seed, batch_size))
+        batch_units = _await_ready(clients)
     except (StepError, KeyboardInterrupt) as e:
-        stop_evt.set()
-        _join(procs, 5)
+        if clients is not None:
+            clients.stop()
+            clients.join(5)
         now = datetime.now(timezone.utc)
         msg = str(e) if isinstance(e, StepError) else "interrupted before the step started"
         return StepOutcome(step, now, now, 0.0, 0, 0,
@@ -93,99 +99,106 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     if on_clients:
         # announced only now, connected and prepared, so that the sampler's client CPU
         # excludes the interpreters' start-up and the chunk preparation
-        on_clients([pr.pid for pr in procs])
+        on_clients(clients.local_pids())
     started = datetime.now(timezone.utc)
-    start_ns = time.perf_counter_ns() + 50_000_000
-    start_val.value = start_ns
-    collector = _Collector(step, procs, stop_evt, start_ns, on_intervals, status_out,
+    start_ns = time.perf_counter_ns() + clients.lead_ns
+    clients.start(start_ns)
+    collector = _Collector(step, clients, start_ns, on_intervals, status_out,
                            _progress_bar(step, progress), batch_units)
-    collector.run(out_q)
+    collector.run()
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
     collector.close()
-    _join(procs, 10)
+    clients.join(10)
     status, error = collector.status, collector.error
     if collector.interrupted:
         status, error = "interrupted", error or "interrupted (Ctrl-C)"
     # the measured window: from the common start to the last operation's completion
-    results = list(collector.results.values())
+    results = [collector.results[i] for i in sorted(collector.results)]
     last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
     outcome = StepOutcome(step, started, ended, max(last - start_ns, 1) / NS, 0, 0, status, error,
-                          client_results=results)
+                          client_results=results, executor=clients.executor,
+                          placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
+    outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
 
-def _start_clients(ctx, step: StepSpec, workload: WorkloadSpec, endpoint, seed: int,
-                   batch_size: int, channels: tuple) -> list:
-    """``step.processes`` spawned client processes, the step's threads split among them."""
-    procs, offset = [], 0
+def _driver_rows(step: StepSpec, clients, results: list[measure.ClientResult], batch_units: dict,
+                 compound: dict) -> list[dict]:
+    """The drivers table's rows: per client process, where it ran (host, Dask worker,
+    pid), its planned threads, and its own ops, errors, CPU and memory."""
+    rows = []
+    for pl, threads, r in zip(clients.placements(), _split(step.threads, step.processes), results):
+        _, ops, errors = latency_rows([r], batch_units, compound)
+        rows.append({"step": step.name, "client": pl.client, "executor": clients.executor,
+                     "host": pl.host or r.host, "worker": pl.worker, "pid": pl.pid,
+                     "threads": threads, "ops": ops, "errors": errors, "cpu_s": r.cpu_s,
+                     "rss_gb": r.rss_bytes / 2**30 if r.rss_bytes else None, "error": r.error})
+    return rows
+
+
+def _tasks(step: StepSpec, workload: WorkloadSpec, endpoint, seed: int, batch_size: int) -> list[dict]:
+    """One task per client process, the step's threads split among them: each knows its
+    threads' global indexes (``thread_offset``) of ``step.threads``, from which the
+    workload splits the keyspace and the pacing splits the target — wherever it runs."""
+    tasks, offset = [], 0
     for p, nthreads in enumerate(_split(step.threads, step.processes)):
-        task = {"proc_index": p, "step": step, "workload": vars(workload) | {},
-                "endpoint": endpoint, "threads": nthreads, "thread_offset": offset,
-                "seed": seed, "batch_size": batch_size}
+        tasks.append({"proc_index": p, "step": step, "workload": vars(workload) | {},
+                      "endpoint": endpoint, "threads": nthreads, "thread_offset": offset,
+                      "seed": seed, "batch_size": batch_size})
         offset += nthreads
-        pr = ctx.Process(target=worker_main, args=(task, *channels), daemon=True,
-                         name=f"benchlib-client-{p}")
-        pr.start()
-        procs.append(pr)
-    return procs
+    return tasks
 
 
-def _await_ready(procs: list, out_q) -> dict[str, str | None]:
+def _await_ready(clients) -> dict[str, str | None]:
     """Until every client is connected and has prepared its first operations; their
     batched ops (-> the record op, None: none). StepError when one fails, dies or takes
     longer than READY_TIMEOUT_S."""
     batch_units: dict[str, str | None] = {}
-    ready = 0
+    ready: set[int] = set()
     deadline = time.monotonic() + READY_TIMEOUT_S
-    while ready < len(procs):
+    while len(ready) < clients.n:
         try:
-            msg = out_q.get(timeout=0.5)
+            msg = clients.get(timeout=0.5)
         except queue.Empty:
-            if any(not pr.is_alive() for pr in procs):
-                raise StepError("a client process died while connecting") from None
+            lost = clients.lost(ready)
+            if lost:
+                raise StepError(f"while connecting: {lost[0][1]}") from None
             if time.monotonic() > deadline:
                 raise StepError(f"clients not ready after {READY_TIMEOUT_S:.0f} s") from None
             continue
         if msg[0] == "error":
             raise StepError(msg[2])
         if msg[0] == "ready":
-            ready += 1
+            ready.add(msg[1])
             batch_units.update(msg[2] if len(msg) > 2 else {})
     return batch_units
-
-
-def _join(procs: list, timeout_s: float) -> None:
-    for pr in procs:
-        pr.join(timeout=timeout_s)
-        if pr.is_alive():
-            pr.terminate()
 
 
 class _Collector:
     """The controller's side of a running step: the clients' messages in; interval rows,
     status lines and the progress bar out; the step's status and error kept."""
 
-    def __init__(self, step: StepSpec, procs: list, stop_evt, start_ns: int,
+    def __init__(self, step: StepSpec, clients, start_ns: int,
                  on_intervals, status_out, bar, batch_units: dict | None = None):
-        self.step, self.procs, self.stop_evt, self.start_ns = step, procs, stop_evt, start_ns
+        self.step, self.clients, self.start_ns = step, clients, start_ns
         self.batch_units = batch_units
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
-        self.merger = SecondMerger(len(procs))
+        self.merger = SecondMerger(clients.n)
         self.results: dict[int, measure.ClientResult] = {}
         self.status, self.error, self.interrupted = "ok", None, False
         self.total_ops = self.total_err = 0
         self.last_status, self.status_ops = time.monotonic(), 0
 
-    def run(self, out_q) -> None:
-        while len(self.results) < len(self.procs):
+    def run(self) -> None:
+        while len(self.results) < self.clients.n:
             try:
-                msg = out_q.get(timeout=0.5)
+                msg = self.clients.get(timeout=0.5)
             except KeyboardInterrupt:
                 self.interrupted = True
-                self.stop_evt.set()
+                self.clients.stop()
                 continue
             except queue.Empty:
                 self._reap_dead()
@@ -204,19 +217,23 @@ class _Collector:
     def _fail(self, error: str) -> None:
         self.error = self.error or error
         self.status = "failed"
-        self.stop_evt.set()
+        self.clients.stop()
 
     def _reap_dead(self) -> None:
-        dead = [(i, pr) for i, pr in enumerate(self.procs) if not pr.is_alive() and i not in self.results]
-        if not dead:
+        """Clients gone without their result (a process that died, a lost Dask worker):
+        the step fails with the first reason; the others' seconds go on being merged."""
+        lost = self.clients.lost(set(self.results))
+        if not lost:
             return
-        self._fail(f"client process {dead[0][1].name} died (exit code {dead[0][1].exitcode})")
-        for i, pr in dead:
-            self.results[i] = measure.ClientResult(pr.name, "", self.step.name, error=self.error)
+        self._fail(lost[0][1])
+        for i, why in lost:
+            self.results[i] = measure.ClientResult(f"client-{i}", "", self.step.name, error=why)
             self.merger.finish(i)
 
     def _on_message(self, msg: tuple) -> None:
         kind, p = msg[0], msg[1]
+        if p in self.results:   # a client declared lost: nothing of it is merged any more
+            return
         if kind == "second":   # a process sends its seconds in order, each once
             self.merger.add(msg[2], msg[3])
             self.merger.advance(p, msg[2])

@@ -1,0 +1,65 @@
+"""What is checked before a run starts: every URL target answers, a finished run
+would not be skipped under other parameters; and the parameters as a run folder
+records them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..masking import mask_mapping
+from ..params import Experiment, ParameterError, RunSpec
+from ..store import folders
+from ..targets.base import make_target
+from ..targets.registry import embedded_names
+
+
+def resolved_parameters(exp: Experiment) -> dict:
+    """The experiment's parameters as recorded in its folder: secrets masked, and
+    without the path it was read from (the same experiment may be run from anywhere)."""
+    resolved = mask_mapping(exp.model_dump(mode="json"))
+    resolved.pop("source", None)
+    return resolved
+
+
+# what a run's figures do not depend on: a changed description does not stop a rerun
+NOT_MEASURED = frozenset({"source", "description"})
+
+
+def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
+    """A run that finished with other parameters would be skipped, and the folder
+    would then describe runs it does not hold: say which keys changed, and stop."""
+    now = resolved_parameters(exp)
+    for spec in specs:
+        try:
+            meta = folders.read_meta(exp_dir / spec.run_id)
+        except folders.ResultsError:
+            continue
+        if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
+            continue
+        then = {k: v for k, v in meta["parameters"].items() if k not in NOT_MEASURED}
+        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in NOT_MEASURED})
+        if changed:
+            raise ParameterError(
+                f"{exp_dir}: run {spec.run_id} finished with other parameters "
+                f"({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''} changed); "
+                "use --force to run it again with these, or another experiment name")
+
+
+def _changed_keys(a, b, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            out += _changed_keys(a.get(k), b.get(k), f"{prefix}{k}.")
+        return out
+    return [] if a == b else [prefix.rstrip(".")]
+
+
+def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
+    """Connect to every URL target once before anything runs: an unreachable database
+    is one line and exit 2, not a folder of failed runs. (Embedded targets start with
+    their run.)"""
+    for t in exp.targets:
+        if t.kind in embedded_names():   # sqlite, basic, embedded-postgres …
+            continue
+        target = make_target(t.name, t.url, t.options, data_dir)
+        target.start()
+        target.stop()
