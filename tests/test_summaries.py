@@ -534,3 +534,30 @@ def test_summaries_read_only_what_load_results_gives(tmp_path):
     shutil.rmtree(tmp_path / "sample")
     assert experiment_summary(res).text == before
     assert "Number of rows to insert is" in before   # a workload property, from the meta
+
+
+def test_loader_and_benchmarker_resources_one_row_per_host():
+    """Drivers on two hosts (executor: dask): the controller's host "a" with the DBMS, a
+    worker host "b"; the SUT figures are host a's, the benchmarker's one row per host."""
+    res = two_config_results()
+    res["meta"]["sqlite-r1"]["host"] = {"hostname": "a"}
+    hw = res["hw"].assign(host=[("a" if r == "sqlite-r1" else None) for r in res["hw"]["run_id"]])
+    extra = tidy("hw", samples("sqlite-r1", "r.L1", 2, config="sqlite", cpu_user=90.0, cpu_sys=5.0,
+                               client_cpu_s=1.5))
+    res["hw"] = pd.concat([hw, extra.assign(host="b")], ignore_index=True)
+    drv = [{"run_id": "sqlite-r1", "step": "r.L1", "client": i, "executor": "dask", "host": h,
+            "threads": 1, "ops": 1000, "errors": 0, "cpu_s": cpu, "rss_gb": 0.125}
+           for i, (h, cpu) in enumerate([("a", 0.5), ("b", 2.5), ("b", 0.5)])]
+    res["drivers"] = pd.DataFrame(drv)
+    s = experiment_summary(res)
+    bench = s.sections["execution_benchmarker"]
+    rows = bench.loc["sqlite-r1"].set_index("host")
+    assert rows.loc["a", "CPU [CPUs]"] == pytest.approx(0.5)
+    assert rows.loc["b", "CPU [CPUs]"] == pytest.approx(3.0)        # its two drivers
+    assert rows.loc["b", "Max CPU"] == pytest.approx(1.5)           # host b's own samples
+    assert rows.loc["a", "Max CPU"] == pytest.approx(0.25)
+    assert rows.loc["b", "Max RAM [Gb]"] == pytest.approx(0.25)
+    assert bench.loc["pg-r1", "CPU [CPUs]"] == pytest.approx(0.5)   # no driver rows: as before
+    # host b's busy CPUs are not the SUT's: the step's figures are host a's
+    st = s.sections["execution_sut"]
+    assert st.loc["sqlite-r1", "CPU [CPUs]"] == pytest.approx(1.0)

@@ -60,7 +60,8 @@ class DaskExecutor:
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
 
     @classmethod
-    def connect(cls, scheduler: str | None, workers: int, max_tasks: int = 1) -> DaskExecutor:
+    def connect(cls, scheduler: str | None, workers: int, max_tasks: int = 1,
+                timeout_s: float = CONNECT_TIMEOUT_S) -> DaskExecutor:
         """Connect to ``scheduler``, or start a local cluster of ``workers`` processes;
         ParameterError (one line) when it cannot be had."""
         import logging
@@ -69,7 +70,7 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
         try:
             if scheduler:
-                return cls(Client(scheduler, timeout=CONNECT_TIMEOUT_S))
+                return cls(Client(scheduler, timeout=timeout_s))
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
                 cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1",
                                        protocol="tcp", dashboard_address=None,

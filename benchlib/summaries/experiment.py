@@ -14,8 +14,9 @@ Sections, each a DataFrame in :attr:`ExperimentSummary.sections` and a part of
 - ``### Ingestion - SUT`` / ``Loader``, ``### Execution - SUT`` / ``Benchmarker``
   when the hw table has the figures: ``CPU [CPUs]`` = CPU seconds over the step
   (Σ dbms_cpu_s for the SUT, Σ client_cpu_s for loader/benchmarker), ``Max CPU`` =
-  CPUs busy in the busiest 1-s sample, ``Max RAM [Gb]`` = the DBMS's largest RSS
-  (the hw table has no client RSS: blank for loader/benchmarker);
+  CPUs busy in the busiest 1-s sample, ``Max RAM [Gb]`` = the DBMS's largest RSS;
+  loader/benchmarker one row per host that ran the step's drivers (the drivers table:
+  Σ their CPU seconds and RSS there; blank RAM for a run without one);
 - ``### Tests``       the seed's checks as ``TEST passed: …`` / ``TEST failed: …``.
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pandas as pd
 from ..schema import BATCH_SUFFIX
 from . import checks, metainfo
 from .response import op_latency, op_order
-from .stepstats import step_stats
+from .stepstats import step_stats, table
 
 OVERALL_TPUT = "[OVERALL].Throughput(ops/sec)"
 OVERALL_TIME = "[OVERALL].RunTime(ms)"
@@ -118,6 +119,31 @@ def resource_table(st: pd.DataFrame, cols: tuple) -> pd.DataFrame | None:
     return out
 
 
+def host_resource_table(results: dict, st: pd.DataFrame, cols: tuple) -> pd.DataFrame | None:
+    """Loader/Benchmarker: one row per host that ran the step's drivers (the drivers
+    table): ``CPU [CPUs]`` Σ their own CPU seconds, ``Max CPU`` their busiest 1-s sample
+    on that host (hw client_cpu_s), ``Max RAM [Gb]`` Σ their RSS at the step's end.
+    Steps without driver rows (older runs, imports) keep :func:`resource_table`'s row."""
+    drv = table(results, "drivers")
+    if len(drv) == 0 or len(st) == 0:
+        return resource_table(st, cols)
+    hw = table(results, "hw")
+    hw = hw if "host" in hw else hw.assign(host=pd.NA)
+    rows = []
+    for i, (run_id, step, label) in enumerate(zip(st["run_id"], st["step"], _labels(st))):
+        mine = drv[(drv["run_id"] == run_id) & (drv["step"] == step)]
+        if len(mine) == 0:
+            classic = resource_table(st.iloc[[i]].reset_index(drop=True), cols)
+            rows += [] if classic is None else [{"run": label, "host": pd.NA, **classic.iloc[0].to_dict()}]
+        for host, d in mine.groupby(mine["host"].astype("object"), sort=True, dropna=False):
+            peak = hw[(hw["run_id"] == run_id) & (hw["step"] == step) & (hw["host"] == host)]
+            rows.append({"run": label, "host": host,
+                         "CPU [CPUs]": pd.to_numeric(d["cpu_s"]).sum(min_count=1),
+                         "Max CPU": pd.to_numeric(peak["client_cpu_s"]).max() if len(peak) else np.nan,
+                         "Max RAM [Gb]": pd.to_numeric(d["rss_gb"]).sum(min_count=1)})
+    return pd.DataFrame(rows).set_index("run") if rows else None
+
+
 def _table_text(df: pd.DataFrame) -> str:
     if df is None or len(df) == 0:
         return "(none)"
@@ -171,7 +197,7 @@ def experiment_summary(results: dict) -> ExperimentSummary:
             tests.append(checks.no_zero_or_nan(df[OVERALL_TPUT], OVERALL_TPUT))
     for key, title, phases, cols in RESOURCE_SECTIONS:
         part = st[st["phase"].isin(phases)].reset_index(drop=True)
-        df = resource_table(part, cols)
+        df = resource_table(part, cols) if "sut" in key else host_resource_table(results, part, cols)
         if df is None:
             continue
         sections[key] = df

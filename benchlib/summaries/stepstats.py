@@ -75,6 +75,19 @@ def table(results: dict, name: str) -> pd.DataFrame:
     return df
 
 
+def controller_hw(results: dict, hw: pd.DataFrame) -> pd.DataFrame:
+    """The hw rows of each run's controlling host (its meta's hostname; rows with no
+    host: imports), which the step's lines describe. Other hosts' rows (the Dask
+    workers' that ran drivers) are theirs: the experiment summary shows them per host."""
+    if len(hw) == 0 or "host" not in hw or hw["host"].isna().all():
+        return hw
+    runs, given = table(results, "runs"), results.get("meta")
+    metas = [*(runs["meta"] if "meta" in runs else []), *(given.values() if isinstance(given, dict) else [])]
+    own = {m.get("run_id"): (m.get("host") or {}).get("hostname") for m in metas if isinstance(m, dict)}
+    keep = [pd.isna(h) or own.get(r) in (None, h) for r, h in zip(hw["run_id"], hw["host"])]
+    return hw[keep]
+
+
 def _keys(*frames: pd.DataFrame) -> list[str]:
     """The join keys all frames have: run_id, step, and experiment when everywhere."""
     keys = ["run_id", "step"]
@@ -161,7 +174,7 @@ def step_stats(results: dict) -> pd.DataFrame:
     phase = steps["phase"] if "phase" in steps else pd.Series(pd.NA, index=steps.index)
     steps["phase"] = [p if isinstance(p, str) and p else phase_of(s)
                       for p, s in zip(phase, steps["step"])]
-    hw = table(results, "hw")
+    hw = controller_hw(results, table(results, "hw"))
     keys = _keys(steps, hw) if len(hw) else ["run_id", "step"]
     agg = hw_aggregates(hw, keys)
     for k in keys:  # join keys as plain objects on both sides (string vs object dtypes)

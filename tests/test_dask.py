@@ -1,0 +1,164 @@
+"""executor: dask — a step's client processes as tasks on a real Dask LocalCluster (2
+worker processes, TCP on loopback), merged by the same controller as local processes."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from conftest import small_experiment
+
+from benchlib import load_results, measure
+from benchlib.params import ParameterError, plan, validate
+from benchlib.store.folders import INTERVAL_LOG, read_meta
+
+distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed (extra: dask)")
+from benchlib.run.dask_executor import DaskExecutor  # noqa: E402
+from benchlib.run.experiment import run_one  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ex = DaskExecutor.connect(None, workers=2, max_tasks=2)
+    yield ex
+    ex.close()
+
+
+class Tap:
+    """The executor, with every driver's raw per-second latencies kept as they arrive."""
+
+    def __init__(self, ex):
+        self.ex, self.raw = ex, {}
+
+    def start_clients(self, tasks):
+        clients = self.ex.start_clients(tasks)
+        get = clients.get
+
+        def tapped(timeout):
+            msg = get(timeout)
+            if msg[0] == "second":
+                for op, part in msg[3].items():
+                    self.raw.setdefault((msg[1], op), []).append(np.asarray(part[0]))
+            return msg
+        clients.get = tapped
+        return clients
+
+
+def _one_run(exp_dict, data_dir, executor):
+    exp = validate(exp_dict, "test")
+    (spec,) = plan(exp)
+    exp_dir = data_dir / exp.experiment
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    status = run_one(exp, spec, exp_dir, data_dir, executor=executor, out=open(os.devnull, "w"),
+                     progress=False)
+    return status, exp_dir / spec.run_id
+
+
+def test_merged_p99_is_the_p99_of_both_drivers_raw_latencies(cluster, data_dir):
+    exp = small_experiment("dk", "sqlite", executor="dask", run={"threads": [2], "processes": 2},
+                           properties={"recordcount": 2000, "operationcount": 6000,
+                                       "readproportion": 0.5, "updateproportion": 0.5})
+    tap = Tap(cluster)
+    cluster.sample_own_host = True     # a worker samples its host as a remote one would
+    try:
+        status, rd = _one_run(exp, data_dir, tap)
+    finally:
+        cluster.sample_own_host = False
+    assert status == "ok"
+    t = load_results(rd)
+    lat = t["latency"].set_index(["step", "op"])
+    for op in ("READ", "UPDATE"):
+        parts = {p: np.concatenate(v) for (p, o), v in tap.raw.items() if o == op}
+        assert sorted(parts) == [0, 1] and all(len(v) for v in parts.values())  # both drivers
+        raw = np.concatenate(list(parts.values()))
+        row = lat.loc[("r.L1", op)]
+        assert row["count"] == len(raw)
+        want = measure.percentile_of(raw, 99.0)
+        assert abs(row["p99_us"] - want) <= max(1.0, want * 1e-3)   # HDR: 3 significant digits
+        assert row["max_us"] == pytest.approx(raw.max(), rel=1e-3, abs=1)
+    drivers = t["drivers"]
+    run = drivers[drivers.step == "r.L1"].sort_values("client")
+    assert list(run["executor"]) == ["dask", "dask"] and run["worker"].nunique() == 2
+    assert list(run["threads"]) == [1, 1] and run["ops"].sum() == 6000
+    assert (run["cpu_s"] > 0).all() and run["error"].isna().all()
+    # beside the controller's sampler, the worker's: its drivers as clients, no DBMS there
+    hw = t["hw"].query("step == 'r.L1'")
+    assert len(hw) > hw["second"].nunique() and hw["host"].notna().all()
+    assert hw["dbms_cpu_s"].isna().any() and (hw["client_cpu_s"] > 0).any()
+
+
+def test_split_load_inserts_every_key_once(cluster, data_dir, pg_own_db):
+    import psycopg
+    exp = small_experiment("dl", pg_own_db, executor="dask", load={"threads": 4, "processes": [2]},
+                           properties={"recordcount": 5000, "operationcount": 100})
+    status, rd = _one_run(exp, data_dir, cluster)
+    assert status == "ok"
+    with psycopg.connect(pg_own_db) as c:
+        n, distinct, lo, hi = c.execute(
+            "SELECT count(*), count(DISTINCT ycsb_key), min(ycsb_key), max(ycsb_key) FROM usertable").fetchone()
+    assert n == distinct == 5000
+    load = load_results(rd)["drivers"].query("step == 'l.pre'")
+    assert sorted(load["ops"]) == [2500, 2500] and load["worker"].nunique() == 2
+
+
+def test_lost_worker_fails_the_run_and_keeps_the_others_intervals(data_dir):
+    ex = DaskExecutor.connect(None, workers=2, max_tasks=2)   # its own: a worker gets killed
+    try:
+        pids = ex.client.run(os.getpid)
+        victim = pids[sorted(pids)[1]]          # client 1's worker (tasks go round-robin)
+        exp = small_experiment("dx", "sqlite", executor="dask",
+                               run={"threads": [2], "processes": 2, "loop_secs": 8},
+                               properties={"recordcount": 1000, "operationcount": 10**9})
+        killer = threading.Thread(target=_kill_after_run_seconds, daemon=True,
+                                  args=(data_dir / "dx", victim, 2))
+        killer.start()
+        status, rd = _one_run(exp, data_dir, ex)
+    finally:
+        ex.close()
+    assert status == "failed"
+    meta = read_meta(rd)
+    assert meta.status == "failed" and "driver 1" in meta.error, meta.error
+    t = load_results(rd)
+    iv = t["intervals"].query("step == 'r.L1'")
+    assert iv["second"].nunique() >= 2 and iv["ops"].sum() > 0    # what was measured is kept
+    drivers = t["drivers"].query("step == 'r.L1'").set_index("client")
+    assert drivers.loc[0, "ops"] > 0 and pd_isna(drivers.loc[0, "error"])
+    assert "driver 1" in drivers.loc[1, "error"]
+
+
+def pd_isna(v) -> bool:
+    import pandas as pd
+    return bool(pd.isna(v))
+
+
+def _kill_after_run_seconds(exp_dir, pid: int, seconds: int) -> None:
+    """SIGKILL ``pid`` once the run loop has emitted ``seconds`` seconds."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for log in exp_dir.glob(f"*/{INTERVAL_LOG}"):
+            rows = [r for line in log.read_text().splitlines() if line for r in json.loads(line)]
+            if sum(1 for r in rows if r["step"] == "r.L1" and r["ops"]) >= seconds:
+                os.kill(pid, signal.SIGKILL)
+                return
+        time.sleep(0.1)
+
+
+def test_unreachable_scheduler_is_one_line():
+    t0 = time.monotonic()
+    with pytest.raises(ParameterError, match=r"dask.scheduler tcp://127.0.0.1:1: cannot connect"):
+        DaskExecutor.connect("tcp://127.0.0.1:1", workers=2, timeout_s=1)
+    assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("dask, msg", [
+    ({"sheduler": "tcp://h:8786"}, "did you mean scheduler?"),
+    ({"workers": 0}, "dask.workers"),
+    ({"scheduler": "no address"}, "dask.scheduler"),
+])
+def test_dask_parameters_are_checked(dask, msg):
+    with pytest.raises(ParameterError, match=msg):
+        validate(small_experiment("dp", "sqlite", executor="dask", dask=dask), "test")
