@@ -561,3 +561,5 @@ def test_loader_and_benchmarker_resources_one_row_per_host():
     # host b's busy CPUs are not the SUT's: the step's figures are host a's
     st = s.sections["execution_sut"]
     assert st.loc["sqlite-r1", "CPU [CPUs]"] == pytest.approx(1.0)
+    assert any(ln.startswith("Run sqlite-r1 r.L1 - planned") and ln.endswith("ran 3 (dask) on 2 host(s), 3 finished")
+               for ln in s.text.splitlines())

@@ -42,7 +42,8 @@ from .executors import Clients, Placement
 from .recording import StepError, one_line
 
 CONNECT_TIMEOUT_S = 10
-FINISHED_GRACE_S = 5.0     # a task finished but its result not read after this: lost
+FINISHED_GRACE_S = 5.0
+POLL_S = 0.05              # the controller's look at the queue when it was empty     # a task finished but its result not read after this: lost
 
 
 def _wall_offset_ns() -> int:
@@ -68,18 +69,37 @@ class DaskExecutor:
 
         import dask
         from distributed import Client, LocalCluster
+        where = f"dask.scheduler {scheduler}" if scheduler else "dask: a local cluster"
         try:
             if scheduler:
-                return cls(Client(scheduler, timeout=timeout_s))
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1",
-                                       protocol="tcp", dashboard_address=None,
-                                       threads_per_worker=max(1, math.ceil(max_tasks / workers)),
-                                       silence_logs=logging.ERROR)
-            return cls(Client(cluster), cluster)
+                ex = cls(Client(scheduler, timeout=timeout_s))
+            else:
+                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                    cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1",
+                                           protocol="tcp", dashboard_address=None,
+                                           threads_per_worker=max(1, math.ceil(max_tasks / workers)),
+                                           silence_logs=logging.ERROR)
+                ex = cls(Client(cluster), cluster)
         except (OSError, TimeoutError, RuntimeError) as e:
-            where = f"dask.scheduler {scheduler}" if scheduler else "dask: a local cluster"
             raise ParameterError(f"{where}: cannot connect ({one_line(e)})") from None
+        ex.check_versions(where)
+        return ex
+
+    def check_versions(self, where: str) -> None:
+        """Every worker runs benchlib of the controller's version (ParameterError else)."""
+        from ..version import __version__
+        try:
+            versions = self.client.run(_benchlib_version)
+        except Exception as e:  # noqa: BLE001 - unpickling our function there needs benchlib
+            self.close()
+            raise ParameterError(f"{where}: a worker cannot run benchlib ({one_line(e)}); "
+                                 f"install benchlib {__version__} there") from None
+        wrong = {a: v for a, v in versions.items() if v != __version__}
+        if wrong:
+            self.close()
+            addr, v = sorted(wrong.items())[0]
+            raise ParameterError(f"{where}: worker {addr} has benchlib {v}, this controller "
+                                 f"{__version__}: install the same version on every worker")
 
     def start_clients(self, tasks: list[dict]) -> Clients:
         return DaskClients(self, tasks)
@@ -88,6 +108,11 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _benchlib_version() -> str:
+    from ..version import __version__
+    return __version__
 
 
 def _names() -> dict[str, str]:
@@ -138,7 +163,7 @@ class DaskClients(Clients):
             if not self._buf:
                 if time.monotonic() >= deadline:
                     raise queue.Empty
-                time.sleep(0.02)
+                time.sleep(POLL_S)
         return self._decode(self._buf.pop(0))
 
     def _decode(self, msg):

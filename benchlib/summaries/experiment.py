@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX
+from ..schema import BATCH_SUFFIX, conform
 from . import checks, metainfo
 from .response import op_latency, op_order
 from .stepstats import step_stats, table
@@ -124,7 +124,7 @@ def host_resource_table(results: dict, st: pd.DataFrame, cols: tuple) -> pd.Data
     table): ``CPU [CPUs]`` Σ their own CPU seconds, ``Max CPU`` their busiest 1-s sample
     on that host (hw client_cpu_s), ``Max RAM [Gb]`` Σ their RSS at the step's end.
     Steps without driver rows (older runs, imports) keep :func:`resource_table`'s row."""
-    drv = table(results, "drivers")
+    drv = conform("drivers", table(results, "drivers"))
     if len(drv) == 0 or len(st) == 0:
         return resource_table(st, cols)
     hw = table(results, "hw")
@@ -142,6 +142,22 @@ def host_resource_table(results: dict, st: pd.DataFrame, cols: tuple) -> pd.Data
                          "Max CPU": pd.to_numeric(peak["client_cpu_s"]).max() if len(peak) else np.nan,
                          "Max RAM [Gb]": pd.to_numeric(d["rss_gb"]).sum(min_count=1)})
     return pd.DataFrame(rows).set_index("run") if rows else None
+
+
+def driver_lines(results: dict, st: pd.DataFrame) -> list[str]:
+    """Planned vs actual client processes per step (the seed's loader and driver pods),
+    from the drivers table: how many ran, on how many hosts, how many finished."""
+    drv = conform("drivers", table(results, "drivers"))
+    if len(drv) == 0 or len(st) == 0:
+        return []
+    lines = ["", "#### Drivers"]
+    for run_id, step, planned in zip(st["run_id"], st["step"], st["processes"]):
+        d = drv[(drv["run_id"] == run_id) & (drv["step"] == step)]
+        if len(d):
+            lines.append(f"Run {run_id} {step} - planned {planned} processes, ran {len(d)} "
+                         f"({d['executor'].iloc[0]}) on {d['host'].nunique()} host(s), "
+                         f"{int(d['error'].isna().sum())} finished")
+    return lines
 
 
 def _table_text(df: pd.DataFrame) -> str:
@@ -189,7 +205,7 @@ def experiment_summary(results: dict) -> ExperimentSummary:
 
     flow = checks.workflow(metas, st)
     sections["workflow"] = flow.table
-    text += ["", "### Workflow", *flow.lines]
+    text += ["", "### Workflow", *flow.lines, *driver_lines(results, st)]
 
     tests = []
     for name, df in (("Loading", sections["loading"]), ("Execution", sections["execution"])):

@@ -1,0 +1,98 @@
+"""What the Dask executor costs: the same YCSB workload C run by local processes and by
+Dask tasks, in one sitting.
+
+Workload C (100% read, zipfian; ``--records`` records, loaded once into its own table)
+against the machine's PostgreSQL for ``--secs`` per loop, with 1 and 2 driver processes
+(``--threads-per-process`` threads each), alternating local / dask ``--rounds`` times so
+both see the same machine. The Dask runs use one LocalCluster of 2 worker processes over
+loopback TCP, started once (its start-up is not in any measured window). Prints a
+Markdown table for BENCHMARKS.md: the median ops/s of each, and dask / local — the
+throughput the coordination costs (the barrier, the per-second queue through the
+scheduler, the worker's own threads beside the driver's).
+
+    .venv/bin/python bench/bench_dask.py [--url postgresql://postgres@127.0.0.1:5432/test] [--secs 10]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from benchlib.params import plan, validate
+from benchlib.run.dask_executor import DaskExecutor
+from benchlib.run.executors import LocalExecutor
+from benchlib.run.experiment import run_one
+from benchlib.store.folders import load_results
+
+TABLE = "ycsb_dask_bench"   # its own table: test suites may share the database
+
+
+def experiment(url: str, name: str, records: int, load: bool, procs: int, threads: int,
+               secs: float, executor: str):
+    return validate({
+        "experiment": name, "workload": "ycsb", "executor": executor,
+        "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": 1.0,
+                       "table": TABLE, "updateproportion": 0, "requestdistribution": "zipfian"},
+        "targets": [{"name": "pg", "url": url}],
+        "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
+        "run": {"skip": load, "threads": [procs * threads], "processes": procs, "loops": 1,
+                "loop_secs": secs, "status_interval_s": 3600, "multiplex": False},
+        "seed": 1,
+    }, "bench")
+
+
+def one(exp, data_dir: Path, executor) -> float:
+    (spec,) = plan(exp)
+    exp_dir = data_dir / exp.experiment
+    exp_dir.mkdir(parents=True, exist_ok=True)
+    with open(os.devnull, "w") as devnull:
+        status = run_one(exp, spec, exp_dir, data_dir, out=devnull, progress=False, executor=executor)
+    if status != "ok":
+        raise SystemExit(f"{exp.experiment}: {status}")
+    steps = load_results(exp_dir / spec.run_id)["steps"].set_index("step")
+    step = "l.pre" if "r.L1" not in steps.index else "r.L1"
+    if steps.loc[step, "errors"]:
+        raise SystemExit(f"{exp.experiment}: {steps.loc[step, 'errors']} errors")
+    return float(steps.loc[step, "ops"]) / float(steps.loc[step, "secs"])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    ap.add_argument("--secs", type=float, default=10)
+    ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads-per-process", type=int, default=1)
+    args = ap.parse_args()
+    tpp = args.threads_per_process
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-dask-"))
+    local = LocalExecutor()
+    one(experiment(args.url, "load", args.records, True, 1, 1, 1, "local"), data_dir, local)
+    dask = DaskExecutor.connect(None, workers=2, max_tasks=2)
+    rates: dict[tuple[int, str], list[float]] = {}
+    try:
+        for r in range(args.rounds):
+            for procs in (1, 2):
+                for name, ex in (("local", local), ("dask", dask)):
+                    exp = experiment(args.url, f"c-{name}-p{procs}-{r}", args.records, False, procs,
+                                     tpp, args.secs, name)
+                    rate = one(exp, data_dir, ex)
+                    rates.setdefault((procs, name), []).append(rate)
+                    print(f"round {r + 1} p{procs} {name}: {rate:,.0f} ops/s", file=sys.stderr, flush=True)
+    finally:
+        dask.close()
+    print("| driver processes × threads | local ops/s | dask ops/s | dask / local | rounds |\n"
+          "|---|---|---|---|---|")
+    for procs in (1, 2):
+        lo, da = statistics.median(rates[(procs, "local")]), statistics.median(rates[(procs, "dask")])
+        ratios = [d / v for d, v in zip(rates[(procs, "dask")], rates[(procs, "local")])]
+        print(f"| {procs} × {tpp} | {lo:,.0f} | {da:,.0f} | {da / lo:.3f} "
+              f"(rounds {min(ratios):.3f}–{max(ratios):.3f}) | {args.rounds} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
