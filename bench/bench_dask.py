@@ -5,7 +5,8 @@ Workload C (100% read, zipfian; ``--records`` records, loaded once into its own 
 against the machine's PostgreSQL for ``--secs`` per loop, with 1 and 2 driver processes
 (``--threads-per-process`` threads each), alternating local / dask ``--rounds`` times so
 both see the same machine. The Dask runs use one LocalCluster of 2 worker processes over
-loopback TCP, started once (its start-up is not in any measured window). Prints a
+loopback TCP, started once (its start-up is not in any measured window); a warm-up loop
+comes first and the order within a round alternates. Prints a
 Markdown table for BENCHMARKS.md: the median ops/s of each, and dask / local — the
 throughput the coordination costs (the barrier, the per-second queue through the
 scheduler, the worker's own threads beside the driver's).
@@ -71,12 +72,16 @@ def main() -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-dask-"))
     local = LocalExecutor()
     one(experiment(args.url, "load", args.records, True, 1, 1, 1, "local"), data_dir, local)
-    dask = DaskExecutor.connect(None, workers=2, max_tasks=2)
+    dask = DaskExecutor.connect(None, workers=2)
     rates: dict[tuple[int, str], list[float]] = {}
     try:
+        # a warm-up loop, not counted: the first after the load runs on a cold cache
+        one(experiment(args.url, "warm", args.records, False, 2, tpp, args.secs, "local"), data_dir, local)
         for r in range(args.rounds):
             for procs in (1, 2):
-                for name, ex in (("local", local), ("dask", dask)):
+                # which goes first alternates: a drift of the machine touches both alike
+                pair = [("local", local), ("dask", dask)]
+                for name, ex in (pair if r % 2 == 0 else pair[::-1]):
                     exp = experiment(args.url, f"c-{name}-p{procs}-{r}", args.records, False, procs,
                                      tpp, args.secs, name)
                     rate = one(exp, data_dir, ex)

@@ -130,7 +130,7 @@ class DaskSpec(Strict):
     """A running scheduler (``dask scheduler``, a deployer's), or else a local cluster."""
 
     scheduler: str | None = Field(None, pattern=r"^([a-z]+://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")  # tcp://host:8786
-    workers: int = Field(2, ge=1, le=MAX_PROCESSES)
+    workers: int = Field(2, ge=1, le=MAX_PROCESSES)   # also what run.processes: auto means
 
 
 class Experiment(Strict):
@@ -220,7 +220,9 @@ def plan(exp: Experiment) -> list[RunSpec]:
 
 
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
-    runs, cpus, base = [], os.cpu_count() or 1, exp.run.target_base
+    # processes "auto": one per core here, one per worker on Dask (each driver is a worker)
+    cpus = exp.dask.workers if exp.executor == "dask" else os.cpu_count() or 1
+    runs, base = [], exp.run.target_base
     for target, lp, lf, threads, rf, rep in itertools.product(
             exp.targets, exp.load.processes, exp.load.target_factors, exp.run.threads,
             exp.run.target_factors, range(1, exp.repetitions + 1)):

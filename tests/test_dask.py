@@ -23,7 +23,7 @@ from benchlib.run.experiment import run_one  # noqa: E402
 
 @pytest.fixture(scope="module")
 def cluster():
-    ex = DaskExecutor.connect(None, workers=2, max_tasks=2)
+    ex = DaskExecutor.connect(None, workers=2)
     yield ex
     ex.close()
 
@@ -106,7 +106,7 @@ def test_split_load_inserts_every_key_once(cluster, data_dir, pg_own_db):
 
 
 def test_lost_worker_fails_the_run_and_keeps_the_others_intervals(data_dir):
-    ex = DaskExecutor.connect(None, workers=2, max_tasks=2)   # its own: a worker gets killed
+    ex = DaskExecutor.connect(None, workers=2)   # its own: a worker gets killed
     try:
         pids = ex.client.run(os.getpid)
         victim = pids[sorted(pids)[1]]          # client 1's worker (tasks go round-robin)
@@ -162,3 +162,13 @@ def test_unreachable_scheduler_is_one_line():
 def test_dask_parameters_are_checked(dask, msg):
     with pytest.raises(ParameterError, match=msg):
         validate(small_experiment("dp", "sqlite", executor="dask", dask=dask), "test")
+
+
+def test_more_processes_than_workers_fails_the_step_saying_so(cluster, data_dir):
+    exp = small_experiment("dw", "sqlite", executor="dask", load={"threads": 3, "processes": [3]})
+    status, rd = _one_run(exp, data_dir, cluster)
+    assert status == "failed"
+    assert "3 client processes but the Dask cluster has 2 workers" in read_meta(rd).error
+    # the local cluster's workers run without the statistical profiler (GIL time)
+    import dask
+    assert not any(cluster.client.run(lambda: dask.config.get("distributed.worker.profile.enabled")).values())

@@ -26,7 +26,6 @@ its task at once instead of running it again.
 """
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import queue
@@ -43,7 +42,13 @@ from .recording import StepError, one_line
 
 CONNECT_TIMEOUT_S = 10
 FINISHED_GRACE_S = 5.0
-POLL_S = 0.05              # the controller's look at the queue when it was empty     # a task finished but its result not read after this: lost
+POLL_S = 0.05              # the controller's look at the queue when it was empty
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.scheduler.allowed-failures": 0,   # a lost worker fails its task at once
+    # the worker's statistical profiler samples every thread's stack each 10 ms: in a
+    # driver process that is GIL time taken from the hot loops
+    "distributed.worker.profile.enabled": False,
+}     # a task finished but its result not read after this: lost
 
 
 def _wall_offset_ns() -> int:
@@ -61,7 +66,7 @@ class DaskExecutor:
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
 
     @classmethod
-    def connect(cls, scheduler: str | None, workers: int, max_tasks: int = 1,
+    def connect(cls, scheduler: str | None, workers: int,
                 timeout_s: float = CONNECT_TIMEOUT_S) -> DaskExecutor:
         """Connect to ``scheduler``, or start a local cluster of ``workers`` processes;
         ParameterError (one line) when it cannot be had."""
@@ -74,10 +79,9 @@ class DaskExecutor:
             if scheduler:
                 ex = cls(Client(scheduler, timeout=timeout_s))
             else:
-                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                with dask.config.set(LOCAL_CLUSTER_CONFIG):
                     cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1",
-                                           protocol="tcp", dashboard_address=None,
-                                           threads_per_worker=max(1, math.ceil(max_tasks / workers)),
+                                           protocol="tcp", dashboard_address=None, threads_per_worker=1,
                                            silence_logs=logging.ERROR)
                 ex = cls(Client(cluster), cluster)
         except (OSError, TimeoutError, RuntimeError) as e:
@@ -133,12 +137,13 @@ class DaskClients(Clients):
         self.q = Queue(self.names["q"], client=c)
         self.go, self.stop_evt = Event(self.names["go"], client=c), Event(self.names["stop"], client=c)
         self.start_var = Variable(self.names["start"], client=c)
-        workers = c.scheduler_info()["workers"]
-        nthreads = sum(w.get("nthreads", 1) for w in workers.values())
-        if len(tasks) > nthreads:
-            raise StepError(f"{len(tasks)} client processes but the Dask cluster has {nthreads} "
-                            "worker threads: they must all run at once (add workers or threads)")
-        self.assigned = [sorted(workers)[i % len(workers)] for i in range(len(tasks))]
+        workers = sorted(c.scheduler_info()["workers"])
+        if len(tasks) > len(workers):
+            # a driver is a process: its CPU and memory (getrusage) are its worker's own,
+            # and all of them wait on one barrier, so they must all run at once
+            raise StepError(f"{len(tasks)} client processes but the Dask cluster has {len(workers)} "
+                            "workers: each runs one (dask.workers, or more `dask worker` processes)")
+        self.assigned = workers[:len(tasks)]
         hosts, pids = c.run(socket.gethostname), c.run(os.getpid)
         own = socket.gethostname()
         sampled: set[str] = set() if ex.sample_own_host else {own}

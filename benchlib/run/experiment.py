@@ -281,16 +281,8 @@ def open_executor(exp) -> LocalExecutor:
     """The executor an experiment asks for (``executor: local | dask``), started."""
     if getattr(exp, "executor", "local") == "dask":
         from .dask_executor import DaskExecutor
-        return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers,
-                                    max_tasks=_max_processes(exp))
+        return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers)
     return LocalExecutor()
-
-
-def _max_processes(exp) -> int:
-    """The most client processes a step of the experiment may start: a local cluster's
-    workers get enough threads that they all run at once (they wait on one barrier)."""
-    run = exp.run.processes if isinstance(exp.run.processes, int) else max(exp.run.threads)
-    return max([*exp.load.processes, run, 1])
 
 
 ERROR_LOG = "error.log"
