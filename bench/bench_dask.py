@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -45,19 +46,27 @@ def experiment(url: str, name: str, records: int, load: bool, procs: int, thread
     }, "bench")
 
 
-def one(exp, data_dir: Path, executor) -> float:
+def one(exp, data_dir: Path, executor) -> tuple[float, float, float]:
+    """ops/s of the step; the drivers' own CPU µs per operation; this controller's CPU
+    seconds over the run (with a local cluster, its scheduler's too)."""
     (spec,) = plan(exp)
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     exp_dir = data_dir / exp.experiment
     exp_dir.mkdir(parents=True, exist_ok=True)
     with open(os.devnull, "w") as devnull:
         status = run_one(exp, spec, exp_dir, data_dir, out=devnull, progress=False, executor=executor)
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    ctl = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     if status != "ok":
         raise SystemExit(f"{exp.experiment}: {status}")
-    steps = load_results(exp_dir / spec.run_id)["steps"].set_index("step")
+    t = load_results(exp_dir / spec.run_id)
+    steps = t["steps"].set_index("step")
     step = "l.pre" if "r.L1" not in steps.index else "r.L1"
     if steps.loc[step, "errors"]:
         raise SystemExit(f"{exp.experiment}: {steps.loc[step, 'errors']} errors")
-    return float(steps.loc[step, "ops"]) / float(steps.loc[step, "secs"])
+    ops = float(steps.loc[step, "ops"])
+    drv = t["drivers"].query("step == @step")
+    return ops / float(steps.loc[step, "secs"]), float(drv["cpu_s"].sum()) / ops * 1e6, ctl
 
 
 def main() -> int:
@@ -73,7 +82,7 @@ def main() -> int:
     local = LocalExecutor()
     one(experiment(args.url, "load", args.records, True, 1, 1, 1, "local"), data_dir, local)
     dask = DaskExecutor.connect(None, workers=2)
-    rates: dict[tuple[int, str], list[float]] = {}
+    rates: dict[tuple[int, str], list[tuple[float, float, float]]] = {}
     try:
         # a warm-up loop, not counted: the first after the load runs on a cold cache
         one(experiment(args.url, "warm", args.records, False, 2, tpp, args.secs, "local"), data_dir, local)
@@ -84,18 +93,21 @@ def main() -> int:
                 for name, ex in (pair if r % 2 == 0 else pair[::-1]):
                     exp = experiment(args.url, f"c-{name}-p{procs}-{r}", args.records, False, procs,
                                      tpp, args.secs, name)
-                    rate = one(exp, data_dir, ex)
-                    rates.setdefault((procs, name), []).append(rate)
-                    print(f"round {r + 1} p{procs} {name}: {rate:,.0f} ops/s", file=sys.stderr, flush=True)
+                    got = one(exp, data_dir, ex)
+                    rates.setdefault((procs, name), []).append(got)
+                    print(f"round {r + 1} p{procs} {name}: {got[0]:,.0f} ops/s, drivers {got[1]:.1f} µs/op, "
+                          f"controller {got[2]:.2f} s", file=sys.stderr, flush=True)
     finally:
         dask.close()
-    print("| driver processes × threads | local ops/s | dask ops/s | dask / local | rounds |\n"
-          "|---|---|---|---|---|")
+    print("| driver processes × threads | local ops/s | dask ops/s | dask / local: median of rounds "
+          "(range) | driver CPU µs/op local / dask | controller CPU s local / dask |\n|---|---|---|---|---|---|")
     for procs in (1, 2):
-        lo, da = statistics.median(rates[(procs, "local")]), statistics.median(rates[(procs, "dask")])
-        ratios = [d / v for d, v in zip(rates[(procs, "dask")], rates[(procs, "local")])]
-        print(f"| {procs} × {tpp} | {lo:,.0f} | {da:,.0f} | {da / lo:.3f} "
-              f"(rounds {min(ratios):.3f}–{max(ratios):.3f}) | {args.rounds} |")
+        lo, da = rates[(procs, "local")], rates[(procs, "dask")]
+        ratios = [d[0] / v[0] for d, v in zip(da, lo)]
+        med = [statistics.median(x[i] for x in runs) for runs in (lo, da) for i in range(3)]
+        print(f"| {procs} × {tpp} | {med[0]:,.0f} | {med[3]:,.0f} | {statistics.median(ratios):.3f} "
+              f"({min(ratios):.2f}–{max(ratios):.2f}) | {med[1]:.1f} / {med[4]:.1f} | "
+              f"{med[2]:.2f} / {med[5]:.2f} |")
     return 0
 
 

@@ -48,6 +48,11 @@ LOCAL_CLUSTER_CONFIG = {
     # the worker's statistical profiler samples every thread's stack each 10 ms: in a
     # driver process that is GIL time taken from the hot loops
     "distributed.worker.profile.enabled": False,
+    # the event loop's own wake-ups (health tick 20 ms, memory monitor 100 ms, system
+    # monitor 500 ms by default), each taking the GIL beside the driver's threads
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
 }     # a task finished but its result not read after this: lost
 
 
