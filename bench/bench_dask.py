@@ -12,6 +12,7 @@ throughput the coordination costs (the barrier, the per-second queue through the
 scheduler, the worker's own threads beside the driver's).
 
     .venv/bin/python bench/bench_dask.py [--url postgresql://postgres@127.0.0.1:5432/test] [--secs 10]
+    .venv/bin/python bench/bench_dask.py --url basic     # no database: the drivers' ceiling
 """
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ def one(exp, data_dir: Path, executor) -> tuple[float, float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test",
+                    help="or basic: no database, the drivers' own ceiling")
     ap.add_argument("--secs", type=float, default=10)
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=3)
@@ -80,7 +82,8 @@ def main() -> int:
     tpp = args.threads_per_process
     data_dir = Path(tempfile.mkdtemp(prefix="bench-dask-"))
     local = LocalExecutor()
-    one(experiment(args.url, "load", args.records, True, 1, 1, 1, "local"), data_dir, local)
+    if args.url != "basic":
+        one(experiment(args.url, "load", args.records, True, 1, 1, 1, "local"), data_dir, local)
     dask = DaskExecutor.connect(None, workers=2)
     rates: dict[tuple[int, str], list[tuple[float, float, float]]] = {}
     try:
@@ -95,7 +98,7 @@ def main() -> int:
                                      tpp, args.secs, name)
                     got = one(exp, data_dir, ex)
                     rates.setdefault((procs, name), []).append(got)
-                    print(f"round {r + 1} p{procs} {name}: {got[0]:,.0f} ops/s, drivers {got[1]:.1f} µs/op, "
+                    print(f"round {r + 1} p{procs} {name}: {got[0]:,.0f} ops/s, drivers {got[1]:.2f} µs/op, "
                           f"controller {got[2]:.2f} s", file=sys.stderr, flush=True)
     finally:
         dask.close()
@@ -106,7 +109,7 @@ def main() -> int:
         ratios = [d[0] / v[0] for d, v in zip(da, lo)]
         med = [statistics.median(x[i] for x in runs) for runs in (lo, da) for i in range(3)]
         print(f"| {procs} × {tpp} | {med[0]:,.0f} | {med[3]:,.0f} | {statistics.median(ratios):.3f} "
-              f"({min(ratios):.2f}–{max(ratios):.2f}) | {med[1]:.1f} / {med[4]:.1f} | "
+              f"({min(ratios):.2f}–{max(ratios):.2f}) | {med[1]:.2f} / {med[4]:.2f} | "
               f"{med[2]:.2f} / {med[5]:.2f} |")
     return 0
 

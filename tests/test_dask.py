@@ -172,3 +172,16 @@ def test_more_processes_than_workers_fails_the_step_saying_so(cluster, data_dir)
     # the local cluster's workers run without the statistical profiler (GIL time)
     import dask
     assert not any(cluster.client.run(lambda: dask.config.get("distributed.worker.profile.enabled")).values())
+
+
+def test_executor_dask_alone_runs_on_a_local_cluster(data_dir):
+    """``-p executor=dask`` and nothing else: a local cluster of 2 workers for the
+    experiment, run.processes auto = one per worker."""
+    from benchlib import run_experiment
+    exp = validate(small_experiment("da", "sqlite", executor="dask"), "test")
+    res = run_experiment(exp, data_dir, progress=False, out=open(os.devnull, "w"))
+    assert res.ok, res.runs
+    (run_id,) = res.runs
+    assert "-p2-" in run_id
+    drivers = load_results(data_dir / "da")["drivers"]
+    assert set(drivers["executor"]) == {"dask"} and drivers.query("step == 'r.L1'")["ops"].sum() == 3000

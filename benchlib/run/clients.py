@@ -18,6 +18,7 @@ start (service time); both are kept.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -240,7 +241,10 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
     first = threads[0].clients[0] if threads else None
     out_q.put(("ready", p, dict(getattr(first, "batch_units", None) or {})))
     start_ns = wait_start()
-    if not start_ns:
+    if not start_ns:   # stopped before the start: a Dask worker lives on, its connections must not
+        for c in (c for th in threads for c in th.clients):
+            with contextlib.suppress(Exception):
+                c.close()
         return
     cpu0 = _own_cpu_s()
     for th in threads:

@@ -119,6 +119,13 @@ class DaskExecutor:
             self.cluster.close()
 
 
+def _workers(client) -> dict:
+    """The scheduler's workers now. Not scheduler_info(): it returns the client's cache,
+    which the client's own periodic refresh replaces by one without workers — a race
+    that made live workers look lost."""
+    return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
+
+
 def _benchlib_version() -> str:
     from ..version import __version__
     return __version__
@@ -142,7 +149,7 @@ class DaskClients(Clients):
         self.q = Queue(self.names["q"], client=c)
         self.go, self.stop_evt = Event(self.names["go"], client=c), Event(self.names["stop"], client=c)
         self.start_var = Variable(self.names["start"], client=c)
-        workers = sorted(c.scheduler_info()["workers"])
+        workers = sorted(_workers(c))
         if len(tasks) > len(workers):
             # a driver is a process: its CPU and memory (getrusage) are its worker's own,
             # and all of them wait on one barrier, so they must all run at once
@@ -201,7 +208,7 @@ class DaskClients(Clients):
         self.stop_evt.set()
 
     def lost(self, have: set[int]) -> list[tuple[int, str]]:
-        alive = set(self.client.scheduler_info()["workers"])
+        alive = set(_workers(self.client))
         out = []
         for i, f in enumerate(self.futures):
             if i in have:
