@@ -159,7 +159,9 @@ class _Run:
     def tables(self) -> dict:
         """The run's tables as they are now, as load_results would give them."""
         cnf = self.spec.target.name
-        return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf}]),
+        # meta rides along: the step lines' hw figures are those of its host (a Dask
+        # worker host's rows are the drivers')
+        return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf, "meta": self.meta.to_dict()}]),
                 "steps": pd.DataFrame(self.steps_rows).assign(config=cnf),
                 "latency": _latency_df(self.lat_rows).assign(config=cnf),
                 "hw": (pd.concat(self.hw_frames, ignore_index=True) if self.hw_frames
