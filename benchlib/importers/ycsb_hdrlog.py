@@ -123,7 +123,7 @@ def hdr_intervals(log: dict, t0: float | None) -> tuple[pd.DataFrame, HdrHistogr
     return pd.DataFrame(rows), total
 
 
-def _latency_of_intervals(intervals: pd.DataFrame, ops: list[str]) -> list[dict]:
+def latency_of_intervals(intervals: pd.DataFrame, ops: list[str]) -> list[dict]:
     """A latency row per op from its interval rows, where every row counts its
     operations: count, ops-weighted mean, min, max (NaN-skipping, as pandas sums).
     A column at a time in numpy: a million-row groupby on strings took a second."""
@@ -172,7 +172,7 @@ def fill_latency(lat: pd.DataFrame, hists: dict, raw: pd.DataFrame | None,
         ops = interval_ops if interval_ops is not None else set(pd.unique(intervals["op"]))
         lacking = ops - have - {TOTAL_OP}
     if lacking and "ops" in intervals:
-        rows += _latency_of_intervals(intervals, sorted(lacking))
+        rows += latency_of_intervals(intervals, sorted(lacking))
         have |= {r["op"] for r in rows}
     for r in rows:
         h = hists.get(r["op"])
