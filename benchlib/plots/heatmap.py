@@ -59,8 +59,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_title(title)
     sub = f"{_experiments(pts)} · {_describe_steps(step)}"
     if per_cell > 1:
-        sub += (f" · mean of up to {per_cell} runs per cell, under it ± its 95% interval"
-                " (min–max of 2 runs)")
+        sub += f"\nmean of up to {per_cell} runs a cell, ± its 95% interval (min–max of 2 runs)"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
 
