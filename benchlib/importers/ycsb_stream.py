@@ -278,19 +278,25 @@ def _op_totals(rows: pd.DataFrame) -> pd.DataFrame:
     :func:`.ycsb_hdrlog.latency_of_intervals` takes them from the whole file's rows."""
     op = rows["op"].array
     if not isinstance(op, pd.Categorical):
-        return pd.DataFrame(columns=["op", "ops", "mean_us", "min_us", "max_us"])
+        return pd.DataFrame(columns=["op", "ops", "mean_us", "errors", "min_us", "max_us"])
     k, codes = len(op.categories), op.codes
     ops = rows["ops"].to_numpy(dtype="float64")
+    err = rows["errors"].to_numpy(dtype="float64", na_value=np.nan) if "errors" in rows else np.full(len(ops), np.nan)
+    ok = ops - np.nan_to_num(err)   # the latencies are of the operations that succeeded
     n = np.bincount(codes, weights=ops, minlength=k)
-    w = np.bincount(codes, weights=np.nan_to_num(ops * rows["mean_us"].to_numpy(dtype="float64")), minlength=k)
+    n_ok = np.bincount(codes, weights=ok, minlength=k)
+    n_err = np.bincount(codes, weights=np.nan_to_num(err), minlength=k)
+    has_err = np.bincount(codes, weights=~np.isnan(err), minlength=k) > 0
+    w = np.bincount(codes, weights=np.nan_to_num(ok * rows["mean_us"].to_numpy(dtype="float64")), minlength=k)
     lo, hi = np.full(k, np.inf), np.full(k, -np.inf)
     for col, out, fn in (("min_us", lo, np.fmin), ("max_us", hi, np.fmax)):
         fn.at(out, codes, rows[col].to_numpy(dtype="float64"))
     seen = np.bincount(codes, minlength=k) > 0
     seen[op.categories.get_loc(TOTAL_OP)] = False
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, w / n, np.nan)
+        mean = np.where(n_ok > 0, w / n_ok, np.nan)
     return pd.DataFrame({"op": list(op.categories[seen]), "ops": n[seen], "mean_us": mean[seen],
+                         "errors": np.where(has_err, n_err, np.nan)[seen],
                          "min_us": np.where(np.isinf(lo), np.nan, lo)[seen],
                          "max_us": np.where(np.isinf(hi), np.nan, hi)[seen]})
 
