@@ -83,24 +83,26 @@ def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
 # the child reads its own high-water mark (VmHWM): ru_maxrss of a child counts the
 # parent's resident set at the fork (Linux carries it over the exec)
 _CHILD = """
-import sys, time
+import os, sys, time
 from benchlib.importers import import_output
-secs = 0.0
+secs = cpu = 0.0
 if sys.argv[1]:
-    t = time.perf_counter()
+    c, t = os.times(), time.perf_counter()
     import_output("ycsb", [sys.argv[1]], sys.argv[2])
-    secs = time.perf_counter() - t
+    secs, e = time.perf_counter() - t, os.times()
+    cpu = e.user + e.system - c.user - c.system
 hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")][0].split()[1]
-print(secs, int(hwm) * 1024)
+print(secs, int(hwm) * 1024, cpu)
 """
 
 
-def _import_in_child(src: Path | None, into: Path | None) -> tuple[float, int]:
-    """Import in a fresh Python process: (seconds of import_output, peak RSS bytes)."""
+def _import_in_child(src: Path | None, into: Path | None) -> tuple[float, int, float]:
+    """Import in a fresh Python process: (seconds of import_output, peak RSS bytes, its
+    CPU seconds, user + system, all threads)."""
     out = subprocess.run([sys.executable, "-c", _CHILD, str(src or ""), str(into or "")],
                          capture_output=True, text=True, check=True).stdout
-    secs, peak = out.split()[-2:]
-    return float(secs), int(peak)
+    secs, peak, cpu = out.split()[-3:]
+    return float(secs), int(peak), float(cpu)
 
 
 def main(argv=None) -> None:
@@ -117,16 +119,17 @@ def main(argv=None) -> None:
         src = tmp / "run.out"
         n = generate(src, a.lines, a.status)
         size = src.stat().st_size
-        wc, imp, parse, rss = [], [], [], []
+        wc, imp, parse, rss, cpu = [], [], [], [], []
         for i in range(a.repeat):
             t = time.perf_counter()
             counted = int(subprocess.run(["wc", "-l", str(src)], capture_output=True, text=True,
                                          check=True).stdout.split()[0])
             wc.append(time.perf_counter() - t)
             if a.rss:
-                secs, peak = _import_in_child(src, tmp / "exp" / f"run{i}")
+                secs, peak, used = _import_in_child(src, tmp / "exp" / f"run{i}")
                 imp.append(secs)
                 rss.append(peak)
+                cpu.append(used)
             else:
                 t = time.perf_counter()
                 import_output("ycsb", [src], tmp / "exp" / f"run{i}")
@@ -154,6 +157,8 @@ def main(argv=None) -> None:
             base = _import_in_child(None, None)[1]
             print(f"peak RSS of the importing process: median {statistics.median(rss) / 1e6:.0f} MB, "
                   f"max {max(rss) / 1e6:.0f} MB (the same process importing nothing: {base / 1e6:.0f} MB)")
+            print(f"CPU of import_output (user + system, all its threads): median {statistics.median(cpu):.2f} s, "
+                  f"{n / statistics.median(cpu):,.0f} lines per CPU second")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
