@@ -112,7 +112,8 @@ def main_ops(results: dict, *, intended: bool = False) -> list[str]:
     ops = set(run["op"].astype("object"))
     if ops & set(LINKBENCH_MAIN):
         return [o for o in LINKBENCH_MAIN if o in ops]
-    run = run[~run["op"].astype("object").map(lambda o: is_batch(o) or is_failed(o))]
+    # as bool: an empty frame's map is of object dtype, which [] would take for column names
+    run = run[~run["op"].astype("object").map(lambda o: is_batch(o) or is_failed(o)).astype(bool)]
     counts = run.groupby(run["op"].astype("object"))["count"].sum(min_count=1).fillna(0)
     top = sorted(counts.index, key=lambda o: (-counts[o], o))[:MAIN_OPS_MAX]
     return sorted(top, key=_rank)
