@@ -112,6 +112,9 @@ class RunLoopSpec(Strict):
     # auto: multiplex from 4 connections per process on, where it measured faster
     # (BENCHMARKS.md: 0.82x pgbench at 16 clients against 0.61x; 0.62x vs 0.70x at 4)
     multiplex: bool | Literal["auto"] = "auto"
+    # the run loops' hot path: c (chunks of operations in C over libpq: YCSB on PostgreSQL,
+    # the extension built), python, or auto (C where it can); meta.json's driver_path says
+    driver: Literal["auto", "c", "python"] = "auto"
 
     @field_validator("threads")
     @classmethod
@@ -158,6 +161,10 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
+        from .targets.registry import target_class
+        missing = [f"target {t.name}: {m}" for t in self.targets if (m := target_class(t.kind).native_missing())]
+        if self.run.driver == "c" and (missing or not self.workload_class().native_ops):
+            raise ValueError(f"run.driver: c: {(missing or [f'workload {self.workload} has none'])[0]}")
         return self
 
     def workload_class(self) -> type:

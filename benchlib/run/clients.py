@@ -258,6 +258,11 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
         g = task["thread_offset"] + t
         clients.append(workload.client(step, task["endpoint"], g, step.threads,
                                        seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
+    if clients and all(getattr(c, "native", None) for c in clients):
+        # each chunk of operations runs in C (run.driver): a thread per connection
+        from .native import NativeThread
+        return [NativeThread(c, task["thread_offset"] + t, step.threads, step, start_box)
+                for t, c in enumerate(clients)]
     mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
     if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
             and all(getattr(c, "afns", None) for c in clients):
@@ -313,7 +318,8 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
     result = measure.ClientResult(client_id=f"{socket.gethostname()}:{os.getpid()}",
                                   host=socket.gethostname(), step=step.name, started_ns=start_ns,
                                   ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
-                                  error=next((th.error for th in threads if th.error), None))
+                                  error=next((th.error for th in threads if th.error), None),
+                                  driver_path=threads[0].path if threads else None)
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",

@@ -228,6 +228,9 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
     meta.status, meta.error, meta.ended = status, error, folders.utcnow().isoformat()
+    paths = sorted({c.driver_path for o in run.outcomes if o.step.phase == "run"
+                    for c in o.client_results if c.driver_path})
+    meta.driver_path = "+".join(paths) or None
     folders.write_json(run_dir / folders.META, meta)
     (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
