@@ -72,6 +72,25 @@ def test_the_c_loop_paced_records_intended_latencies(pg_own_db, tmp_path):
     assert step["ops"] == 3000 and step["secs"] >= 1.4   # 3000 on a schedule of 2000/s
 
 
+@needs_c
+@pytest.mark.postgres
+def test_the_c_loop_multiplexed_runs_every_operation_once(pg_own_db, tmp_path):
+    # 2 connections from one thread, each through more than one chunk (20,000 operations)
+    props = {**MIX, "operationcount": 44_000, "readproportion": 0.95, "updateproportion": 0,
+             "insertproportion": 0, "scanproportion": 0.05, "readmodifywriteproportion": 0,
+             "table": "t_mux"}
+    exp = validate(small_experiment("cmux", pg_own_db, properties=props, run={
+        "threads": [2], "processes": 1, "driver": "c", "multiplex": True}), "t")
+    assert run_experiment(exp, tmp_path, progress=False).ok
+    t = load_results(tmp_path / "cmux")
+    step = t["steps"].set_index("step").loc["r.L1"]
+    assert step["ops"] == 44_000 and step["errors"] == 0
+    lat = t["latency"][t["latency"].step == "r.L1"].set_index("op")["count"]
+    iv = t["intervals"][t["intervals"].step == "r.L1"]
+    assert iv.groupby("op")["ops"].sum().to_dict() == lat.to_dict()
+    assert lat["READ"] + lat["SCAN"] == 44_000
+
+
 def _bindings(url: str):
     from benchlib.targets.postgres import PostgresTarget, PostgresYcsb
     from benchlib.workloads.ycsb.workload import config_from

@@ -258,14 +258,18 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
         g = task["thread_offset"] + t
         clients.append(workload.client(step, task["endpoint"], g, step.threads,
                                        seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
+    mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
+    mux = mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
-        # each chunk of operations runs in C (run.driver): a thread per connection
-        from .native import NativeThread
+        # each chunk of operations runs in C (run.driver): a thread per connection, which
+        # measured faster than one thread driving them all (BENCHMARKS.md), unless
+        # multiplex is true
+        from .native import NativeMuxThread, NativeThread
+        if mux and step.multiplex is True:
+            return [NativeMuxThread(clients, step, start_box)]
         return [NativeThread(c, task["thread_offset"] + t, step.threads, step, start_box)
                 for t, c in enumerate(clients)]
-    mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
-    if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
-            and all(getattr(c, "afns", None) for c in clients):
+    if mux and all(getattr(c, "afns", None) for c in clients):
         # one thread drives all the process's connections, as pgbench -j does
         from .mux import MuxThread
         return [MuxThread(clients, step, start_box)]

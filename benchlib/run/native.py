@@ -90,7 +90,7 @@ class NativeThread(RecordingThread):
 
     def _file_inner(self, plan, a: int, b: int) -> None:
         """The inner statements of compound operations a..b-1 under their own codes."""
-        compound = self.client.native.compound
+        compound = self.clients[0].native.compound
         if b <= a or not compound:
             return
         raw = plan.results(a, b)
@@ -113,3 +113,83 @@ class NativeThread(RecordingThread):
             if (time.perf_counter_ns() - self._broken_since) / NS > ABORT_AFTER_BROKEN_S:
                 raise StepError(f"connection lost: {one_line(e)}") from None
             time.sleep(0.2)
+
+
+F_NEED, F_IDLE, F_WAIT = 8, 16, 32
+
+
+class NativeMuxThread(NativeThread):
+    """All of a process's connections driven from one thread in C (``run_many``: libpq's
+    asynchronous API and poll), each still a closed loop, as :mod:`.mux` does in Python
+    and ``pgbench -j`` in C. Unpaced run steps only, as there."""
+
+    def __init__(self, clients: list, step, start_box: list):
+        RecordingThread.__init__(self, clients, step, start_box)
+        self.path = clients[0].native.path
+        self._broken_since = None
+        for c in clients:
+            chunk = c.next_chunk(CHUNK_OPS)
+            c.native.conn.assign(c.native.plan(chunk) if chunk is not None else None)
+        self._filed = [0] * len(clients)
+
+    def _loop(self):
+        start = self._wait_start()
+        end = start + int(self.step.duration_s * NS) if self.step.duration_s else None
+        next_tick = start + NS if end is None else min(start + NS, end)
+        run_many = self.clients[0].native.run_many
+        conns = [c.native.conn for c in self.clients]
+        sending = 1
+        while True:
+            flags, t1, k = run_many(conns, next_tick, end or 0, sending)
+            if flags & F_TICK:
+                self._file_all(conns, but=k)          # the one that crossed: the new second's
+                next_tick = self._tick(t1, start, end)
+                if next_tick is None:                 # over: the operations in flight finish
+                    next_tick, sending = 1 << 62, 0
+            self._file_all(conns)
+            if t1:
+                self.last_ns = max(self.last_ns, t1)
+            if flags & F_NEED:
+                self._next_plan(k)
+            if flags & F_BROKEN:
+                conns[k] = self._reconnect_one(k, t1)
+            if flags & F_WAIT and (self.stop_flag or (end is not None and time.perf_counter_ns() >= end)):
+                sending = 0
+            if flags & F_IDLE:
+                return
+
+    def _file_all(self, conns: list, but: int | None = None) -> None:
+        """Every connection's completed operations not filed yet (but the last of ``but``)."""
+        for j, conn in enumerate(conns):
+            done = conn.done - (1 if j == but else 0)
+            plan = conn.plan
+            if plan is not None and done > self._filed[j]:
+                self._file_ops(plan, self._filed[j], done)
+                self._file_inner(plan, self._filed[j], done)
+                self._filed[j] = done
+
+    def _next_plan(self, k: int) -> None:
+        """Connection k used its plan up (all filed): its next chunk, or none."""
+        client = self.clients[k]
+        chunk = client.next_chunk(CHUNK_OPS)
+        client.native.conn.assign(client.native.plan(chunk) if chunk is not None else None)
+        self._filed[k] = 0
+
+    def _reconnect_one(self, k: int, t: int):
+        """Connection k is gone (its operation counted as an ERROR): open it again and go
+        on with its plan where it was; gone for longer than ABORT_AFTER_BROKEN_S, stop."""
+        client = self.clients[k]
+        old = client.native.conn
+        plan, done = old.plan, old.done
+        since = t
+        while True:
+            try:
+                client.reconnect()
+                break
+            except Exception as e:  # noqa: BLE001 - the server may be restarting
+                if (time.perf_counter_ns() - since) / NS > ABORT_AFTER_BROKEN_S:
+                    raise StepError(f"connection {k} lost: {one_line(e)}") from None
+                time.sleep(0.2)
+        old.assign(None)
+        client.native.conn.assign(plan, done)
+        return client.native.conn

@@ -279,6 +279,12 @@ typedef struct {
     PGconn *pg;
     int nf;
     char (*names)[16];  /* statement names: read 0..nf, scan, update (index field + 1), insert */
+    /* run_many's state, kept between calls: the plan, the next operation to send, the
+     * operations completed, the one in flight (-1: none) and its statement */
+    Plan *plan;
+    Py_ssize_t pos, done, cur;
+    int phase, kind, nres, res_st, first_st;
+    int64_t t0, tm;
 } Conn;
 
 static void conn_close_pg(Conn *c) {
@@ -293,6 +299,7 @@ static void conn_close_pg(Conn *c) {
 
 static void conn_dealloc(Conn *c) {
     conn_close_pg(c);
+    Py_XDECREF(c->plan);
     free(c->names);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -315,6 +322,7 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     pg = PQconnectdb(info);
     Py_END_ALLOW_THREADS
     c->pg = pg;
+    c->cur = -1;
     if (!pg || PQstatus(pg) != CONNECTION_OK) {
         conn_error(pg, "cannot connect");
         Py_DECREF(c);
@@ -481,6 +489,39 @@ static PyObject *conn_run(Conn *c, PyObject *args) {
     return Py_BuildValue("nLi", i, (long long)t1, flags);
 }
 
+/* conn.assign(plan, pos=0): the plan run_many goes on with on this connection, from
+ * operation pos (a reconnected connection takes over its predecessor's); None: none */
+static PyObject *conn_assign(Conn *c, PyObject *args) {
+    PyObject *plan;
+    Py_ssize_t pos = 0;
+    if (!PyArg_ParseTuple(args, "O|n", &plan, &pos)) return NULL;
+    if (plan != Py_None && !PyObject_TypeCheck(plan, &PlanType)) {
+        PyErr_SetString(PyExc_TypeError, "a Plan or None");
+        return NULL;
+    }
+    if (c->cur >= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "an operation is in flight");
+        return NULL;
+    }
+    if (plan != Py_None && (pos < 0 || pos > ((Plan *)plan)->n)) {
+        PyErr_SetString(PyExc_IndexError, "position out of range");
+        return NULL;
+    }
+    Py_XDECREF(c->plan);
+    c->plan = plan == Py_None ? NULL : (Plan *)plan;
+    Py_XINCREF(c->plan);
+    c->pos = c->done = pos;
+    Py_RETURN_NONE;
+}
+
+static PyObject *conn_get_done(Conn *c, void *unused) { return PyLong_FromSsize_t(c->done); }
+
+static PyObject *conn_get_plan(Conn *c, void *unused) {
+    PyObject *p = c->plan ? (PyObject *)c->plan : Py_None;
+    Py_INCREF(p);
+    return p;
+}
+
 static PyObject *conn_close(Conn *c, PyObject *unused) {
     conn_close_pg(c);
     Py_RETURN_NONE;
@@ -496,11 +537,14 @@ static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "prepare the statements"},
     {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
     {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
+    {"assign", (PyCFunction)conn_assign, METH_VARARGS, "the plan run_many runs on it, from pos"},
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
     {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {"backend_pid", (getter)conn_get_backend_pid, NULL, "the server process", NULL},
+    {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL},
+    {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL},
     {NULL}};
 
 static PyTypeObject ConnType = {
@@ -514,7 +558,169 @@ static PyTypeObject ConnType = {
     .tp_getset = conn_getset,
 };
 
-static PyMethodDef methods[] = {{NULL}};
+/* ------------------------------------------------------------------ run_many */
+
+#define RUN_MANY_DOC \
+    "run_many(conns, next_tick, end, sending) -> (flags, t1, k): the connections' closed loops " \
+    "from one thread (unpaced), until the first completion at or after next_tick (F_TICK), a " \
+    "connection lost (F_BROKEN), one whose plan is used up (F_NEED), none busy (F_IDLE) or a " \
+    "second without a completion (F_WAIT); k is the connection concerned"
+
+enum { F_NEED = 8, F_IDLE = 16, F_WAIT = 32 };
+
+static inline int has_ops(const Conn *c) { return c->plan && c->pos < c->plan->n; }
+
+static void finish_op(Conn *c, int st, int64_t t1) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->cur;
+    p->lat[i] = t1 - c->t0;
+    p->itd[i] = -1;
+    p->st[i] = (int8_t)st;
+    c->cur = -1;
+    c->done = i + 1;
+}
+
+static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    c->kind = kind;
+    c->nres = 0;
+    c->res_st = ST_ERROR;
+    return c->pg && PQsendQueryPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
+}
+
+/* send the connection's next operation; 0 when its send failed (recorded as an ERROR) */
+static int start_next(Conn *c) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->pos++;
+    const op_t *op = &p->ops[i];
+    c->cur = i;
+    c->phase = 0;
+    p->in1[i] = p->in2[i] = -1;
+    c->t0 = now_ns();
+    if (send_stmt(c, op->kind == K_RMW ? K_READ : op->kind, op->f1, op->np1, p->params + op->p))
+        return 1;
+    finish_op(c, ST_ERROR, now_ns());
+    return 0;
+}
+
+/* read what arrived; 1 when the statement's results are all in (its status in res_st) */
+static int collect(Conn *c) {
+    if (!PQconsumeInput(c->pg)) return 1;  /* the connection failed: res_st stays ERROR */
+    while (!PQisBusy(c->pg)) {
+        PGresult *r = PQgetResult(c->pg);
+        if (!r) return 1;
+        if (c->nres++ == 0) c->res_st = judge(r, c->kind);
+        PQclear(r);
+    }
+    return 0;
+}
+
+/* a statement done: 1 when its operation is complete, 0 when a read-modify-write's
+ * update has been sent after its read */
+static int statement_done(Conn *c, int64_t now) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->cur;
+    const op_t *op = &p->ops[i];
+    int st = c->res_st;
+    if (op->kind == K_RMW && c->phase == 0) {
+        if (st == ST_ERROR && conn_bad(c)) {
+            finish_op(c, st, now);
+            return 1;
+        }
+        p->in1[i] = now - c->t0;
+        c->first_st = st;
+        c->phase = 1;
+        c->tm = now;
+        if (send_stmt(c, K_UPDATE, op->f2, op->np2, p->params + op->p + 1)) return 0;
+        finish_op(c, ST_ERROR, now_ns());
+        return 1;
+    }
+    if (op->kind == K_RMW) {
+        p->in2[i] = now - c->tm;
+        st = c->first_st ? c->first_st : st;
+    }
+    finish_op(c, st, now);
+    return 1;
+}
+
+/* after connection j's operation completed at t1: why to return, and its next one sent */
+static int after_op(Conn *c, int64_t t1, int64_t next_tick, int64_t end, int sending) {
+    int flags = 0;
+    if (c->plan->st[c->done - 1] == ST_ERROR && conn_bad(c)) return F_BROKEN;
+    if (t1 >= next_tick) flags |= F_TICK;
+    if (!sending || (end && t1 >= end)) return flags;  /* its loop is over: it stays idle */
+    if (!has_ops(c)) return flags | F_NEED;
+    if (!start_next(c)) flags |= conn_bad(c) ? F_BROKEN : 0;
+    return flags;
+}
+
+static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
+                     int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (sending && cs[j]->cur < 0 && has_ops(cs[j]) && !start_next(cs[j])) {
+            *k = j;
+            *t1 = now_ns();
+            return conn_bad(cs[j]) ? F_BROKEN : 0;
+        }
+    for (;;) {
+        Py_ssize_t m = 0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (cs[j]->cur >= 0) {
+                pf[m].fd = PQsocket(cs[j]->pg);
+                pf[m].events = POLLIN;
+                pf[m].revents = 0;
+                map[m++] = j;
+            }
+        if (m == 0) return F_IDLE;
+        int r = poll(pf, (nfds_t)m, 1000);
+        if (r == 0) return F_WAIT;
+        for (Py_ssize_t q = 0; r > 0 && q < m; q++) {
+            if (!pf[q].revents) continue;
+            Conn *c = cs[map[q]];
+            if (!collect(c) || !statement_done(c, now_ns())) continue;
+            *t1 = now_ns();
+            *k = map[q];
+            int flags = after_op(c, *t1, next_tick, end, sending);
+            if (flags) return flags;
+        }
+    }
+}
+
+static PyObject *run_many(PyObject *self, PyObject *args) {
+    PyObject *list;
+    long long next_tick, end;
+    int sending;
+    if (!PyArg_ParseTuple(args, "O!LLi", &PyList_Type, &list, &next_tick, &end, &sending)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    Conn **cs = calloc(n + 1, sizeof *cs);
+    struct pollfd *pf = calloc(n + 1, sizeof *pf);
+    Py_ssize_t *map = calloc(n + 1, sizeof *map);
+    if (!cs || !pf || !map) {
+        free(cs), free(pf), free(map);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *o = PyList_GET_ITEM(list, j);
+        if (!PyObject_TypeCheck(o, &ConnType) || !((Conn *)o)->names || !((Conn *)o)->pg) {
+            free(cs), free(pf), free(map);
+            PyErr_SetString(PyExc_TypeError, "open, prepared Conns expected");
+            return NULL;
+        }
+        cs[j] = (Conn *)o;
+    }
+    int64_t t1 = 0;
+    Py_ssize_t k = -1;
+    int flags;
+    Py_BEGIN_ALLOW_THREADS
+    flags = poll_many(cs, n, pf, map, next_tick, end, sending, &t1, &k);
+    Py_END_ALLOW_THREADS
+    free(cs), free(pf), free(map);
+    return Py_BuildValue("iLn", flags, (long long)t1, k);
+}
+
+
+static PyMethodDef methods[] = {
+    {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
+    {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pgloop", NULL, -1, methods, NULL, NULL, NULL, NULL};
 

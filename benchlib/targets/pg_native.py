@@ -54,6 +54,11 @@ class NativeOps:
     def conn(self):
         return self.binding.conn
 
+    @staticmethod
+    def run_many(conns: list, next_tick: int, end: int, sending: int) -> tuple[int, int, int]:
+        """Several connections' closed loops from one thread (see ``_pgloop.c``)."""
+        return _pgloop.run_many(conns, next_tick, end, sending)
+
     def plan(self, chunk):
         return _pgloop.Plan(chunk.codes, chunk.args, self.kinds, self.binding.nfields)
 

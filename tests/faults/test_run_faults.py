@@ -220,10 +220,10 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
 
 @pytest.mark.postgres
 @pytest.mark.slow
-@pytest.mark.parametrize("driver", ["python", "c"])
-def test_clients_reconnect_when_the_server_ends_their_connections(driver, pg_own_db, tmp_path):
-    """Python: one thread multiplexing the connections (psycopg); c: a thread per
-    connection, each chunk run in C (targets/_pgloop.c)."""
+@pytest.mark.parametrize("driver,multiplex", [("python", True), ("c", True), ("c", False)])
+def test_clients_reconnect_when_the_server_ends_their_connections(driver, multiplex, pg_own_db, tmp_path):
+    """One thread multiplexing the connections, in Python (psycopg) or in C, or a thread
+    per connection running each chunk in C (targets/_pgloop.c)."""
     import threading
 
     import psycopg
@@ -236,7 +236,7 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, pg_own
     exp = validate(small_experiment("mux", pg_own_db, properties={
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,
         "updateproportion": 0.0}, run={"threads": [8], "processes": 1, "loop_secs": 4,
-                                       "multiplex": True, "driver": driver}), "t")
+                                       "multiplex": multiplex, "driver": driver}), "t")
 
     def terminate_later():
         time.sleep(2.5)    # after the load (~1 s) and into the run loop
