@@ -110,19 +110,27 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
     return ops / s, cpu / ops * 1e6, steps.loc[step].to_dict()
 
 
-def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict) -> dict:
+def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict, rep: int) -> dict:
     """One client count of one mix, alternating: pgbench's fair limit, benchlib's C loop,
     benchlib's Python loop (multiplex auto, as a run gets by default); for C also -S."""
     r = {}
     if mix == "C":
         r["S"] = pgbench(url, n, secs)
     r["pgb"] = pgbench(url, n, secs, scripts[mix])
-    r["c"] = benchlib_run(url, data, f"{mix}c{n}", n, secs, False, records, "auto", "c", mix, "uniform")[:2]
-    r["py"] = benchlib_run(url, data, f"{mix}p{n}", n, secs, False, records, "auto", "python", mix,
+    r["c"] = benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c", mix,
+                          "uniform")[:2]
+    r["py"] = benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto", "python", mix,
                            "uniform")[:2]
     print(f"{mix} clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs" for k, v in r.items()),
           file=sys.stderr)
     return r
+
+
+def _medians(reps: list[dict]) -> dict:
+    """Per column, the median of the repetitions' (rate, CPU µs/op) pairs, each median
+    of its own (a shared machine: one slow repetition is not the driver's)."""
+    import statistics
+    return {k: tuple(statistics.median(r[k][i] for r in reps) for i in (0, 1)) for k in reps[0]}
 
 
 def _table(mix: str, points: dict) -> None:
@@ -145,6 +153,7 @@ def main() -> int:
     ap.add_argument("--clients", default="1,4,16")
     ap.add_argument("--mixes", default="C,A", help="YCSB workloads to run: C (reads), A (reads and updates)")
     ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--reps", type=int, default=1, help="repeat the whole alternation; medians")
     a = ap.parse_args()
     subprocess.run(["pgbench", "-i", "-q", "-s", str(max(a.records // 100_000, 1)), *_conn_args(a.url)],
                    check=True, capture_output=True)
@@ -154,12 +163,15 @@ def main() -> int:
     scripts = same_row_scripts(a.url, a.records, data)
     mixes = a.mixes.split(",")
     points: dict = {m: {} for m in mixes}
-    for n in [int(x) for x in a.clients.split(",")]:
-        for mix in mixes:
-            points[mix][n] = _point(a.url, data, n, mix, a.secs, a.records, scripts)
+    counts = [int(x) for x in a.clients.split(",")]
+    for rep in range(a.reps):
+        for n in counts:
+            for mix in mixes:
+                points[mix].setdefault(n, []).append(_point(a.url, data, n, mix, a.secs, a.records, scripts, rep))
+    points = {m: {n: _medians(reps) for n, reps in p.items()} for m, p in points.items()}
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
-          f"{a.records:,} records, uniform keys, {a.secs} s per point; load average "
+          f"{a.records:,} records, uniform keys, {a.secs} s per point, medians of {a.reps}; load average "
           f"{os.getloadavg()[0]:.1f} at the end")
     for mix in mixes:
         _table(mix, points[mix])
