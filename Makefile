@@ -7,10 +7,11 @@ BIN := $(VENV)/bin
 
 .PHONY: quickstart test install clean-data
 
-$(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c
+$(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c benchlib/targets/_pgloop.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
+	@$(BIN)/python -c "from benchlib.targets import pg_native as n; n.AVAILABLE or print('note: ' + n.MISSING)"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 

@@ -16,7 +16,9 @@ folder's writing. It says which scanner read the lines: the C one
 (``benchlib.importers._linescan``) or, where it was not built, the regular
 expressions.
 
-    .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr] [--repeat 3] [--parts]
+    .venv/bin/python bench/bench_import.py [--lines 1000000] [--status avg|hdr|hdr-only] [--repeat 3] [--parts] [--rss]
+
+``--rss`` imports in a fresh process each time and reports its peak RSS.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -77,27 +80,60 @@ def generate(path: Path, n_lines: int, kind: str, seed: int = 1) -> int:
     return len(out)
 
 
+# the child reads its own high-water mark (VmHWM): ru_maxrss of a child counts the
+# parent's resident set at the fork (Linux carries it over the exec)
+_CHILD = """
+import os, sys, time
+from benchlib.importers import import_output
+secs = cpu = 0.0
+if sys.argv[1]:
+    c, t = os.times(), time.perf_counter()
+    import_output("ycsb", [sys.argv[1]], sys.argv[2])
+    secs, e = time.perf_counter() - t, os.times()
+    cpu = e.user + e.system - c.user - c.system
+hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM:")][0].split()[1]
+print(secs, int(hwm) * 1024, cpu)
+"""
+
+
+def _import_in_child(src: Path | None, into: Path | None) -> tuple[float, int, float]:
+    """Import in a fresh Python process: (seconds of import_output, peak RSS bytes, its
+    CPU seconds, user + system, all threads)."""
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(src or ""), str(into or "")],
+                         capture_output=True, text=True, check=True).stdout
+    secs, peak, cpu = out.split()[-3:]
+    return float(secs), int(peak), float(cpu)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--status", choices=["avg", "hdr", "hdr-only"], default="avg")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--parts", action="store_true", help="also time read_output (no Parquet) alone")
+    ap.add_argument("--rss", action="store_true",
+                    help="import in a fresh process each time, and report its peak RSS (ru_maxrss)")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
     try:
         src = tmp / "run.out"
         n = generate(src, a.lines, a.status)
         size = src.stat().st_size
-        wc, imp, parse = [], [], []
+        wc, imp, parse, rss, cpu = [], [], [], [], []
         for i in range(a.repeat):
             t = time.perf_counter()
             counted = int(subprocess.run(["wc", "-l", str(src)], capture_output=True, text=True,
                                          check=True).stdout.split()[0])
             wc.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            import_output("ycsb", [src], tmp / "exp" / f"run{i}")
-            imp.append(time.perf_counter() - t)
+            if a.rss:
+                secs, peak, used = _import_in_child(src, tmp / "exp" / f"run{i}")
+                imp.append(secs)
+                rss.append(peak)
+                cpu.append(used)
+            else:
+                t = time.perf_counter()
+                import_output("ycsb", [src], tmp / "exp" / f"run{i}")
+                imp.append(time.perf_counter() - t)
             if a.parts:
                 t = time.perf_counter()
                 read_output("ycsb", [src])
@@ -117,6 +153,12 @@ def main(argv=None) -> None:
         row("import_output", imp, f", {statistics.median(imp) / w:.0f}x wc -l")
         if parse:
             row("  read_output", parse, " (parsing into tables, no Parquet)")
+        if rss:
+            base = _import_in_child(None, None)[1]
+            print(f"peak RSS of the importing process: median {statistics.median(rss) / 1e6:.0f} MB, "
+                  f"max {max(rss) / 1e6:.0f} MB (the same process importing nothing: {base / 1e6:.0f} MB)")
+            print(f"CPU of import_output (user + system, all its threads): median {statistics.median(cpu):.2f} s, "
+                  f"{n / statistics.median(cpu):,.0f} lines per CPU second")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -13,7 +13,6 @@ a bad URL each give one line naming the file, the key and what is allowed
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import itertools
 import os
 import re
@@ -106,6 +105,9 @@ class RunLoopSpec(Strict):
     # auto: multiplex from 4 connections per process on, where it measured faster
     # (BENCHMARKS.md: 0.82x pgbench at 16 clients against 0.61x; 0.62x vs 0.70x at 4)
     multiplex: bool | Literal["auto"] = "auto"
+    # the run loops' hot path: c (chunks of operations in C over libpq: YCSB on PostgreSQL,
+    # the extension built), python, or auto (C where it can); meta.json's driver_path says
+    driver: Literal["auto", "c", "python"] = "auto"
 
     @field_validator("threads")
     @classmethod
@@ -128,7 +130,6 @@ class RunLoopSpec(Strict):
 
 class DaskSpec(Strict):
     """A running scheduler (``dask scheduler``, a deployer's), or else a local cluster."""
-
     scheduler: str | None = Field(None, pattern=r"^([a-z]+://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")  # tcp://host:8786
     workers: int = Field(2, ge=1, le=MAX_PROCESSES)   # also what run.processes: auto means
 
@@ -166,8 +167,10 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
-        if self.executor == "dask" and importlib.util.find_spec("distributed") is None:
-            raise ValueError("executor: dask needs Dask distributed: pip install 'benchlib[dask]'")
+        from .targets.registry import target_class
+        missing = [f"target {t.name}: {m}" for t in self.targets if (m := target_class(t.kind).native_missing())]
+        if self.run.driver == "c" and (missing or not self.workload_class().native_ops):
+            raise ValueError(f"run.driver: c: {(missing or [f'workload {self.workload} has none'])[0]}")
         return self
 
     def workload_class(self) -> type:
@@ -220,8 +223,7 @@ def plan(exp: Experiment) -> list[RunSpec]:
 
 
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
-    # processes "auto": one per core here, one per worker on Dask (each driver is a worker)
-    cpus = exp.dask.workers if exp.executor == "dask" else os.cpu_count() or 1
+    cpus = exp.dask.workers if exp.executor == "dask" else os.cpu_count() or 1  # "auto": per core/worker
     runs, base = [], exp.run.target_base
     for target, lp, lf, threads, rf, rep in itertools.product(
             exp.targets, exp.load.processes, exp.load.target_factors, exp.run.threads,
@@ -245,8 +247,7 @@ def _format_error(source: str, err: ValidationError) -> str:
         parent = _model_at(e["loc"][:-1])
         allowed = [k for k in parent.model_fields if k != "source"] if parent else []
         near = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
-        hint = f"did you mean {near[0]}? " if near else ""
-        msg = f"unknown key ({hint}allowed: {', '.join(allowed)})"
+        msg = f"unknown key ({f'did you mean {near[0]}? ' if near else ''}allowed: {', '.join(allowed)})"
     more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
     return f"{source}: {loc}: {msg}{more}"
 

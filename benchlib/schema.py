@@ -145,6 +145,9 @@ class RunMeta(BaseModel):
     parameters: dict[str, Any] | None = None     # the resolved experiment (URLs masked)
     host: dict[str, Any] | None = None
     dbms: dict[str, Any] | None = None  # {"name", "version"}
+    # the run loops' hot path (run.driver): python, or c-libpq (the C loop over libpq);
+    # "c-libpq+python" when the clients differed; None before a run loop ran
+    driver_path: str | None = None
 
     # --- dict-like access, for the callers that read meta.json as a dict
     def __getitem__(self, key: str) -> Any:

@@ -631,3 +631,14 @@ def test_jvm_gauges_and_failed_operations_in_status_lines(tmp_path):
     lat = res["latency"].set_index("op")
     assert lat.loc["INSERT", "errors"] == 621 == ins["errors"].sum()
     assert res["steps"]["errors"].iloc[0] == 621
+
+
+def test_killed_run_latency_from_status_lines_weighs_successes(tmp_path):
+    """No summary (the stderr alone, as a killed run leaves it): the latency table comes
+    from the status lines; its count takes in the failures, its mean only the
+    successes' own latencies, weighed by their number."""
+    got = import_output("ycsb", [DATA / "ycsb" / "load-jvm-failed.err"], tmp_path / "k")
+    ins = load_results(got)["latency"].set_index("op").loc["INSERT"]
+    ok = {712.4: 5002, 591.03: 6667, 603.88: 6101, 577.1: 1609}
+    assert ins["count"] == 20000 and ins["errors"] == 621
+    assert ins["mean_us"] == pytest.approx(sum(m * n for m, n in ok.items()) / sum(ok.values()))

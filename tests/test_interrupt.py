@@ -24,14 +24,20 @@ def start_run(tmp_path, exp: dict):
                             start_new_session=True), p
 
 
-def wait_for_seconds(tmp_path, name, n=3, timeout=60):
+def wait_for_seconds(tmp_path, name, n=3, timeout=180, proc=None):
+    """The run folder once its first run loop has ``n`` seconds of intervals. A loaded
+    machine starts a server and loads slowly: the wait is long, and ends at once if the
+    run ended (its stderr said why)."""
     t0 = time.time()
     while time.time() - t0 < timeout:
         logs = list((tmp_path / "data" / name).glob("*/intervals.jsonl"))
         if logs and len([l for l in logs[0].read_text().splitlines() if '"r.L1"' in l]) >= n:
             return logs[0].parent
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the run ended (exit {proc.returncode}) before its intervals: "
+                                 f"{proc.stderr.read()[-2000:]}")
         time.sleep(0.1)
-    raise AssertionError("the run produced no intervals")
+    raise AssertionError(f"the run produced no intervals in {timeout} s")
 
 
 @pytest.mark.slow
@@ -39,7 +45,7 @@ def wait_for_seconds(tmp_path, name, n=3, timeout=60):
 def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
     exp = small_experiment("kill", "sqlite", run={"loop_secs": 30})
     proc, path = start_run(tmp_path, exp)
-    run_dir = wait_for_seconds(tmp_path, "kill")
+    run_dir = wait_for_seconds(tmp_path, "kill", proc=proc)
     if sig == signal.SIGINT:
         os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C goes to the whole process group
     else:
@@ -68,7 +74,7 @@ def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
 def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
     exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40})
     proc, _ = start_run(tmp_path, exp)
-    run_dir = wait_for_seconds(tmp_path, "dbkill")
+    run_dir = wait_for_seconds(tmp_path, "dbkill", proc=proc)
     pidfile = tmp_path / "data" / ".embedded-postgres" / "dbkill" / "postmaster.pid"
     os.kill(int(pidfile.read_text().split()[0]), signal.SIGKILL)
     out, err = proc.communicate(timeout=120)

@@ -71,6 +71,12 @@ def _known(name: str) -> str | None:
     return None
 
 
+def _is_extension(name: str) -> bool:
+    """A compiled module (importers/_linescan.c): a leaf that imports nothing."""
+    path = PKG.parent.joinpath(*name.split("."))
+    return path.with_suffix(".c").exists()
+
+
 def imports_of(module: str) -> set[str]:
     """The benchlib modules ``module`` imports, anywhere in its body."""
     path = MODULES[module]
@@ -88,7 +94,7 @@ def imports_of(module: str) -> set[str]:
         else:
             continue
         for name in names:
-            if name.split(".")[0] == "benchlib":
+            if name.split(".")[0] == "benchlib" and not _is_extension(name):
                 target = _known(name)
                 if target and target != module:
                     out.add(target)

@@ -238,3 +238,26 @@ def test_imported_runs_take_threads_from_their_steps(imported_ycsb):
     assert params.loc["hdr", "threads"] == 4 and params.loc["ts", "threads"] == 4
     from benchlib.reports import side_by_side
     assert {p for _, p in side_by_side(imported_ycsb).columns} == {"4 thr, max"}
+
+
+def test_heatmap_cell_of_repetitions_shows_its_interval(sample, monkeypatch):
+    """Three repetitions in a cell: the mean, and under it ± the half-width of its 95%
+    interval (t with 2 degrees of freedom); two: their min–max; one: the value alone."""
+    import importlib
+    hm = importlib.import_module("benchlib.plots.heatmap")
+
+    base = hm.points(sample, "ops_per_s")
+    one = base[base["threads"].eq(1) & base["target_ops_per_s"].isna()]
+    two = base[base["threads"].eq(2) & base["target_ops_per_s"].isna()]
+    reps = pd.concat([one.assign(value=v, repetition=k) for k, v in enumerate([100.0, 110.0, 120.0], 1)]
+                     + [two.assign(value=v, repetition=k) for k, v in enumerate([50.0, 70.0], 1)], ignore_index=True)
+    rest = base[base["target_ops_per_s"].notna()]
+    monkeypatch.setattr(hm, "points", lambda *a, **k: pd.concat([reps, rest], ignore_index=True))
+    fig = plots.heatmap(sample, "ops_per_s")
+    _png(fig)
+    texts = [t.get_text() for t in _panels(fig)[0].texts]
+    half = 4.303 * 10.0 / 3 ** 0.5      # t(0.975, 2) × sd / √n: 24.8
+    assert "110\n±24.8" in texts, texts
+    assert "60\n50–70" in texts, texts
+    assert sum("\n" in t for t in texts) == 2        # the single runs: their value alone
+    assert "95% interval" in fig._suptitle.get_text() and round(half, 1) == 24.8

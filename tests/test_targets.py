@@ -98,6 +98,10 @@ def test_postgres(letter, pg_url, data_dir):
     exp, rd = run_workload(letter, pg_url, data_dir, "pg")
     check(letter, exp, rd, make_target("pg", pg_url))
     assert load_results(rd)["runs"].iloc[0]["dbms"] == "PostgreSQL"
+    # run.driver auto: the C loop where it is built (tests/test_pg_native.py compares the two)
+    from benchlib.targets import pg_native
+    assert load_results(rd)["runs"].iloc[0]["meta"]["driver_path"] == \
+        ("c-libpq" if pg_native.AVAILABLE else "python")
 
 
 @pytest.mark.mysql
@@ -132,7 +136,7 @@ def test_postgres_multiplexed(letter, pg_url, data_dir):
     d.pop("source", None)
     d["properties"].update(recordcount=RECORDS, operationcount=OPS, table=table_for("mux", letter))
     d.update(experiment=f"mux-{letter}", seed=5, targets=[{"name": "pg", "url": pg_url}])
-    d["run"] = {**d["run"], "threads": [4], "processes": 1, "multiplex": True}
+    d["run"] = {**d["run"], "threads": [4], "processes": 1, "multiplex": True, "driver": "python"}
     exp = validate(d, "mux")
     res = run_experiment(exp, data_dir, progress=False)
     assert res.ok, res.runs

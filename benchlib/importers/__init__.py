@@ -26,6 +26,8 @@ naming of steps) and :mod:`.text` (reading files, columns of numbers).
 from __future__ import annotations
 
 import importlib
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -215,8 +217,31 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
     paths = [Path(p) for p in paths]
     for p in [*paths, *map(Path, hw or [])]:
         check_complete(p)
-    imp = read_output(kind, paths)
     run_id = name or into.name
+    if not _streamed(kind, paths):
+        return _write(read_output(kind, paths), into, run_id, name, paths, hw)
+    from . import ycsb_stream
+    into.parent.mkdir(parents=True, exist_ok=True)
+    stream_dir = Path(tempfile.mkdtemp(prefix=f".{into.name}.", dir=into.parent))
+    try:
+        imp = ycsb_stream.read_streamed(paths[0], run_id, stream_dir) or read_output(kind, paths)
+        return _write(imp, into, run_id, name, paths, hw)
+    finally:
+        shutil.rmtree(stream_dir, ignore_errors=True)
+
+
+def _streamed(kind: str, paths: list[Path]) -> bool:
+    """A long YCSB file: read in pieces, its intervals written as they are made
+    (:mod:`.ycsb_stream`)."""
+    if kind not in ("ycsb", "auto"):
+        return False
+    from . import ycsb_stream
+    return ycsb_stream.applies(paths) and (kind == "ycsb" or _auto_kind(paths) == "ycsb")
+
+
+def _write(imp: Imported, into: Path, run_id: str, name: str | None, paths: list[Path], hw: list | None) -> Path:
+    from ..store import folders as results
+
     steps = imp.steps if imp.steps is not None else pd.DataFrame()
     hw_table = _hw_table(hw, steps) if hw else imp.hw
     meta = {
@@ -235,7 +260,7 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
     for tname, df in tables.items():
         if df is not None and len(df):
             tables[tname] = df.assign(run_id=constant_str(run_id, len(df)))
-    return results.write_run(into, meta, **tables)
+    return results.write_run(into, meta, files=imp.files, **tables)
 
 
 def _hw_table(hw_paths: list, steps: pd.DataFrame) -> pd.DataFrame | None:

@@ -35,6 +35,7 @@ class Imported:
     hw: pd.DataFrame | None = None
     meta: dict = field(default_factory=dict)
     extra: dict[str, pd.DataFrame] = field(default_factory=dict)   # schema.EXTRA_TABLES by name
+    files: dict[str, Path] = field(default_factory=dict)   # tables already written as Parquet
 
 
 # kind name -> function(paths: list[Path]) -> Imported

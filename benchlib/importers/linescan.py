@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-try:
-    from . import _linescan
+try:   # by its full name: "from . import" would import the package it is in
+    import benchlib.importers._linescan as _linescan
 except ImportError:   # built without a C compiler: the regular expressions read every file
     _linescan = None
 
@@ -40,12 +41,14 @@ def _strings(chars: bytes, offsets: bytes) -> pa.StringArray:
 
 # a file larger than this is scanned in two halves, in two threads (the summary scan
 # runs beside them in a third: a core each as they come free)
-_SPLIT_BYTES = 8 << 20
+_SPLIT_BYTES = 4 << 20
 
 
-def _scan_status(data: bytes) -> list[dict] | None:
+def _scan_status(data: bytes | memoryview) -> list[dict] | None:
     """What the C scanner finds in the status lines, a dict per part of the file."""
-    mid = data.find(b"\n", len(data) // 2) + 1 if len(data) > _SPLIT_BYTES else 0
+    # a view (of a piece of a file: :mod:`.ycsb_stream`) starts where its bytes start
+    whole = data.obj if isinstance(data, memoryview) else data
+    mid = whole.find(b"\n", len(data) // 2, len(data)) + 1 if len(data) > _SPLIT_BYTES else 0
     if not 0 < mid < len(data):
         found = _linescan.scan_status(data)
         return None if found is None else [found]
@@ -57,10 +60,25 @@ def _scan_status(data: bytes) -> list[dict] | None:
     return None if first is None or second is None else [first, second]
 
 
-def status_frames(data: bytes) -> tuple[pd.DataFrame | None, pd.DataFrame | None] | None:
+def _heads(parts: list[dict], ms: np.ndarray, col) -> pd.DataFrame:
+    """The status lines' heads as :func:`.ycsb_status.scan_status` makes them."""
+    n = len(ms)
+    return pd.DataFrame({
+        "ts": pd.array(pa.StringArray.from_buffers(
+            n, pa.py_buffer(np.arange(0, 23 * n + 1, 23, dtype=np.int32)),
+            pa.py_buffer(b"".join(p["ts"] for p in parts) if len(parts) > 1 else parts[0]["ts"])), dtype="str"),
+        "when": pd.Series(ms.astype("datetime64[ms]")).dt.tz_localize("UTC"),
+        "sec": col("sec", np.float64),
+        "ops": col("ops", np.float64),
+        "cur": col("cur", np.float64),
+        "idx": np.arange(n)}, copy=False)
+
+
+def status_frames(data: bytes | memoryview, categories: bool = False) -> tuple[pd.DataFrame | None, pd.DataFrame | None] | None:
     """The status lines of an ASCII file, one row each, and their blocks, as
     :func:`.ycsb_status.scan_status` makes them; None when a line is not plain (or
-    the scanner is not built)."""
+    the scanner is not built). ``categories``: the blocks' ops as a categorical (with
+    ``TOTAL`` among its categories), made by Arrow's dictionary encoding."""
     if _linescan is None:
         return None
     parts = _scan_status(data)
@@ -75,15 +93,11 @@ def status_frames(data: bytes) -> tuple[pd.DataFrame | None, pd.DataFrame | None
     if not len(ms):
         return None, None
     n = len(ms)
-    heads = pd.DataFrame({
-        "ts": pd.array(pa.StringArray.from_buffers(
-            n, pa.py_buffer(np.arange(0, 23 * n + 1, 23, dtype=np.int32)),
-            pa.py_buffer(b"".join(p["ts"] for p in parts) if len(parts) > 1 else parts[0]["ts"])), dtype="str"),
-        "when": pd.Series(ms.astype("datetime64[ms]")).dt.tz_localize("UTC"),
-        "sec": col("sec", np.float64),
-        "ops": col("ops", np.float64),
-        "cur": col("cur", np.float64),
-        "idx": np.arange(n)}, copy=False)
+    if categories:   # a piece of a long file (:mod:`.ycsb_stream`): the figures alone
+        heads = pd.DataFrame({"sec": col("sec", np.float64), "ops": col("ops", np.float64),
+                              "cur": col("cur", np.float64), "idx": np.arange(n), "ms": ms}, copy=False)
+    else:
+        heads = _heads(parts, ms, col)
     hdr = col("hdr", np.bool_)
     if not len(hdr):
         return heads, None
@@ -91,8 +105,9 @@ def status_frames(data: bytes) -> tuple[pd.DataFrame | None, pd.DataFrame | None
     first_line = np.cumsum([0] + [len(p["ms"]) // 8 for p in parts[:-1]])
     line = [np.frombuffer(p["line"], np.int64) + k for p, k in zip(parts, first_line)]
     ops = [_strings(p["op_chars"], p["op_offsets"]) for p in parts]
+    op = ops[0] if len(ops) == 1 else pa.concat_arrays(ops)
     blocks = {"idx": line[0] if len(line) == 1 else np.concatenate(line),
-              "op": pd.array(ops[0] if len(ops) == 1 else pa.concat_arrays(ops), dtype="str"),
+              "op": _categorical(op) if categories else pd.array(op, dtype="str"),
               "hdr": hdr}
     # as the regular expressions make them: "avg" when a block is of the AverageLatency
     # form, every figure when one is an hdrhistogram block (NaN where a block has none)
@@ -103,6 +118,14 @@ def status_frames(data: bytes) -> tuple[pd.DataFrame | None, pd.DataFrame | None
                 else np.full(len(p["hdr"]), np.nan) for p in parts]
         blocks[name] = cols[0] if len(cols) == 1 else np.concatenate(cols)
     return heads, pd.DataFrame(blocks, copy=False)
+
+
+def _categorical(op: pa.StringArray) -> pd.Categorical:
+    """The ops as categories, TOTAL among them (a status line's whole count)."""
+    enc = pc.dictionary_encode(op)
+    names = enc.dictionary.to_pylist()
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int16)
+    return pd.Categorical.from_codes(codes, categories=[*names, *(["TOTAL"] if "TOTAL" not in names else [])])
 
 
 @dataclass

@@ -19,6 +19,7 @@ from .style import (
     _tick,
     note,
 )
+from ..summaries.uncertainty import mean_ci
 from .values import PARAM_LABELS, points, value_spec
 
 # ---------------------------------------------------------------- heatmap
@@ -31,7 +32,8 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
     One panel per configuration (and per experiment) unless ``x`` or ``y`` is that
     parameter, and, for a latency value, one panel per operation (``op`` picks one).
     A cell is the mean over the runs that fall in it (repetitions, parameters not on
-    the axes); the subtitle says how many. ``step``: None = the run loops (ops/s =
+    the axes), with its 95% confidence interval under it (± its half-width; min–max of
+    two runs); the subtitle says how many. ``step``: None = the run loops (ops/s =
     Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
     """
 
@@ -57,7 +59,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_title(title)
     sub = f"{_experiments(pts)} · {_describe_steps(step)}"
     if per_cell > 1:
-        sub += f" · mean of up to {per_cell} runs per cell"
+        sub += f"\nmean of up to {per_cell} runs a cell, ± its 95% interval (min–max of 2 runs)"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
 
@@ -97,9 +99,22 @@ def _cells(ax, part, spec, x: str, y: str) -> int:
     cell = part.groupby(["_y", "_x"])["value"]
     grid = cell.mean().unstack("_x")
     grid = grid.reindex(index=_order(grid.index)[::-1], columns=_order(grid.columns))
-    sns.heatmap(grid, ax=ax, annot=grid.map(_fmt).to_numpy(), fmt="", cmap=spec.cmap,
+    spread = cell.agg(lambda v: _spread(mean_ci(v.to_numpy()))).unstack("_x").reindex_like(grid)
+    annot = grid.map(_fmt) + spread.fillna("")
+    sns.heatmap(grid, ax=ax, annot=annot.to_numpy(), fmt="", cmap=spec.cmap,
                 linewidths=0.5, linecolor="white", annot_kws={"fontsize": 9},
                 cbar_kws={"label": spec.label, "shrink": 0.9, "format": _THOUSANDS})
     ax.set_xticklabels([_tick(v) for v in grid.columns], rotation=0)
     ax.set_yticklabels([_tick(v) for v in grid.index], rotation=0)
     return int(cell.count().max())
+
+
+def _spread(ci: tuple) -> str:
+    """Under a cell's mean: ± the half-width of its 95% interval (3 runs or more), its
+    min–max (2 runs), nothing for one run."""
+    m, lo, hi, n = ci
+    if n >= 3:
+        return f"\n±{_fmt(hi - m)}"
+    if n == 2:
+        return f"\n{_fmt(lo)}–{_fmt(hi)}"
+    return ""

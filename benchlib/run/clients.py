@@ -282,8 +282,17 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
         clients.append(workload.client(step, task["endpoint"], g, step.threads,
                                        seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
     mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
-    if mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run" \
-            and all(getattr(c, "afns", None) for c in clients):
+    mux = mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
+    if clients and all(getattr(c, "native", None) for c in clients):
+        # each chunk of operations runs in C (run.driver): a thread per connection, which
+        # measured faster than one thread driving them all (BENCHMARKS.md), unless
+        # multiplex is true
+        from .native import NativeMuxThread, NativeThread
+        if mux and step.multiplex is True:
+            return [NativeMuxThread(clients, step, start_box)]
+        return [NativeThread(c, task["thread_offset"] + t, step.threads, step, start_box)
+                for t, c in enumerate(clients)]
+    if mux and all(getattr(c, "afns", None) for c in clients):
         # one thread drives all the process's connections, as pgbench -j does
         from .mux import MuxThread
         return [MuxThread(clients, step, start_box)]
@@ -332,7 +341,8 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
     result = measure.ClientResult(client_id=f"{socket.gethostname()}:{os.getpid()}",
                                   host=socket.gethostname(), step=step.name, started_ns=start_ns,
                                   ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
-                                  error=next((th.error for th in threads if th.error), None))
+                                  error=next((th.error for th in threads if th.error), None),
+                                  driver_path=threads[0].path if threads else None)
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",

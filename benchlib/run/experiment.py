@@ -24,7 +24,7 @@ import pandas as pd
 from .. import schema
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
-from ..params import Experiment, RunSpec, plan
+from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
@@ -229,6 +229,9 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
     meta.status, meta.error, meta.ended = status, error, folders.utcnow().isoformat()
+    paths = sorted({c.driver_path for o in run.outcomes if o.step.phase == "run"
+                    for c in o.client_results if c.driver_path})
+    meta.driver_path = "+".join(paths) or None
     folders.write_json(run_dir / folders.META, meta)
     (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
@@ -282,6 +285,9 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
 def open_executor(exp) -> LocalExecutor:
     """The executor an experiment asks for (``executor: local | dask``), started."""
     if getattr(exp, "executor", "local") == "dask":
+        import importlib.util
+        if importlib.util.find_spec("distributed") is None:
+            raise ParameterError("executor: dask needs Dask distributed: pip install 'benchlib[dask]'")
         from .dask_executor import DaskExecutor
         return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers)
     return LocalExecutor()

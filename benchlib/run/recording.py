@@ -80,6 +80,7 @@ class RecordingThread(threading.Thread):
         self.error: str | None = None
         self.stop_flag = False
         self.last_ns = 0                # completion time of this thread's last operation
+        self.path = "python"            # the hot path: python, or the C loop's (c-libpq)
         self.clients = clients
         for c in clients:
             c.record = self._record_inner

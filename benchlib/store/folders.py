@@ -117,17 +117,18 @@ def to_run_meta(meta: dict | schema.RunMeta, where: Any) -> schema.RunMeta:
 
 
 def write_run(run_dir: Path | str, meta: dict | schema.RunMeta, *, overwrite: bool = False,
-              text_files: dict[str, str] | None = None,
+              text_files: dict[str, str] | None = None, files: dict[str, Path] | None = None,
               **tables: pd.DataFrame | None) -> Path:
     """Write a whole run folder at once (importers use this).
 
     The folder is built under a temporary name beside ``run_dir`` and renamed into
     place at the end, so a failure leaves nothing behind. ``tables`` are any of
     steps, latency, intervals, hw (a table not given is written empty), or one of
-    :data:`schema.EXTRA_TABLES` (written when given).
+    :data:`schema.EXTRA_TABLES` (written when given). ``files``: tables already written
+    as Parquet (a long import's intervals), moved in by name.
     """
     run_dir = Path(run_dir)
-    unknown = set(tables) - set(TABLE_NAMES) - set(schema.EXTRA_TABLES)
+    unknown = (set(tables) | set(files or {})) - set(TABLE_NAMES) - set(schema.EXTRA_TABLES)
     if unknown:
         raise ValueError(f"unknown tables {sorted(unknown)}")
     if run_dir.exists() and not overwrite:
@@ -135,8 +136,11 @@ def write_run(run_dir: Path | str, meta: dict | schema.RunMeta, *, overwrite: bo
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", dir=run_dir.parent))
     try:
+        for name, path in (files or {}).items():
+            os.replace(path, tmp / f"{name}.parquet")
         for name in TABLE_NAMES:
-            write_table(tmp, name, tables.get(name))
+            if name not in (files or {}):
+                write_table(tmp, name, tables.get(name))
         for name in set(tables) - set(TABLE_NAMES):
             if tables[name] is not None:
                 write_table(tmp, name, tables[name])

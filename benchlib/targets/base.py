@@ -30,9 +30,15 @@ class Endpoint:
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def ycsb_binding(self, props):
-        """A connected YCSB binding (one per client thread) for this endpoint."""
-        return target_class(self.kind).ycsb_binding(self, props)
+    def ycsb_binding(self, props, driver: str = "python"):
+        """A connected YCSB binding (one per client thread) for this endpoint; with
+        ``driver`` c or auto, one whose run loop is in C where the target has it."""
+        cls = target_class(self.kind)
+        if driver != "python" and cls.native_missing() is None:
+            return cls.ycsb_native_binding(self, props)
+        if driver == "c":
+            raise TargetError(f"run.driver c: {cls.native_missing()}")
+        return cls.ycsb_binding(self, props)
 
     def connect(self):
         """A new connection of the DB driver's own (psycopg, sqlite3, PyMySQL, redis-py),
@@ -54,6 +60,16 @@ class Target:
     # the DBMS runs inside the client processes (SQLite): the sampler counts their CPU
     # and memory as the DBMS's
     engine_in_clients = False
+
+    @classmethod
+    def native_missing(cls) -> str | None:
+        """Why this target's run loop cannot run in C (None: it can; see run.driver)."""
+        return f"target kind {cls.kind} has no C loop"
+
+    @classmethod
+    def ycsb_native_binding(cls, endpoint, props):
+        """A YCSB binding with ``native(op_names)`` ops, a chunk run in C."""
+        raise NotImplementedError
 
     def __init__(self, name: str, url: str, options: dict | None = None,
                  data_dir: Path | None = None):

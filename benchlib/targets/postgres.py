@@ -107,6 +107,16 @@ class PostgresTarget(Target):
     def ycsb_binding(cls, endpoint, props):
         return PostgresYcsb(endpoint.params["conninfo"], props)
 
+    @classmethod
+    def native_missing(cls) -> str | None:
+        from . import pg_native
+        return None if pg_native.AVAILABLE else pg_native.MISSING
+
+    @classmethod
+    def ycsb_native_binding(cls, endpoint, props):
+        from .pg_native import PostgresYcsbNative
+        return PostgresYcsbNative(endpoint.params["conninfo"], props)
+
 
 class PostgresYcsb:
     """YCSB's DB interface on one connection, prepared statements via libpq."""

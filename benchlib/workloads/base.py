@@ -50,6 +50,7 @@ class StepSpec:
     warmup_s: float = 0.0
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
+    driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
 
 
 class WorkloadClient:
@@ -104,6 +105,9 @@ class Workload:
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
+    # its run clients can give the driver ``native`` ops (a chunk run in C), where the
+    # target's binding has them (run.driver)
+    native_ops: bool = False
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)

@@ -220,17 +220,23 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_multiplexed_clients_reconnect_when_the_server_ends_their_connections(pg_own_db, tmp_path):
+@pytest.mark.parametrize("driver,multiplex", [("python", True), ("c", True), ("c", False)])
+def test_clients_reconnect_when_the_server_ends_their_connections(driver, multiplex, pg_own_db, tmp_path):
+    """One thread multiplexing the connections, in Python (psycopg) or in C, or a thread
+    per connection running each chunk in C (targets/_pgloop.c)."""
     import threading
 
     import psycopg
 
     from benchlib import load_results
     from benchlib.params import validate
+    from benchlib.targets import pg_native
+    if driver == "c" and not pg_native.AVAILABLE:
+        pytest.skip(pg_native.MISSING)
     exp = validate(small_experiment("mux", pg_own_db, properties={
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,
         "updateproportion": 0.0}, run={"threads": [8], "processes": 1, "loop_secs": 4,
-                                       "multiplex": True}), "t")
+                                       "multiplex": multiplex, "driver": driver}), "t")
 
     def terminate_later():
         time.sleep(2.5)    # after the load (~1 s) and into the run loop
@@ -247,5 +253,6 @@ def test_multiplexed_clients_reconnect_when_the_server_ends_their_connections(pg
     t = load_results(tmp_path / "d" / "mux")
     run = t["steps"][t["steps"].step == "r.L1"].iloc[0]
     assert run.status == "ok" and run.errors >= 1          # the ended operations count as errors
+    assert t["runs"]["meta"].iloc[0]["driver_path"] == ("c-libpq" if driver == "c" else "python")
     iv = t["intervals"][(t["intervals"].step == "r.L1") & (t["intervals"].op == "READ")]
     assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # and the clients went on

@@ -90,6 +90,7 @@ class YcsbWorkload(Workload):
     name = "ycsb"
     # YCSB times RMW's inner read and update as READ and UPDATE too
     compound_ops = {"READ-MODIFY-WRITE": 2}
+    native_ops = True
 
     def __init__(self, properties: dict):
         super().__init__(properties)
@@ -128,7 +129,8 @@ class YcsbWorkload(Workload):
             for loop in range(1, exp.run.loops + 1):
                 steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
                                       spec.target_ops_per_s, duration, ops, exp.run.warmup_secs,
-                                      exp.run.status_interval_s, exp.run.multiplex))
+                                      exp.run.status_interval_s, exp.run.multiplex,
+                                      driver=exp.run.driver))
         self.index_column = exp.index.column
         return steps
 
@@ -154,7 +156,7 @@ class YcsbWorkload(Workload):
         per = None
         if step.ops_total is not None:  # YCSB: operationcount split evenly, remainder first
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return YcsbRunClient(self.cfg, endpoint, index, total, seed, per)
+        return YcsbRunClient(self.cfg, endpoint, index, total, seed, per, step.driver)
 
     def text_outputs(self, outcomes) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""
@@ -164,10 +166,12 @@ class YcsbWorkload(Workload):
 
 
 class _YcsbClient(WorkloadClient):
+    driver = "python"   # the run clients' binding may run chunks in C (run.driver)
+
     def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
         self.rng = np.random.default_rng(seed)
-        self.binding = endpoint.ycsb_binding(cfg)
+        self.binding = endpoint.ycsb_binding(cfg, self.driver)
         self.as_bytes = bool(getattr(self.binding, "bytes_args", False))
         self.pool = ValuePool(self.rng, int(self.core.fieldlength), as_bytes=self.as_bytes)
         self.lengths = field_length_generator(self.core, self.rng)
@@ -201,7 +205,7 @@ class _YcsbClient(WorkloadClient):
             self.binding.close()
         except Exception:
             pass
-        self.binding = self.endpoint.ycsb_binding(self.cfg)
+        self.binding = self.endpoint.ycsb_binding(self.cfg, self.driver)
         self._bind()
 
     def close(self) -> None:
@@ -240,7 +244,8 @@ class YcsbRunClient(_YcsbClient):
 
     op_names = RUN_OPS
 
-    def __init__(self, cfg, endpoint, index, total, seed, ops_limit):
+    def __init__(self, cfg, endpoint, index, total, seed, ops_limit, driver: str = "python"):
+        self.driver = driver
         super().__init__(cfg, endpoint, seed)
         self.plan = CoreWorkloadPlan(self.core, index, total, seed)
         self.remaining = ops_limit
@@ -254,6 +259,8 @@ class YcsbRunClient(_YcsbClient):
         self.afns = ([b.a_read, b.a_update, b.a_insert, b.a_scan, self._a_rmw]
                      if hasattr(b, "a_read") else None)
         self.conn = getattr(b, "pg", None)
+        # the whole chunk in C, where the binding can (PostgreSQL's, run.driver c/auto)
+        self.native = b.native(self.op_names) if hasattr(b, "native") else None
 
     def _a_rmw(self, key, read_field, write_field, values):
         ns = time.perf_counter_ns

@@ -1,0 +1,737 @@
+/* YCSB's operations on PostgreSQL, a chunk at a time, in C over libpq.
+ *
+ * The Python hot loop (benchlib/run/clients.py) pays the interpreter for every
+ * operation: the call into the binding, psycopg's wrapping of libpq, the clock
+ * readings, the list appends. On a host shared with the server that CPU is taken
+ * from the server. Here the driver hands over a whole chunk of prepared operations
+ * (a Plan: the workload's codes and argument tuples, parsed once) and the loop
+ * issues, waits for and times each of them without the GIL, until the chunk ends,
+ * the second in progress ends (the driver hands each second's latencies to its
+ * process), the paced schedule passes the step's end, or the connection is lost.
+ *
+ * What it records per operation is what the Python path records: the service time
+ * (ns, from just before the statement is sent to the result), the time since its
+ * intended start when paced, the status (0 OK, 1 NOT_FOUND, 2 ERROR, judged as
+ * targets/postgres.py judges them), and for a read-modify-write the latencies of
+ * its read and its update. Clocks are CLOCK_MONOTONIC, Python's perf_counter_ns.
+ *
+ * Conn.run drives one connection with libpq's synchronous PQexecPrepared (a thread
+ * per connection); run_many drives several from one thread with
+ * PQsendQueryPrepared and poll(), each connection a closed loop, as pgbench -j does.
+ * The connection is the extension's own (psycopg's binary wheel bundles another
+ * libpq, whose PGconn this one must not touch).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { K_READ, K_UPDATE, K_INSERT, K_SCAN, K_RMW, NKINDS };
+enum { ST_OK = 0, ST_NOT_FOUND = 1, ST_ERROR = 2 };
+/* why Conn.run returned (bits) */
+enum { F_TICK = 1, F_BROKEN = 2, F_END = 4 };
+
+static inline int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t) {
+    struct timespec ts = {(time_t)(t / 1000000000LL), (long)(t % 1000000000LL)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
+}
+
+/* ------------------------------------------------------------------ Plan */
+
+typedef struct {
+    int8_t kind;
+    int32_t f1, f2;    /* statement index: field + 1 (0 = all fields) for read/scan, update */
+    int32_t p;         /* first parameter in Plan.params */
+    int16_t np1, np2;  /* parameters of the (first, second) statement */
+} op_t;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;
+    op_t *ops;
+    const char **params;  /* pointers into the bytes objects of `keep` (NUL-terminated) */
+    char (*nums)[24];     /* scan lengths as text, one slot per operation */
+    int8_t *codes, *st;
+    int64_t *lat, *itd, *in1, *in2;
+    PyObject *keep;       /* the argument list: its bytes stay alive while the plan does */
+} Plan;
+
+static void plan_dealloc(Plan *p) {
+    free(p->ops);
+    free(p->params);
+    free(p->nums);
+    free(p->codes);
+    free(p->st);
+    free(p->lat);
+    free(p->itd);
+    free(p->in1);
+    free(p->in2);
+    Py_XDECREF(p->keep);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static const char *bytes_arg(PyObject *o) {
+    if (!PyBytes_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "keys and values must be bytes");
+        return NULL;
+    }
+    return PyBytes_AS_STRING(o);  /* always NUL-terminated: libpq's text format */
+}
+
+/* the values of an update or insert: a list or tuple of bytes; their count must be
+ * what the statement takes (all fields, or one) */
+static int put_values(PyObject *vals, Py_ssize_t want, const char **dst) {
+    PyObject *seq = PySequence_Fast(vals, "values must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (k != want) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%zd values where the statement takes %zd", k, want);
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (!(dst[j] = bytes_arg(PySequence_Fast_GET_ITEM(seq, j)))) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int check_field(long f, int nf) {
+    if (f < -1 || f >= nf) {
+        PyErr_Format(PyExc_ValueError, "field %ld out of range (-1 .. %d)", f, nf - 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* one operation's arguments, in the binding's shapes:
+ *   read (key, field)  scan (key, count, field)  update (key, field, values)
+ *   insert (key, values)  read-modify-write (key, read_field, write_field, values)
+ * and its parameters, in statement order, from params[op.p]:
+ *   read [key]  scan [key, count]  update [values…, key]  insert [key, values…]
+ *   read-modify-write [key, values…, key]: the read takes the first, the update the rest */
+static int parse_op(Plan *p, Py_ssize_t i, int kind, PyObject *a, int nf, Py_ssize_t *np) {
+    static const Py_ssize_t want[NKINDS] = {2, 3, 2, 3, 4};
+    op_t *op = &p->ops[i];
+    const char **pa = p->params + *np;
+    if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != want[kind]) {
+        PyErr_Format(PyExc_ValueError, "operation %zd: a tuple of %zd arguments expected", i, want[kind]);
+        return -1;
+    }
+    const char *key = bytes_arg(PyTuple_GET_ITEM(a, 0));
+    if (!key) return -1;
+    long f = 0, f2 = 0;
+    Py_ssize_t nv;
+    op->kind = (int8_t)kind;
+    op->p = (int32_t)*np;
+    switch (kind) {
+    case K_READ:
+        f = PyLong_AsLong(PyTuple_GET_ITEM(a, 1));
+        pa[0] = key;
+        op->np1 = 1;
+        break;
+    case K_SCAN:
+        f = PyLong_AsLong(PyTuple_GET_ITEM(a, 2));
+        snprintf(p->nums[i], sizeof p->nums[i], "%ld", PyLong_AsLong(PyTuple_GET_ITEM(a, 1)));
+        pa[0] = key;
+        pa[1] = p->nums[i];
+        op->np1 = 2;
+        break;
+    case K_UPDATE:
+        f = PyLong_AsLong(PyTuple_GET_ITEM(a, 1));
+        if (PyErr_Occurred() || check_field(f, nf)) return -1;
+        nv = f < 0 ? nf : 1;
+        if (put_values(PyTuple_GET_ITEM(a, 2), nv, pa)) return -1;
+        pa[nv] = key;
+        op->np1 = (int16_t)(nv + 1);
+        break;
+    case K_INSERT:
+        pa[0] = key;
+        if (put_values(PyTuple_GET_ITEM(a, 1), nf, pa + 1)) return -1;
+        op->np1 = (int16_t)(nf + 1);
+        break;
+    default:  /* K_RMW */
+        f = PyLong_AsLong(PyTuple_GET_ITEM(a, 1));
+        f2 = PyLong_AsLong(PyTuple_GET_ITEM(a, 2));
+        if (PyErr_Occurred() || check_field(f2, nf)) return -1;
+        nv = f2 < 0 ? nf : 1;
+        pa[0] = key;
+        if (put_values(PyTuple_GET_ITEM(a, 3), nv, pa + 1)) return -1;
+        pa[nv + 1] = key;
+        op->np1 = 1;
+        op->np2 = (int16_t)(nv + 1);
+        break;
+    }
+    if (PyErr_Occurred() || check_field(f, nf)) return -1;
+    op->f1 = (int32_t)(f + 1);
+    op->f2 = (int32_t)(f2 + 1);
+    *np += op->np1 + op->np2;
+    return 0;
+}
+
+/* Plan(codes, args, kinds, nfields): kinds maps a workload code to the kind of
+ * operation (0 read, 1 update, 2 insert, 3 scan, 4 read-modify-write) */
+static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *codes, *argl;
+    Py_buffer kinds;
+    int nf;
+    if (!PyArg_ParseTuple(args, "OOy*i", &codes, &argl, &kinds, &nf)) return NULL;
+    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence");
+    PyObject *as = cs ? PySequence_Fast(argl, "args must be a sequence") : NULL;
+    Plan *p = as ? (Plan *)type->tp_alloc(type, 0) : NULL;
+    if (!p) goto fail;
+    Py_ssize_t n = p->n = PySequence_Fast_GET_SIZE(cs);
+    if (PySequence_Fast_GET_SIZE(as) != n) {
+        PyErr_SetString(PyExc_ValueError, "codes and args differ in length");
+        goto fail;
+    }
+    size_t per = (size_t)nf + 3;  /* the most parameters one operation takes */
+    p->ops = calloc(n + 1, sizeof *p->ops);
+    p->params = calloc(n * per + 1, sizeof *p->params);
+    p->nums = calloc(n + 1, sizeof *p->nums);
+    p->codes = calloc(n + 1, 1);
+    p->st = calloc(n + 1, 1);
+    p->lat = calloc(n + 1, 8);
+    p->itd = calloc(n + 1, 8);
+    p->in1 = calloc(n + 1, 8);
+    p->in2 = calloc(n + 1, 8);
+    if (!p->ops || !p->params || !p->nums || !p->codes || !p->st || !p->lat || !p->itd
+        || !p->in1 || !p->in2) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    Py_ssize_t np = 0;
+    const uint8_t *km = kinds.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
+        if (c < 0 || c >= kinds.len || km[c] >= NKINDS) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "operation code %ld has no kind", c);
+            goto fail;
+        }
+        p->codes[i] = (int8_t)c;
+        if (parse_op(p, i, km[c], PySequence_Fast_GET_ITEM(as, i), nf, &np)) goto fail;
+    }
+    p->keep = as;
+    Py_DECREF(cs);
+    PyBuffer_Release(&kinds);
+    return (PyObject *)p;
+fail:
+    Py_XDECREF(cs);
+    Py_XDECREF(as);
+    Py_XDECREF(p);
+    PyBuffer_Release(&kinds);
+    return NULL;
+}
+
+/* plan.results(a, b): the outcomes of operations a..b-1 as bytes of packed arrays:
+ * codes (int8), statuses (int8), latency, intended latency, the read and the update
+ * of a read-modify-write (int64 ns; -1: not recorded) */
+static PyObject *plan_results(Plan *p, PyObject *args) {
+    Py_ssize_t a, b;
+    if (!PyArg_ParseTuple(args, "nn", &a, &b)) return NULL;
+    if (a < 0 || b > p->n || a > b) {
+        PyErr_SetString(PyExc_IndexError, "results out of range");
+        return NULL;
+    }
+    Py_ssize_t k = b - a;
+    return Py_BuildValue("y#y#y#y#y#y#", (char *)(p->codes + a), k, (char *)(p->st + a), k,
+                         (char *)(p->lat + a), k * 8, (char *)(p->itd + a), k * 8,
+                         (char *)(p->in1 + a), k * 8, (char *)(p->in2 + a), k * 8);
+}
+
+static Py_ssize_t plan_len(Plan *p) { return p->n; }
+
+static PyMethodDef plan_methods[] = {
+    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of operations a..b-1, packed"},
+    {NULL}};
+static PySequenceMethods plan_seq = {.sq_length = (lenfunc)plan_len};
+
+static PyTypeObject PlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.targets._pgloop.Plan",
+    .tp_basicsize = sizeof(Plan),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a chunk of YCSB operations parsed for the C loop",
+    .tp_new = plan_new,
+    .tp_dealloc = (destructor)plan_dealloc,
+    .tp_methods = plan_methods,
+    .tp_as_sequence = &plan_seq,
+};
+
+/* ------------------------------------------------------------------ Conn */
+
+typedef struct {
+    PyObject_HEAD
+    PGconn *pg;
+    int nf;
+    char (*names)[16];  /* statement names: read 0..nf, scan, update (index field + 1), insert */
+    /* run_many's state, kept between calls: the plan, the next operation to send, the
+     * operations completed, the one in flight (-1: none) and its statement */
+    Plan *plan;
+    Py_ssize_t pos, done, cur;
+    int phase, kind, nres, res_st, first_st;
+    int64_t t0, tm;
+} Conn;
+
+static void conn_close_pg(Conn *c) {
+    if (c->pg) {
+        PGconn *pg = c->pg;
+        c->pg = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        PQfinish(pg);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static void conn_dealloc(Conn *c) {
+    conn_close_pg(c);
+    Py_XDECREF(c->plan);
+    free(c->names);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+/* libpq's message, first line only */
+static PyObject *conn_error(PGconn *pg, const char *what) {
+    const char *m = pg ? PQerrorMessage(pg) : "out of memory";
+    size_t n = strcspn(m, "\n");
+    PyErr_Format(PyExc_ConnectionError, "%s: %.*s", what, (int)n, m);
+    return NULL;
+}
+
+static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    const char *info;
+    if (!PyArg_ParseTuple(args, "s", &info)) return NULL;
+    Conn *c = (Conn *)type->tp_alloc(type, 0);
+    if (!c) return NULL;
+    PGconn *pg;
+    Py_BEGIN_ALLOW_THREADS
+    pg = PQconnectdb(info);
+    Py_END_ALLOW_THREADS
+    c->pg = pg;
+    c->cur = -1;
+    if (!pg || PQstatus(pg) != CONNECTION_OK) {
+        conn_error(pg, "cannot connect");
+        Py_DECREF(c);
+        return NULL;
+    }
+    return (PyObject *)c;
+}
+
+static int prepare_one(Conn *c, const char *name, PyObject *sql) {
+    if (!PyBytes_Check(sql)) {
+        PyErr_SetString(PyExc_TypeError, "statements must be bytes");
+        return -1;
+    }
+    PGresult *r;
+    Py_BEGIN_ALLOW_THREADS
+    r = PQprepare(c->pg, name, PyBytes_AS_STRING(sql), 0, NULL);
+    Py_END_ALLOW_THREADS
+    int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) {
+        const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg);
+        PyErr_Format(PyExc_ValueError, "prepare %s: %.*s", name, (int)strcspn(m, "\n"), m);
+    }
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+/* conn.prepare_ycsb(reads, scans, updates, insert): the statements by field + 1
+ * (index 0: all fields), prepared once on this connection */
+static PyObject *conn_prepare_ycsb(Conn *c, PyObject *args) {
+    PyObject *lists[3], *insert;
+    if (!PyArg_ParseTuple(args, "O!O!O!O", &PyList_Type, &lists[0], &PyList_Type, &lists[1],
+                          &PyList_Type, &lists[2], &insert))
+        return NULL;
+    if (!c->pg) return conn_error(NULL, "closed");
+    Py_ssize_t n = PyList_GET_SIZE(lists[0]);
+    if (n < 2 || PyList_GET_SIZE(lists[1]) != n || PyList_GET_SIZE(lists[2]) != n) {
+        PyErr_SetString(PyExc_ValueError, "reads, scans and updates: one per field + 1 each");
+        return NULL;
+    }
+    free(c->names);
+    c->names = calloc(3 * n + 1, sizeof *c->names);
+    if (!c->names) return PyErr_NoMemory();
+    c->nf = (int)n - 1;
+    static const char kind[3] = {'r', 's', 'u'};
+    for (int k = 0; k < 3; k++)
+        for (Py_ssize_t j = 0; j < n; j++) {
+            char *name = c->names[k * n + j];
+            snprintf(name, 16, "%c%d", kind[k], (int)j);
+            if (prepare_one(c, name, PyList_GET_ITEM(lists[k], j))) return NULL;
+        }
+    snprintf(c->names[3 * n], 16, "i");
+    if (prepare_one(c, c->names[3 * n], insert)) return NULL;
+    Py_RETURN_NONE;
+}
+
+static inline const char *stmt(const Conn *c, int kind, int idx) {
+    int n = c->nf + 1;
+    switch (kind) {
+    case K_READ: return c->names[idx];
+    case K_SCAN: return c->names[n + idx];
+    case K_UPDATE: return c->names[2 * n + idx];
+    default: return c->names[3 * n];
+    }
+}
+
+/* the status of a statement's result, as targets/postgres.py judges it */
+static int judge(PGresult *r, int kind) {
+    if (!r) return ST_ERROR;
+    ExecStatusType s = PQresultStatus(r);
+    switch (kind) {
+    case K_READ:
+        return s != PGRES_TUPLES_OK ? ST_ERROR : PQntuples(r) ? ST_OK : ST_NOT_FOUND;
+    case K_SCAN:
+        return s == PGRES_TUPLES_OK ? ST_OK : ST_ERROR;
+    case K_UPDATE: {
+        if (s != PGRES_COMMAND_OK) return ST_ERROR;
+        const char *t = PQcmdTuples(r);
+        return (t[0] && strcmp(t, "0") != 0) ? ST_OK : ST_NOT_FOUND;
+    }
+    default:
+        return s == PGRES_COMMAND_OK ? ST_OK : ST_ERROR;
+    }
+}
+
+static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    if (!c->pg) return ST_ERROR;
+    PGresult *r = PQexecPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
+    int st = judge(r, kind);
+    PQclear(r);
+    return st;
+}
+
+static inline int conn_bad(const Conn *c) { return !c->pg || PQstatus(c->pg) != CONNECTION_OK; }
+
+/* one operation of the plan, synchronously; the read and update of a
+ * read-modify-write are timed into in1/in2 */
+static int run_op(Conn *c, Plan *p, Py_ssize_t i) {
+    const op_t *op = &p->ops[i];
+    const char *const *pa = p->params + op->p;
+    if (op->kind != K_RMW) {
+        p->in1[i] = p->in2[i] = -1;
+        return exec_sync(c, op->kind, op->f1, op->np1, pa);
+    }
+    int64_t t0 = now_ns();
+    int s1 = exec_sync(c, K_READ, op->f1, op->np1, pa);
+    int64_t tm = now_ns();
+    if (s1 == ST_ERROR && conn_bad(c)) {  /* no update on a lost connection */
+        p->in1[i] = p->in2[i] = -1;
+        return s1;
+    }
+    int s2 = exec_sync(c, K_UPDATE, op->f2, op->np2, pa + 1);
+    p->in1[i] = tm - t0;
+    p->in2[i] = now_ns() - tm;
+    return s1 ? s1 : s2;
+}
+
+/* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags)
+ *
+ * Operations i, i+1 … of the plan, until the plan ends, one completes at or after
+ * next_tick (F_TICK: it is the last one done), one fails on a lost connection
+ * (F_BROKEN) or, paced (period > 0: operation k's intended start is start + offset
+ * + k × period, k counted from `issued`), the next one's intended start is at or
+ * past `end` (F_END: not issued). end = 0: no end. */
+static PyObject *conn_run(Conn *c, PyObject *args) {
+    Plan *p;
+    Py_ssize_t i;
+    long long next_tick, end, start, offset, issued;
+    double period;
+    if (!PyArg_ParseTuple(args, "O!nLLLLdL", &PlanType, &p, &i, &next_tick, &end, &start, &offset,
+                          &period, &issued))
+        return NULL;
+    if (i < 0 || i > p->n) {
+        PyErr_SetString(PyExc_IndexError, "operation index out of range");
+        return NULL;
+    }
+    if (!c->names) {
+        PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
+        return NULL;
+    }
+    int flags = 0;
+    int64_t t1 = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; i < p->n && !flags; i++) {
+        int64_t intended = 0;
+        if (period > 0) {
+            intended = start + offset + (int64_t)((double)issued * period);
+            if (end && intended >= end) {
+                flags = F_END;
+                break;
+            }
+            if (now_ns() < intended) sleep_until(intended);
+        }
+        int64_t t0 = now_ns();
+        int st = run_op(c, p, i);
+        t1 = now_ns();
+        p->lat[i] = t1 - t0;
+        p->itd[i] = period > 0 ? t1 - intended : -1;
+        p->st[i] = (int8_t)st;
+        issued++;
+        if (st == ST_ERROR && conn_bad(c)) flags |= F_BROKEN;
+        if (t1 >= next_tick) flags |= F_TICK;
+    }
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("nLi", i, (long long)t1, flags);
+}
+
+/* conn.assign(plan, pos=0): the plan run_many goes on with on this connection, from
+ * operation pos (a reconnected connection takes over its predecessor's); None: none */
+static PyObject *conn_assign(Conn *c, PyObject *args) {
+    PyObject *plan;
+    Py_ssize_t pos = 0;
+    if (!PyArg_ParseTuple(args, "O|n", &plan, &pos)) return NULL;
+    if (plan != Py_None && !PyObject_TypeCheck(plan, &PlanType)) {
+        PyErr_SetString(PyExc_TypeError, "a Plan or None");
+        return NULL;
+    }
+    if (c->cur >= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "an operation is in flight");
+        return NULL;
+    }
+    if (plan != Py_None && (pos < 0 || pos > ((Plan *)plan)->n)) {
+        PyErr_SetString(PyExc_IndexError, "position out of range");
+        return NULL;
+    }
+    Py_XDECREF(c->plan);
+    c->plan = plan == Py_None ? NULL : (Plan *)plan;
+    Py_XINCREF(c->plan);
+    c->pos = c->done = pos;
+    Py_RETURN_NONE;
+}
+
+static PyObject *conn_get_done(Conn *c, void *unused) { return PyLong_FromSsize_t(c->done); }
+
+static PyObject *conn_get_plan(Conn *c, void *unused) {
+    PyObject *p = c->plan ? (PyObject *)c->plan : Py_None;
+    Py_INCREF(p);
+    return p;
+}
+
+static PyObject *conn_close(Conn *c, PyObject *unused) {
+    conn_close_pg(c);
+    Py_RETURN_NONE;
+}
+
+static PyObject *conn_get_closed(Conn *c, void *unused) { return PyBool_FromLong(conn_bad(c)); }
+
+static PyObject *conn_get_backend_pid(Conn *c, void *unused) {
+    return PyLong_FromLong(c->pg ? PQbackendPID(c->pg) : 0);
+}
+
+static PyMethodDef conn_methods[] = {
+    {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "prepare the statements"},
+    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
+    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
+    {"assign", (PyCFunction)conn_assign, METH_VARARGS, "the plan run_many runs on it, from pos"},
+    {NULL}};
+
+static PyGetSetDef conn_getset[] = {
+    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
+    {"backend_pid", (getter)conn_get_backend_pid, NULL, "the server process", NULL},
+    {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL},
+    {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL},
+    {NULL}};
+
+static PyTypeObject ConnType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.targets._pgloop.Conn",
+    .tp_basicsize = sizeof(Conn),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a libpq connection with YCSB's statements prepared",
+    .tp_new = conn_new,
+    .tp_dealloc = (destructor)conn_dealloc,
+    .tp_methods = conn_methods,
+    .tp_getset = conn_getset,
+};
+
+/* ------------------------------------------------------------------ run_many */
+
+#define RUN_MANY_DOC \
+    "run_many(conns, next_tick, end, sending) -> (flags, t1, k): the connections' closed loops " \
+    "from one thread (unpaced), until the first completion at or after next_tick (F_TICK), a " \
+    "connection lost (F_BROKEN), one whose plan is used up (F_NEED), none busy (F_IDLE) or a " \
+    "second without a completion (F_WAIT); k is the connection concerned"
+
+enum { F_NEED = 8, F_IDLE = 16, F_WAIT = 32 };
+
+static inline int has_ops(const Conn *c) { return c->plan && c->pos < c->plan->n; }
+
+static void finish_op(Conn *c, int st, int64_t t1) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->cur;
+    p->lat[i] = t1 - c->t0;
+    p->itd[i] = -1;
+    p->st[i] = (int8_t)st;
+    c->cur = -1;
+    c->done = i + 1;
+}
+
+static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    c->kind = kind;
+    c->nres = 0;
+    c->res_st = ST_ERROR;
+    return c->pg && PQsendQueryPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
+}
+
+/* send the connection's next operation; 0 when its send failed (recorded as an ERROR) */
+static int start_next(Conn *c) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->pos++;
+    const op_t *op = &p->ops[i];
+    c->cur = i;
+    c->phase = 0;
+    p->in1[i] = p->in2[i] = -1;
+    c->t0 = now_ns();
+    if (send_stmt(c, op->kind == K_RMW ? K_READ : op->kind, op->f1, op->np1, p->params + op->p))
+        return 1;
+    finish_op(c, ST_ERROR, now_ns());
+    return 0;
+}
+
+/* read what arrived; 1 when the statement's results are all in (its status in res_st) */
+static int collect(Conn *c) {
+    if (!PQconsumeInput(c->pg)) return 1;  /* the connection failed: res_st stays ERROR */
+    while (!PQisBusy(c->pg)) {
+        PGresult *r = PQgetResult(c->pg);
+        if (!r) return 1;
+        if (c->nres++ == 0) c->res_st = judge(r, c->kind);
+        PQclear(r);
+    }
+    return 0;
+}
+
+/* a statement done: 1 when its operation is complete, 0 when a read-modify-write's
+ * update has been sent after its read */
+static int statement_done(Conn *c, int64_t now) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->cur;
+    const op_t *op = &p->ops[i];
+    int st = c->res_st;
+    if (op->kind == K_RMW && c->phase == 0) {
+        if (st == ST_ERROR && conn_bad(c)) {
+            finish_op(c, st, now);
+            return 1;
+        }
+        p->in1[i] = now - c->t0;
+        c->first_st = st;
+        c->phase = 1;
+        c->tm = now;
+        if (send_stmt(c, K_UPDATE, op->f2, op->np2, p->params + op->p + 1)) return 0;
+        finish_op(c, ST_ERROR, now_ns());
+        return 1;
+    }
+    if (op->kind == K_RMW) {
+        p->in2[i] = now - c->tm;
+        st = c->first_st ? c->first_st : st;
+    }
+    finish_op(c, st, now);
+    return 1;
+}
+
+/* after connection j's operation completed at t1: why to return, and its next one sent */
+static int after_op(Conn *c, int64_t t1, int64_t next_tick, int64_t end, int sending) {
+    int flags = 0;
+    if (c->plan->st[c->done - 1] == ST_ERROR && conn_bad(c)) return F_BROKEN;
+    if (t1 >= next_tick) flags |= F_TICK;
+    if (!sending || (end && t1 >= end)) return flags;  /* its loop is over: it stays idle */
+    if (!has_ops(c)) return flags | F_NEED;
+    if (!start_next(c)) flags |= conn_bad(c) ? F_BROKEN : 0;
+    return flags;
+}
+
+static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
+                     int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (sending && cs[j]->cur < 0 && has_ops(cs[j]) && !start_next(cs[j])) {
+            *k = j;
+            *t1 = now_ns();
+            return conn_bad(cs[j]) ? F_BROKEN : 0;
+        }
+    for (;;) {
+        Py_ssize_t m = 0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (cs[j]->cur >= 0) {
+                pf[m].fd = PQsocket(cs[j]->pg);
+                pf[m].events = POLLIN;
+                pf[m].revents = 0;
+                map[m++] = j;
+            }
+        if (m == 0) return F_IDLE;
+        int r = poll(pf, (nfds_t)m, 1000);
+        if (r == 0) return F_WAIT;
+        for (Py_ssize_t q = 0; r > 0 && q < m; q++) {
+            if (!pf[q].revents) continue;
+            Conn *c = cs[map[q]];
+            if (!collect(c) || !statement_done(c, now_ns())) continue;
+            *t1 = now_ns();
+            *k = map[q];
+            int flags = after_op(c, *t1, next_tick, end, sending);
+            if (flags) return flags;
+        }
+    }
+}
+
+static PyObject *run_many(PyObject *self, PyObject *args) {
+    PyObject *list;
+    long long next_tick, end;
+    int sending;
+    if (!PyArg_ParseTuple(args, "O!LLi", &PyList_Type, &list, &next_tick, &end, &sending)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    Conn **cs = calloc(n + 1, sizeof *cs);
+    struct pollfd *pf = calloc(n + 1, sizeof *pf);
+    Py_ssize_t *map = calloc(n + 1, sizeof *map);
+    if (!cs || !pf || !map) {
+        free(cs), free(pf), free(map);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *o = PyList_GET_ITEM(list, j);
+        if (!PyObject_TypeCheck(o, &ConnType) || !((Conn *)o)->names || !((Conn *)o)->pg) {
+            free(cs), free(pf), free(map);
+            PyErr_SetString(PyExc_TypeError, "open, prepared Conns expected");
+            return NULL;
+        }
+        cs[j] = (Conn *)o;
+    }
+    int64_t t1 = 0;
+    Py_ssize_t k = -1;
+    int flags;
+    Py_BEGIN_ALLOW_THREADS
+    flags = poll_many(cs, n, pf, map, next_tick, end, sending, &t1, &k);
+    Py_END_ALLOW_THREADS
+    free(cs), free(pf), free(map);
+    return Py_BuildValue("iLn", flags, (long long)t1, k);
+}
+
+
+static PyMethodDef methods[] = {
+    {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pgloop", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__pgloop(void) {
+    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&ConnType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&PlanType);
+    Py_INCREF(&ConnType);
+    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0
+        || PyModule_AddObject(m, "Conn", (PyObject *)&ConnType) < 0)
+        return NULL;
+    return m;
+}
