@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: quickstart test install clean-data
+.PHONY: quickstart test install mysql-c clean-data
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c benchlib/targets/_pgloop.c
 	$(PYTHON) -m venv $(VENV)
@@ -15,12 +15,19 @@ $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c benchl
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
-install: $(BIN)/.installed
+# MariaDB's C client (mysqlclient) builds against libmariadb-dev with pkg-config, which
+# need root to install: tried at each make until it is there, PyMySQL meanwhile
+mysql-c: $(BIN)/.installed
+	@$(BIN)/python -c 'import MySQLdb' 2>/dev/null \
+	  || $(BIN)/python -m pip install --quiet 'mysqlclient>=2.1' >/dev/null 2>&1 \
+	  || echo "mysqlclient not installed, MariaDB goes through PyMySQL: apt-get install libmariadb-dev pkg-config, then make install"
 
-quickstart: $(BIN)/.installed
+install: $(BIN)/.installed mysql-c
+
+quickstart: $(BIN)/.installed mysql-c
 	$(BIN)/benchlib run parameters/quickstart.yaml --report
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed mysql-c
 	$(BIN)/python -m pytest -q
 
 clean-data:

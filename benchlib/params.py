@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from .targets.registry import embedded_names, target_kind
+from .targets.registry import embedded_names, target_class, target_kind
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, never pasted raw
 MAX_THREADS = 4096          # client connections of one run
@@ -57,6 +57,15 @@ class TargetSpec(Strict):
     def _url(cls, v: str) -> str:
         target_kind(v)  # raises ValueError with what is allowed
         return v
+
+    @model_validator(mode="after")
+    def _options(self) -> TargetSpec:
+        try:
+            cls = target_class(self.kind)
+        except ImportError:
+            return self    # its driver is missing: make_target says so, naming the extra
+        cls.check_options(self.url, self.options)   # e.g. MariaDB's driver: auto|c|python
+        return self
 
     @property
     def kind(self) -> str:

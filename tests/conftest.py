@@ -42,6 +42,21 @@ def mysql_url() -> str:
     return MYSQL_URL
 
 
+@pytest.fixture(params=["c", "python"])
+def mysql_driver(request) -> str:
+    """Each MariaDB client library in turn: ``c`` (mysqlclient; skipped, saying what is
+    missing, when it is not installed) and ``python`` (PyMySQL)."""
+    from benchlib.targets.mysql_driver import c_client_error
+    if request.param == "c" and c_client_error():
+        pytest.skip(c_client_error())
+    return request.param
+
+
+def driver_url(url: str, driver: str) -> str:
+    """A MariaDB URL whose scheme picks the client library (mysql+mysqldb, mysql+pymysql)."""
+    return ("mysql+mysqldb" if driver == "c" else "mysql+pymysql") + "://" + url.split("://", 1)[1]
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     if not _port_open(6379):

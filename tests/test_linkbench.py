@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, driver_url
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
@@ -116,10 +116,10 @@ def test_embedded_postgres(data_dir):
 
 
 @pytest.mark.mysql
-def test_mariadb(mysql_own_db, data_dir):
+def test_mariadb(mysql_own_db, mysql_driver, data_dir):
     import pymysql
     db = mysql_own_db.rsplit("/", 1)[1]
-    rd = run_lb(lb_experiment("lbmy", mysql_own_db), data_dir)
+    rd = run_lb(lb_experiment("lbmy", driver_url(mysql_own_db, mysql_driver)), data_dir)
     check_run(rd, Fetch("mysql", lambda: pymysql.connect(host="127.0.0.1", user="root",
                                                          database=db)))
 

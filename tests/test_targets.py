@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import driver_url
 
 from benchlib import load_results, run_experiment
 from benchlib.params import load_experiment, validate
@@ -106,9 +107,12 @@ def test_postgres(letter, pg_url, data_dir):
 
 @pytest.mark.mysql
 @pytest.mark.parametrize("letter", WORKLOADS)
-def test_mariadb(letter, mysql_url, data_dir):
-    exp, rd = run_workload(letter, mysql_url, data_dir, "mariadb")
-    check(letter, exp, rd, make_target("mariadb", mysql_url))
+def test_mariadb(letter, mysql_url, mysql_driver, data_dir):
+    url = driver_url(mysql_url, mysql_driver)
+    exp, rd = run_workload(letter, url, data_dir, f"mariadb-{mysql_driver}")
+    check(letter, exp, rd, make_target("mariadb", url))
+    meta = load_results(rd)["runs"].iloc[0]["meta"]
+    assert meta["driver_path"] == {"c": "mysqlclient", "python": "pymysql"}[mysql_driver]
 
 
 @pytest.mark.embedded

@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import driver_url
 
 from benchlib import cli, load_results, run_experiment
 from benchlib.params import ParameterError, load_experiment, plan, validate
@@ -115,12 +116,13 @@ def test_postgres(pg_url, data_dir):
 
 
 @pytest.mark.mysql
-def test_mariadb(mysql_url, data_dir):
-    table = quote("mysql", experiment("maria", mysql_url)["properties"]["tab_prefix"] + "0001")
+def test_mariadb(mysql_url, mysql_driver, data_dir):
+    url, name = driver_url(mysql_url, mysql_driver), f"maria-{mysql_driver}"
+    table = quote("mysql", experiment(name, url)["properties"]["tab_prefix"] + "0001")
     try:
-        check_target(mysql_url, data_dir, "maria")
+        check_target(url, data_dir, name)
     finally:
-        sql_one_exec(mysql_url, data_dir, f"DROP TABLE IF EXISTS {table}")
+        sql_one_exec(url, data_dir, f"DROP TABLE IF EXISTS {table}")
 
 
 @pytest.mark.embedded

@@ -60,6 +60,9 @@ class Target:
     # the DBMS runs inside the client processes (SQLite): the sampler counts their CPU
     # and memory as the DBMS's
     engine_in_clients = False
+    # the client library the connections go through (meta's driver_path), where a
+    # family has more than one (MariaDB: mysqlclient or pymysql)
+    driver_path: str | None = None
 
     @classmethod
     def native_missing(cls) -> str | None:
@@ -75,6 +78,11 @@ class Target:
                  data_dir: Path | None = None):
         self.name, self.url, self.options = name, url, dict(options or {})
         self.data_dir = Path(data_dir) if data_dir else Path("data")
+
+    @classmethod
+    def check_options(cls, url: str, options: dict) -> None:
+        """Raise ValueError (one line) for an option of ``options`` this family refuses;
+        params calls it before anything runs."""
 
     # --- lifecycle (controlling process)
     def start(self) -> None:

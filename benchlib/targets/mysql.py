@@ -1,13 +1,14 @@
-"""MariaDB / MySQL by URL, through PyMySQL.
+"""MariaDB / MySQL by URL, through mysqlclient (C) or PyMySQL (:mod:`.mysql_driver`).
 
-PyMySQL has no server-side prepared statements; statements are formatted client-side
-(its escaping), and the load sends multi-row INSERTs of ``batch_size`` rows — what the
-JDBC binding's ``rewriteBatchedStatements`` does.
+Neither uses server-side prepared statements; statements are formatted client-side
+(the library's escaping), and the load sends multi-row INSERTs of ``batch_size`` rows —
+what the JDBC binding's ``rewriteBatchedStatements`` does.
 """
 from __future__ import annotations
 
 from sqlalchemy.engine import make_url
 
+from . import mysql_driver
 from .base import (
     Endpoint,
     Target,
@@ -30,14 +31,13 @@ def connect_params(url: str) -> dict:
     return params
 
 
-def _connect(params: dict):
-    import pymysql
+def _connect(params: dict, library: str):
     try:
-        return pymysql.connect(**params, autocommit=True, connect_timeout=10, charset="utf8mb4")
-    except pymysql.Error as e:
-        msg = e.args[1] if len(e.args) > 1 else str(e)
+        return mysql_driver.connect(params, library)
+    except mysql_driver.error_classes(library) as e:
         raise TargetError(f"cannot connect to mysql://{params['user']}@{params['host']}:"
-                          f"{params['port']}/{params['database']}: {msg}") from None
+                          f"{params['port']}/{params['database']}: "
+                          f"{mysql_driver.error_text(e)}") from None
 
 
 class MysqlTarget(Target):
@@ -46,7 +46,11 @@ class MysqlTarget(Target):
 
     @classmethod
     def connect_endpoint(cls, endpoint):
-        return _connect(endpoint.params["params"])
+        return _connect(endpoint.params["params"], endpoint.params["library"])
+
+    @classmethod
+    def check_options(cls, url: str, options: dict) -> None:
+        mysql_driver.choose(url, options)
 
     def quote_ident(self, name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
@@ -55,13 +59,18 @@ class MysqlTarget(Target):
         super().__init__(name, url, options, data_dir)
         self.params = connect_params(url)
         self.engine = self.options.get("engine", "InnoDB")
+        try:
+            self.library = mysql_driver.choose(url, self.options)
+        except ValueError as e:
+            raise TargetError(f"{name}: {e}") from None
+        self.driver_path = self.library   # the run's meta says which one ran
         self._admin = None
         self._monitor = None
         self._server_pid = None
 
     def admin(self):
         if self._admin is None or not self._admin.open:
-            self._admin = _connect(self.params)
+            self._admin = _connect(self.params, self.library)
         return self._admin
 
     def _q(self, sql, args=None):
@@ -84,19 +93,20 @@ class MysqlTarget(Target):
         self._admin = self._monitor = None
 
     def endpoint(self):
-        return Endpoint("mysql", {"params": self.params})
+        return Endpoint("mysql", {"params": self.params, "library": self.library})
 
     def dbms_info(self):
         version = self._q("SELECT VERSION()")[0][0]
-        return {"name": "MariaDB" if "mariadb" in version.lower() else "MySQL", "version": version}
+        return {"name": "MariaDB" if "mariadb" in version.lower() else "MySQL", "version": version,
+                "client": mysql_driver.version(self.library)}
 
     def dbms_pids(self):
         return process_tree(self._server_pid)
 
     def db_size_bytes(self):
-        # the sampler asks from its own thread; PyMySQL connections are not thread-safe
+        # the sampler asks from its own thread; a connection is not thread-safe
         if self._monitor is None or not self._monitor.open:
-            self._monitor = _connect(self.params)
+            self._monitor = _connect(self.params, self.library)
         with self._monitor.cursor() as c:
             c.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
                       "information_schema.tables WHERE table_schema = DATABASE()")
@@ -115,16 +125,15 @@ class MysqlTarget(Target):
 
     @classmethod
     def ycsb_binding(cls, endpoint, props):
-        return MysqlYcsb(endpoint.params["params"], props)
+        return MysqlYcsb(endpoint.params["params"], endpoint.params["library"], props)
 
 
 class MysqlYcsb:
-    def __init__(self, params: dict, props):
-        self.conn = _connect(params)
+    def __init__(self, params: dict, library: str, props):
+        self.conn = _connect(params, library)
         self.cur = self.conn.cursor()
         self.st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
         self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
-        self._escape = self.conn.escape
 
     def read(self, key, field):
         n = self.cur.execute(self.st.read[field], (key,))

@@ -31,7 +31,8 @@ register("postgres", "benchlib.targets.postgres:PostgresTarget",
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
          embedded=True)
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
-         schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql"))
+         schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
+                  "mariadb+mysqldb"))
 register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 
