@@ -76,3 +76,13 @@ def target_kind(url: str) -> str:
     except Exception as e:  # sqlalchemy's own message names the problem
         raise ValueError(f"{mask_url(url)} is not a valid URL: {e}") from None
     return _SCHEMES[m.group(1)]
+
+
+def check_options(url: str, options: dict) -> None:
+    """ValueError (one line) for an option the URL's family refuses (MariaDB's ``driver``);
+    a family whose DB driver is not installed is told when it is made (make_target)."""
+    try:
+        cls = target_class(target_kind(url))
+    except ImportError:
+        return
+    cls.check_options(url, options)

@@ -256,3 +256,52 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, multip
     assert t["runs"]["meta"].iloc[0]["driver_path"] == ("c-libpq" if driver == "c" else "python")
     iv = t["intervals"][(t["intervals"].step == "r.L1") & (t["intervals"].op == "READ")]
     assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # and the clients went on
+
+
+@pytest.mark.mysql
+@pytest.mark.slow
+def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_db, mysql_driver,
+                                                                     tmp_path):
+    """KILL CONNECTION of every client mid-run, on either client library: the operations
+    it cut count as errors, the clients connect again and go on, the run ends ok."""
+    import threading
+
+    import pymysql
+    from conftest import driver_url
+
+    from benchlib import load_results, run_experiment
+    from benchlib.params import validate
+    db = mysql_own_db.rsplit("/", 1)[1]
+    exp = validate(small_experiment("kill", driver_url(mysql_own_db, mysql_driver), properties={
+        "recordcount": 2000, "operationcount": 10**9, "readproportion": 0.8,
+        "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4}), "t")
+    killed = []
+
+    def kill_later():
+        c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+        with c.cursor() as cur:
+            ids, end = [], time.monotonic() + 30
+            while len(ids) < 5 and time.monotonic() < end:   # the 4 clients and the controller
+                time.sleep(0.2)
+                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s "
+                            "AND id <> CONNECTION_ID()", (db,))
+                ids = [r[0] for r in cur.fetchall()]
+            time.sleep(0.5)    # into the run loop
+            for cid in ids:
+                try:
+                    cur.execute(f"KILL CONNECTION {int(cid)}")
+                    killed.append(cid)
+                except pymysql.err.OperationalError:  # it ended meanwhile
+                    pass
+        c.close()
+    killer = threading.Thread(target=kill_later)
+    killer.start()
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    assert len(killed) >= 4
+    t = load_results(tmp_path / "d" / "kill")
+    run = t["steps"][t["steps"].step == "r.L1"].iloc[0]
+    assert run.status == "ok" and run.errors >= 1          # the cut operations count as errors
+    iv = t["intervals"][(t["intervals"].step == "r.L1") & (t["intervals"].op == "READ")]
+    assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # and the clients went on
