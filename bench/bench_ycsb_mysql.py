@@ -27,14 +27,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from benchlib.params import validate
-from benchlib.run.experiment import run_experiment
-from benchlib.store.folders import load_results
+from bench_ycsb_pg import benchlib_run   # the same YCSB C run, loaded the same way
+
 from benchlib.workloads.ycsb.generators import build_key_names
 from benchlib.workloads.ycsb.plan import CoreWorkloadPlan
 from benchlib.workloads.ycsb.workload import config_from
 
-TABLE = "ycsb_bench_my"   # its own table: test suites may share the database
+TABLE = "ycsb_bench"   # bench_ycsb_pg's table, in MariaDB's database
 PROPS = {"recordcount": 100_000, "operationcount": 10**9, "readproportion": 1.0,
          "updateproportion": 0, "requestdistribution": "zipfian", "table": TABLE}
 LUA = """
@@ -90,29 +89,6 @@ def reference(url: str, clients: int, secs: int, script: Path, keys: Path) -> tu
     return n / took, max(cpu - init_cpu, 0.0) / n * 1e6
 
 
-def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
-                 records: int) -> tuple[float, float]:
-    exp = validate({
-        "experiment": name, "workload": "ycsb", "properties": {**PROPS, "recordcount": records},
-        "targets": [{"name": "my", "url": url}],
-        "load": {"skip": secs is not None, "threads": 2, "processes": [2], "batch_size": 1000},
-        "run": {"skip": secs is None, "threads": [threads], "loops": 1, "loop_secs": secs or 1,
-                "status_interval_s": 3600},
-        "seed": 1,
-    }, "bench")
-    with open("/dev/null", "w") as devnull:
-        res = run_experiment(exp, data_dir, progress=False, out=devnull)
-    assert res.ok, res.runs
-    t = load_results(data_dir / name)
-    steps = t["steps"].set_index("step")
-    step = "r.L1" if secs else "l.pre"
-    ops, s = float(steps.loc[step, "ops"]), float(steps.loc[step, "secs"])
-    if steps.loc[step, "errors"]:
-        raise SystemExit(f"{name}: {steps.loc[step, 'errors']} errors: is the table loaded?")
-    cpu = float(t["hw"].loc[t["hw"].step == step, "client_cpu_s"].sum())
-    return ops / s, cpu / ops * 1e6
-
-
 def with_driver(url: str, driver: str) -> str:
     return f"mysql+{'mysqldb' if driver == 'c' else 'pymysql'}://" + url.split("://", 1)[1]
 
@@ -127,13 +103,14 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-ycsb-my-"))
     (tmp / "point.lua").write_text(LUA)
     key_file(tmp / "keys.txt", a.records)
-    benchlib_run(with_driver(a.url, "c"), tmp / "d", "load", 1, None, a.records)
+    benchlib_run(with_driver(a.url, "c"), tmp / "d", "load", 1, None, True, a.records)
     rows = []
     for n in [int(x) for x in a.clients.split(",")]:
         ref, ref_cpu = reference(a.url, n, a.secs, tmp / "point.lua", tmp / "keys.txt")
-        c, c_cpu = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs, a.records)
-        p, p_cpu = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
-                                a.records)
+        c, c_cpu, _ = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs,
+                                   False, a.records)
+        p, p_cpu, _ = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
+                                   False, a.records)
         rows.append((n, ref, c, p, ref_cpu, c_cpu, p_cpu))
         print(f"clients {n}: sysbench {ref:,.0f}, mysqlclient {c:,.0f}, PyMySQL {p:,.0f} ops/s",
               file=sys.stderr)

@@ -51,18 +51,26 @@ def rows(url: str, sql: str) -> list:
         target.stop()
 
 
-@pytest.mark.mysql
-def test_ycsb_through_both_libraries_leaves_the_same_rows_and_counts(mysql_own_db, data_dir):
-    """One client, one seed: the same operations in the same order on each library."""
+def through_both(own_db: str, data_dir, workload: str, props: dict, select: str) -> dict:
+    """{driver: (op counts, rows)}: the same experiment through each library, on a table
+    of its own (``{t}`` in ``select``)."""
     c_or_skip()
     out = {}
     for drv in ("c", "python"):
-        url = driver_url(mysql_own_db, drv)
-        props = {"recordcount": 400, "operationcount": 1500, "table": f"y_{drv}", **MIX}
-        t = run(experiment(f"y{drv}", url, "ycsb", props), data_dir)
+        url = driver_url(own_db, drv)
+        table = f"{workload}_{drv}"
+        t = run(experiment(table, url, workload, {**props, "table": table}), data_dir)
         assert t["runs"].iloc[0]["meta"]["driver_path"] == mysql_driver.LIBRARY[drv]
-        table = rows(url, f"SELECT * FROM y_{drv} ORDER BY YCSB_KEY")
-        out[drv] = counts(t), table
+        out[drv] = counts(t), rows(url, select.format(t=table))
+    return out
+
+
+@pytest.mark.mysql
+def test_ycsb_through_both_libraries_leaves_the_same_rows_and_counts(mysql_own_db, data_dir):
+    """One client, one seed: the same operations in the same order on each library."""
+    out = through_both(mysql_own_db, data_dir, "ycsb",
+                       {"recordcount": 400, "operationcount": 1500, **MIX},
+                       "SELECT * FROM {t} ORDER BY YCSB_KEY")
     assert out["c"][0] == out["python"][0]
     assert out["c"][0][("r.L1", "READ-MODIFY-WRITE")][0] > 0 and len(out["c"][1]) > 400
     assert out["c"][1] == out["python"][1]
@@ -70,18 +78,13 @@ def test_ycsb_through_both_libraries_leaves_the_same_rows_and_counts(mysql_own_d
 
 @pytest.mark.mysql
 def test_kv_through_both_libraries_leaves_the_same_keys(mysql_own_db, data_dir):
-    c_or_skip()
-    out = {}
-    for drv in ("c", "python"):
-        url = driver_url(mysql_own_db, drv)
-        props = {"a": 0.5, "b": 0.2, "c": 0.1, "d": 0.1, "e": 0.1, "key_count": 1000,
-                 "op_count": 2000, "prepare_insert_ratio": 0.1, "table": f"kv_{drv}"}
-        t = run(experiment(f"k{drv}", url, "kv", props), data_dir)
-        c = counts(t)
-        ok = {op: n - e for (step, op), (n, e) in c.items() if step == "r.L1"}
-        stored = rows(url, f"SELECT k, v FROM kv_{drv} ORDER BY k")
-        assert len(stored) == 900 + ok.get("INSERT", 0) - ok.get("DELETE", 0)
-        out[drv] = c, stored
+    out = through_both(mysql_own_db, data_dir, "kv",
+                       {"a": 0.5, "b": 0.2, "c": 0.1, "d": 0.1, "e": 0.1, "key_count": 1000,
+                        "op_count": 2000, "prepare_insert_ratio": 0.1},
+                       "SELECT k, v FROM {t} ORDER BY k")
+    c, stored = out["c"]
+    ok = {op: n - e for (step, op), (n, e) in c.items() if step == "r.L1"}
+    assert len(stored) == 900 + ok.get("INSERT", 0) - ok.get("DELETE", 0)
     assert out["c"] == out["python"]
 
 

@@ -4,7 +4,8 @@ A :class:`Target` lives in the controlling process: it starts (embedded) or chec
 (by URL) the server, creates the schema, names the server's processes for the
 sampler and measures the database size. Client processes get a small picklable
 :class:`Endpoint` and open their own connections from it — the hot path then calls
-the DB driver's own connection (psycopg, sqlite3, PyMySQL), never SQLAlchemy.
+the DB driver's own connection (psycopg, sqlite3, mysqlclient or PyMySQL), never
+SQLAlchemy.
 
 Targets are found by kind in :mod:`benchlib.targets.registry` (``sqlite``,
 ``postgres``, ``embedded-postgres``, ``mysql``, ``basic``), imported lazily so that a
@@ -41,7 +42,7 @@ class Endpoint:
         return cls.ycsb_binding(self, props)
 
     def connect(self):
-        """A new connection of the DB driver's own (psycopg, sqlite3, PyMySQL, redis-py),
+        """A new connection of the DB driver's own (psycopg, sqlite3, MySQLdb/PyMySQL, redis-py),
         autocommit, for a workload's client thread; None for ``basic``."""
         return target_class(self.kind).connect_endpoint(self)
 

@@ -134,6 +134,26 @@ class MysqlYcsb:
         self.cur = self.conn.cursor()
         self.st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
         self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
+        if library == "mysqlclient":
+            self.read, self.scan = self._c_read_scan()
+
+    def _c_read_scan(self):
+        """Reads and scans through mysqlclient's connection itself (query, store_result,
+        fetch_row: C calls), not its cursor's Python: the same statement text, escaped by
+        the same string_literal, the same errors; a few µs less client CPU per read."""
+        query, store, lit = self.conn.query, self.conn.store_result, self.conn.string_literal
+        reads = {f: sql.encode() for f, sql in self.st.read.items()}
+        scans = {f: sql.encode() for f, sql in self.st.scan.items()}
+
+        def read(key, field):
+            query(reads[field] % (lit(key.encode()),))
+            return OK if store().fetch_row(0) else NOT_FOUND
+
+        def scan(key, count, field):
+            query(scans[field] % (lit(key.encode()), b"%d" % count))
+            store().fetch_row(0)
+            return OK
+        return read, scan
 
     def read(self, key, field):
         n = self.cur.execute(self.st.read[field], (key,))

@@ -81,7 +81,7 @@ class PgDb(Db):
 
 
 class MyDb(Db):
-    """PyMySQL (autocommit connection; begin/commit around a request)."""
+    """mysqlclient or PyMySQL (autocommit connection; begin/commit around a request)."""
 
     def __init__(self, endpoint, st):
         super().__init__(endpoint, st)
@@ -107,7 +107,7 @@ class MyDb(Db):
             pass
 
     def bulk(self, table, cols, rows):
-        # PyMySQL rewrites executemany of INSERT … VALUES into multi-row INSERTs
+        # both libraries rewrite executemany of INSERT … VALUES into multi-row INSERTs
         self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
                              f"({', '.join(['%s'] * len(cols.split(',')))})", rows)
 

@@ -90,7 +90,7 @@ class _Session:
         return read, update
 
     def _bind_mysql(self, st, prepared):
-        conn = self.conn          # PyMySQL has no server-side prepared statements
+        conn = self.conn          # no server-side prepared statements on MariaDB here
         cur = conn.cursor()
         r_sql, u_sql, check = st.read, st.update, st.update_check
 
