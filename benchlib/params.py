@@ -49,19 +49,14 @@ class TargetSpec(Strict):
     """One DBMS configuration: a name (the summaries' ``cnf``) and where it is."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
+    options: dict[str, Any] = Field(default_factory=dict)   # before url: its check reads them
     url: str
-    options: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("url")
     @classmethod
-    def _url(cls, v: str) -> str:
-        target_kind(v)  # raises ValueError with what is allowed
+    def _url(cls, v: str, info) -> str:
+        check_options(v, info.data.get("options") or {})  # kind, then e.g. MariaDB's driver
         return v
-
-    @model_validator(mode="after")
-    def _options(self) -> TargetSpec:
-        check_options(self.url, self.options)  # a family's own: MariaDB's driver auto|c|python
-        return self
 
     @property
     def kind(self) -> str:

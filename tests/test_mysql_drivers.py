@@ -60,7 +60,7 @@ def through_both(own_db: str, data_dir, workload: str, props: dict, select: str)
         url = driver_url(own_db, drv)
         table = f"{workload}_{drv}"
         t = run(experiment(table, url, workload, {**props, "table": table}), data_dir)
-        assert t["runs"].iloc[0]["meta"]["driver_path"] == mysql_driver.LIBRARY[drv]
+        assert t["runs"].iloc[0]["meta"]["client_library"] == mysql_driver.LIBRARY[drv]
         out[drv] = counts(t), rows(url, select.format(t=table))
     return out
 

@@ -112,7 +112,7 @@ def test_mariadb(letter, mysql_url, mysql_driver, data_dir):
     exp, rd = run_workload(letter, url, data_dir, f"mariadb-{mysql_driver}")
     check(letter, exp, rd, make_target("mariadb", url))
     meta = load_results(rd)["runs"].iloc[0]["meta"]
-    assert meta["driver_path"] == {"c": "mysqlclient", "python": "pymysql"}[mysql_driver]
+    assert meta["client_library"] == {"c": "mysqlclient", "python": "pymysql"}[mysql_driver]
 
 
 @pytest.mark.embedded

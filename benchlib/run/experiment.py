@@ -260,8 +260,8 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     try:
         target.start()
         meta.dbms = target.dbms_info()
-        if target.driver_path:   # which client library the connections use (MariaDB)
-            meta["driver_path"] = target.driver_path
+        if target.client_library:   # which client library the connections use (MariaDB)
+            meta["client_library"] = target.client_library
         folders.write_json(run_dir / folders.META, meta)
         status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
                                    step_lines, executor)

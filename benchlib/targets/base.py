@@ -61,9 +61,9 @@ class Target:
     # the DBMS runs inside the client processes (SQLite): the sampler counts their CPU
     # and memory as the DBMS's
     engine_in_clients = False
-    # the client library the connections go through (meta's driver_path), where a
-    # family has more than one (MariaDB: mysqlclient or pymysql)
-    driver_path: str | None = None
+    # the client library the connections go through (meta's client_library), where a
+    # family has more than one (MariaDB: mysqlclient or pymysql); run.driver is the loop's
+    client_library: str | None = None
 
     @classmethod
     def native_missing(cls) -> str | None:

@@ -63,7 +63,7 @@ class MysqlTarget(Target):
             self.library = mysql_driver.choose(url, self.options)
         except ValueError as e:
             raise TargetError(f"{name}: {e}") from None
-        self.driver_path = self.library   # the run's meta says which one ran
+        self.client_library = self.library   # the run's meta says which one ran
         self._admin = None
         self._monitor = None
         self._server_pid = None
