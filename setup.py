@@ -5,7 +5,10 @@ benchlib installs all the same and reads those lines by regular expressions, slo
 
 The C hot loop over libpq (benchlib/targets/_pgloop.c, see targets/pg_native.py) is
 optional too: it needs libpq's headers (Debian: libpq-dev) and a C compiler; without
-them the PostgreSQL run loops go through psycopg in Python, as before."""
+them the PostgreSQL run loops go through psycopg in Python, as before. Its twin over
+libmariadb (benchlib/targets/_myloop.c, see targets/mysql_native.py) needs
+libmariadb-dev; without it MariaDB's run loops go through mysqlclient or PyMySQL.
+Both include benchlib/targets/_ycsbplan.h, what the two loops share."""
 import subprocess
 
 from setuptools import Extension, setup
@@ -19,8 +22,22 @@ def _pg_include() -> list[str]:
         return ["/usr/include/postgresql"]   # Debian's libpq-dev without pg_config on PATH
 
 
+def _mariadb_include() -> list[str]:
+    try:
+        out = subprocess.run(["mariadb_config", "--include"], capture_output=True, text=True,
+                             check=True).stdout
+        return [f[2:] for f in out.split() if f.startswith("-I")]
+    except (OSError, subprocess.CalledProcessError):
+        return ["/usr/include/mariadb"]
+
+
+PLAN_H = ["benchlib/targets/_ycsbplan.h"]
+
 setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.targets._pgloop", ["benchlib/targets/_pgloop.c"],
-                             include_dirs=_pg_include(), libraries=["pq"],
+                             include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H,
+                             extra_compile_args=["-O2"], optional=True),
+                   Extension("benchlib.targets._myloop", ["benchlib/targets/_myloop.c"],
+                             include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H,
                              extra_compile_args=["-O2"], optional=True)])

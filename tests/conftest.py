@@ -108,6 +108,17 @@ def mysql_own_db(mysql_url, request) -> str:
         conn.close()
 
 
+def mysql_rows(url: str, sql: str) -> list[tuple]:
+    """The rows a query gives on the MariaDB of ``url``."""
+    from benchlib.targets.base import make_target
+    target = make_target("q", url)
+    target.start()
+    try:
+        return [tuple(r) for r in target._q(sql)]
+    finally:
+        target.stop()
+
+
 @pytest.fixture
 def data_dir(tmp_path) -> Path:
     d = tmp_path / "data"

@@ -4,31 +4,15 @@ them (a server that ends the connections: tests/faults/test_run_faults.py); the 
 path when the extension is missing."""
 from __future__ import annotations
 
-import re
-
 import pytest
 from conftest import small_experiment
+from loops import MIX, assert_paced, assert_same_outcomes, run_mix
 
 from benchlib import load_results, run_experiment
 from benchlib.params import ParameterError, validate
 from benchlib.targets import pg_native
 
 needs_c = pytest.mark.skipif(not pg_native.AVAILABLE, reason=pg_native.MISSING)
-
-# every kind of operation YCSB's workloads A-F issue, in one mix
-MIX = {"recordcount": 500, "operationcount": 3000, "readproportion": 0.3, "updateproportion": 0.2,
-       "insertproportion": 0.1, "scanproportion": 0.2, "readmodifywriteproportion": 0.2,
-       "maxscanlength": 20, "requestdistribution": "zipfian"}
-
-
-def _run(url: str, tmp_path, driver: str, **run):
-    exp = validate(small_experiment(f"n{driver}", url, properties={**MIX, "table": f"t_{driver}"},
-                                    run={"threads": [1], "driver": driver, **run}), "t")
-    assert run_experiment(exp, tmp_path / driver, progress=False).ok
-    t = load_results(tmp_path / driver / f"n{driver}")
-    text = next((tmp_path / driver / f"n{driver}").glob("*/ycsb-r.L1.txt")).read_text()
-    returns = sorted(re.findall(r"^\[([A-Z-]+)\], Return=(\w+), (\d+)$", text, re.M))
-    return t, returns
 
 
 def _table_digest(url: str, table: str) -> tuple[int, str]:
@@ -41,19 +25,7 @@ def _table_digest(url: str, table: str) -> tuple[int, str]:
 @needs_c
 @pytest.mark.postgres
 def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_and_rows(pg_own_db, tmp_path):
-    tc, rc = _run(pg_own_db, tmp_path, "c")
-    tp, rp = _run(pg_own_db, tmp_path, "python")
-    assert tc["runs"]["meta"].iloc[0]["driver_path"] == "c-libpq"
-    assert tp["runs"]["meta"].iloc[0]["driver_path"] == "python"
-    sc, sp = (x["steps"].set_index("step").loc["r.L1"] for x in (tc, tp))
-    assert sc["ops"] == sp["ops"] == 3000 and sc["errors"] == sp["errors"] == 0
-    lc, lp = ({r.op: (r["count"], r.errors) for _, r in x["latency"][x["latency"].step == "r.L1"].iterrows()}
-              for x in (tc, tp))
-    assert lc == lp and set(lc) == {"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
-    assert rc == rp and ("READ-MODIFY-WRITE", "OK", str(lc["READ-MODIFY-WRITE"][0])) in rc
-    for x in (tc, tp):   # each second's operations add up to the step's
-        iv = x["intervals"][x["intervals"].step == "r.L1"]
-        assert iv.groupby("op")["ops"].sum().to_dict() == {k: v[0] for k, v in lc.items()}
+    assert_same_outcomes(run_mix(pg_own_db, tmp_path, "c"), run_mix(pg_own_db, tmp_path, "python"), "c-libpq")
     # one thread: the same operations in the same order leave the same rows
     assert _table_digest(pg_own_db, "t_c") == _table_digest(pg_own_db, "t_python")
 
@@ -61,15 +33,7 @@ def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_and_rows(pg_own_d
 @needs_c
 @pytest.mark.postgres
 def test_the_c_loop_paced_records_intended_latencies(pg_own_db, tmp_path):
-    t, _ = _run(pg_own_db, tmp_path, "c", threads=[2], target_factors=[1.0], target_base=2000)
-    lat = t["latency"][t["latency"].step == "r.L1"].set_index("op")["count"]
-    for op in ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"):
-        # every operation has its intended-start latency; a read-modify-write's inner read
-        # and update are timed under READ and UPDATE, not scheduled of their own
-        inner = lat["READ-MODIFY-WRITE"] if op in ("READ", "UPDATE") else 0
-        assert lat[f"Intended-{op}"] == lat[op] - inner
-    step = t["steps"].set_index("step").loc["r.L1"]
-    assert step["ops"] == 3000 and step["secs"] >= 1.4   # 3000 on a schedule of 2000/s
+    assert_paced(run_mix(pg_own_db, tmp_path, "c", threads=[2], target_factors=[1.0], target_base=2000)[0])
 
 
 @needs_c

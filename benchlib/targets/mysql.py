@@ -127,6 +127,21 @@ class MysqlTarget(Target):
     def ycsb_binding(cls, endpoint, props):
         return MysqlYcsb(endpoint.params["params"], endpoint.params["library"], props)
 
+    @classmethod
+    def native_missing(cls) -> str | None:
+        from . import mysql_native
+        return None if mysql_native.AVAILABLE else mysql_native.MISSING
+
+    @classmethod
+    def ycsb_native_binding(cls, endpoint, props):
+        from .mysql_native import MysqlYcsbNative
+        try:
+            return MysqlYcsbNative(endpoint.params["params"], props)
+        except ConnectionError as e:
+            p = endpoint.params["params"]
+            raise TargetError(f"cannot connect to mysql://{p['user']}@{p['host']}:{p['port']}/"
+                              f"{p['database']}: {str(e).split(') ', 1)[-1]}") from None
+
 
 class MysqlYcsb:
     def __init__(self, params: dict, library: str, props):

@@ -1,0 +1,303 @@
+/* YCSB's operations on MariaDB/MySQL, a chunk at a time, in C over libmariadb.
+ *
+ * The twin of _pgloop.c (libpq) for MariaDB: the driver hands over a Plan (a chunk
+ * of operations parsed once, _ycsbplan.h) and run_plan issues, awaits and times each
+ * of them without the GIL. What a statement is on the wire is what the Python path
+ * (targets/mysql.py, mysqlclient or PyMySQL) sends: the statement's text with each
+ * key and value escaped by the connection (mysql_real_escape_string, which follows
+ * the connection's character set and NO_BACKSLASH_ESCAPES) and quoted, a scan's
+ * length as a number; results fetched whole (mysql_store_result). Statuses are judged
+ * as targets/mysql.py judges them: a read that finds no row is NOT_FOUND; an update
+ * is OK whatever it changed (MariaDB counts rows changed, not matched); a failed
+ * statement is an ERROR, and the connection is lost when the server says so or no
+ * longer answers a ping (asked only after an error, as mysqlclient's `open` is there).
+ *
+ * The connection is the extension's own (mysqlclient links the same library, but its
+ * MYSQL handle is not to be shared).
+ */
+#define PLAN_TYPE_NAME "benchlib.targets._myloop.Plan"
+#include "_ycsbplan.h"
+
+#include <errmsg.h>
+#include <mysql.h>
+
+#ifndef ER_CONNECTION_KILLED
+#define ER_CONNECTION_KILLED 1927
+#endif
+
+/* a statement's text split at its %s placeholders: n + 1 pieces */
+typedef struct {
+    char *text;
+    int n;
+    size_t *off, *len;
+} tmpl_t;
+
+typedef struct {
+    PyObject_HEAD
+    MYSQL *m;
+    int nf, ntmpl;
+    tmpl_t *t;       /* read 0..nf, scan 0..nf, update 0..nf (field + 1), insert */
+    char *q;         /* the statement being sent */
+    size_t cap;
+    int gone;        /* -1: not known since the last error; 0/1 */
+} Conn;
+
+static void free_tmpls(Conn *c) {
+    for (int k = 0; c->t && k < c->ntmpl; k++) {
+        free(c->t[k].text);
+        free(c->t[k].off);
+        free(c->t[k].len);
+    }
+    free(c->t);
+    c->t = NULL;
+    c->ntmpl = 0;
+}
+
+static void conn_close_my(Conn *c) {
+    if (c->m) {
+        MYSQL *m = c->m;
+        c->m = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        mysql_close(m);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static void conn_dealloc(Conn *c) {
+    conn_close_my(c);
+    free_tmpls(c);
+    free(c->q);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+/* Conn(host, user, password, database, port, unix_socket=None, connect_timeout=10) */
+static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    const char *host, *user, *password, *db, *sock = NULL;
+    int port;
+    unsigned int timeout = 10;
+    if (!PyArg_ParseTuple(args, "ssssi|zI", &host, &user, &password, &db, &port, &sock, &timeout))
+        return NULL;
+    Conn *c = (Conn *)type->tp_alloc(type, 0);
+    if (!c) return NULL;
+    MYSQL *m = mysql_init(NULL);
+    if (!m) {
+        Py_DECREF(c);
+        return PyErr_NoMemory();
+    }
+    mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+    mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    MYSQL *ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = mysql_real_connect(m, host, user, password, db, (unsigned)port, sock, 0);
+    if (ok && mysql_autocommit(m, 1)) ok = NULL;
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        /* libmariadb's message, first line: it names the host and user, never the password */
+        const char *e = mysql_error(m);
+        PyErr_Format(PyExc_ConnectionError, "(%u) %.*s", mysql_errno(m), (int)strcspn(e, "\n"), e);
+        mysql_close(m);
+        Py_DECREF(c);
+        return NULL;
+    }
+    c->m = m;
+    c->gone = 0;
+    return (PyObject *)c;
+}
+
+static int split_tmpl(tmpl_t *t, PyObject *sql) {
+    if (!PyBytes_Check(sql)) {
+        PyErr_SetString(PyExc_TypeError, "statements must be bytes");
+        return -1;
+    }
+    const char *s = PyBytes_AS_STRING(sql);
+    size_t len = (size_t)PyBytes_GET_SIZE(sql);
+    int n = 0;
+    for (const char *x = s; (x = strstr(x, "%s")); x += 2) n++;
+    t->text = malloc(len + 1);
+    t->off = calloc(n + 1, sizeof *t->off);
+    t->len = calloc(n + 1, sizeof *t->len);
+    if (!t->text || !t->off || !t->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(t->text, s, len + 1);
+    t->n = n;
+    size_t at = 0;
+    for (int j = 0; j <= n; j++) {
+        const char *x = j < n ? strstr(s + at, "%s") : s + len;
+        t->off[j] = at;
+        t->len[j] = (size_t)(x - (s + at));
+        at = (size_t)(x - s) + 2;
+    }
+    return 0;
+}
+
+/* conn.prepare_ycsb(reads, scans, updates, insert): the statements' texts with %s
+ * placeholders, by field + 1 (index 0: all fields) */
+static PyObject *conn_prepare_ycsb(Conn *c, PyObject *args) {
+    PyObject *lists[3], *insert;
+    if (!PyArg_ParseTuple(args, "O!O!O!O", &PyList_Type, &lists[0], &PyList_Type, &lists[1],
+                          &PyList_Type, &lists[2], &insert))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lists[0]);
+    if (n < 2 || PyList_GET_SIZE(lists[1]) != n || PyList_GET_SIZE(lists[2]) != n) {
+        PyErr_SetString(PyExc_ValueError, "reads, scans and updates: one per field + 1 each");
+        return NULL;
+    }
+    free_tmpls(c);
+    c->t = calloc(3 * n + 1, sizeof *c->t);
+    if (!c->t) return PyErr_NoMemory();
+    c->ntmpl = (int)(3 * n + 1);
+    for (int k = 0; k < 3; k++)
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (split_tmpl(&c->t[k * n + j], PyList_GET_ITEM(lists[k], j))) goto fail;
+    if (split_tmpl(&c->t[3 * n], insert)) goto fail;
+    c->nf = (int)n - 1;
+    Py_RETURN_NONE;
+fail:
+    free_tmpls(c);
+    return NULL;
+}
+
+static inline tmpl_t *stmt(Conn *c, int kind, int idx) {
+    int n = c->nf + 1;
+    switch (kind) {
+    case K_READ: return &c->t[idx];
+    case K_SCAN: return &c->t[n + idx];
+    case K_UPDATE: return &c->t[2 * n + idx];
+    default: return &c->t[3 * n];
+    }
+}
+
+static int reserve(Conn *c, size_t need) {
+    if (need <= c->cap) return 0;
+    size_t cap = c->cap ? c->cap : 4096;
+    while (cap < need) cap *= 2;
+    char *q = realloc(c->q, cap);
+    if (!q) return -1;
+    c->q = q;
+    c->cap = cap;
+    return 0;
+}
+
+/* the statement's text with its parameters in place; its length, or -1 */
+static long build(Conn *c, const tmpl_t *t, int kind, int np, const char *const *vals) {
+    if (np != t->n) return -1;
+    size_t need = 1;
+    for (int j = 0; j <= t->n; j++) need += t->len[j] + (j < np ? 2 * strlen(vals[j]) + 2 : 0);
+    if (reserve(c, need)) return -1;
+    char *q = c->q;
+    for (int j = 0; j <= t->n; j++) {
+        memcpy(q, t->text + t->off[j], t->len[j]);
+        q += t->len[j];
+        if (j == np) break;
+        size_t vl = strlen(vals[j]);
+        if (kind == K_SCAN && j == 1) {  /* the scan's length: a number, made by the Plan */
+            memcpy(q, vals[j], vl);
+            q += vl;
+            continue;
+        }
+        *q++ = '\'';
+        q += mysql_real_escape_string(c->m, q, vals[j], (unsigned long)vl);
+        *q++ = '\'';
+    }
+    *q = 0;
+    return (long)(q - c->q);
+}
+
+static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    if (!c->m) return ST_ERROR;
+    long len = build(c, stmt(c, kind, idx), kind, np, vals);
+    if (len < 0 || mysql_real_query(c->m, c->q, (unsigned long)len)) {
+        c->gone = -1;
+        return ST_ERROR;
+    }
+    if (!mysql_field_count(c->m)) return ST_OK;  /* update, insert */
+    MYSQL_RES *r = mysql_store_result(c->m);
+    if (!r) {
+        c->gone = -1;
+        return ST_ERROR;
+    }
+    my_ulonglong rows = mysql_num_rows(r);
+    mysql_free_result(r);
+    return kind == K_READ && rows == 0 ? ST_NOT_FOUND : ST_OK;
+}
+
+/* lost: the server said so, or does not answer a ping (asked once after an error) */
+static int conn_bad(Conn *c) {
+    if (!c->m) return 1;
+    if (c->gone < 0) {
+        unsigned e = mysql_errno(c->m);
+        c->gone = e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == ER_CONNECTION_KILLED
+                  || mysql_ping(c->m) != 0;
+    }
+    return c->gone;
+}
+
+static int exec_fn_my(void *c, int kind, int idx, int np, const char *const *vals) {
+    return exec_sync((Conn *)c, kind, idx, np, vals);
+}
+
+static int bad_fn_my(void *c) { return conn_bad((Conn *)c); }
+
+/* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
+ * run_plan (_ycsbplan.h) on this connection */
+static PyObject *conn_run(Conn *c, PyObject *args) {
+    Plan *p;
+    Py_ssize_t i;
+    run_args a;
+    if (parse_run(args, &p, &i, &a)) return NULL;
+    if (!c->t) {
+        PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
+        return NULL;
+    }
+    if (p->nf != c->nf) {
+        PyErr_SetString(PyExc_ValueError, "the plan was made for another number of fields");
+        return NULL;
+    }
+    int flags;
+    int64_t t1;
+    Py_BEGIN_ALLOW_THREADS
+    i = run_plan(c, exec_fn_my, bad_fn_my, p, i, a, &t1, &flags);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("nLi", i, (long long)t1, flags);
+}
+
+static PyObject *conn_close(Conn *c, PyObject *unused) {
+    conn_close_my(c);
+    Py_RETURN_NONE;
+}
+
+static PyObject *conn_get_closed(Conn *c, void *unused) {
+    return PyBool_FromLong(!c->m || (c->gone != 0 && conn_bad(c)));
+}
+
+static PyObject *conn_get_thread_id(Conn *c, void *unused) {
+    return PyLong_FromUnsignedLong(c->m ? mysql_thread_id(c->m) : 0);
+}
+
+static PyMethodDef conn_methods[] = {
+    {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "the statements' texts"},
+    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
+    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
+    {NULL}};
+
+static PyGetSetDef conn_getset[] = {
+    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
+    {"thread_id", (getter)conn_get_thread_id, NULL, "the server's connection id", NULL},
+    {NULL}};
+
+static PyTypeObject ConnType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.targets._myloop.Conn",
+    .tp_basicsize = sizeof(Conn),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a libmariadb connection with YCSB's statements",
+    .tp_new = conn_new,
+    .tp_dealloc = (destructor)conn_dealloc,
+    .tp_methods = conn_methods,
+    .tp_getset = conn_getset,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_myloop", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__myloop(void) { return loop_module(&module, &ConnType); }

@@ -1,0 +1,46 @@
+"""MariaDB/MySQL's YCSB binding with its run loop in C (``_myloop.c``, over libmariadb).
+
+The twin of :mod:`.pg_native`: a whole chunk of operations goes into C, where each
+statement is built (keys and values escaped by the connection and quoted, as
+mysqlclient and PyMySQL format them), sent, fetched whole and timed without the GIL.
+It is used for YCSB's run loops when the extension is built (``run.driver: auto``, the
+default, or ``c``); the load and the other workloads keep the target's client library
+(mysqlclient or PyMySQL, the target's ``library``), and meta.json says both.
+
+The extension is optional: ``pip install`` builds it where libmariadb's headers and a
+C compiler are (Debian: ``libmariadb-dev``, ``gcc``); without it ``run.driver: auto``
+runs the Python path and ``c`` is refused with that reason.
+"""
+from __future__ import annotations
+
+from .native_ops import NativeYcsb
+from .sql import YcsbStatements
+
+try:
+    from . import _myloop
+except ImportError:   # built without libmariadb-dev or a C compiler: the Python path runs
+    _myloop = None
+
+AVAILABLE = _myloop is not None
+DRIVER_PATH = "c-libmariadb"
+MISSING = ("the C extension benchlib.targets._myloop is not built (it needs libmariadb-dev and "
+           "a C compiler when benchlib is installed; see README)")
+
+
+class MysqlYcsbNative(NativeYcsb):
+    """YCSB's DB interface on one libmariadb connection of the extension's own."""
+
+    loop = _myloop
+    path = DRIVER_PATH
+
+    def __init__(self, params: dict, props):
+        if _myloop is None:
+            raise RuntimeError(MISSING)
+        st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
+        self.nfields = len(st.fields)
+        fields = range(-1, self.nfields)
+        self.conn = _myloop.Conn(params["host"], params["user"], params["password"], params["database"],
+                                 int(params["port"]), params.get("unix_socket"), 10)
+        self.conn.prepare_ycsb([st.read[f].encode() for f in fields],
+                               [st.scan[f].encode() for f in fields],
+                               [st.update[f].encode() for f in fields], st.insert.encode())

@@ -1,0 +1,124 @@
+"""The C loop over libmariadb (run.driver: c on MariaDB) against the Python loop on the
+same operations: the same outcomes, the same rows, the same statuses of failing
+statements; keys and values that need escaping arrive as they were sent; errors counted
+as the Python path counts them (a server that ends the connections:
+tests/faults/test_run_faults.py); the Python path when the extension is missing. Each
+test on a database of its own (mysql_own_db)."""
+from __future__ import annotations
+
+import pytest
+from conftest import mysql_rows, small_experiment
+from loops import assert_paced, assert_same_outcomes, run_mix
+
+from benchlib.params import ParameterError, validate
+from benchlib.targets import mysql_native
+from benchlib.targets.base import Endpoint, TargetError, make_target
+
+needs_c = pytest.mark.skipif(not mysql_native.AVAILABLE, reason=mysql_native.MISSING)
+
+FIELDS = ", ".join(f"field{i}" for i in range(10))
+
+
+@needs_c
+@pytest.mark.mysql
+def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_andmysql_rows(mysql_own_db, tmp_path):
+    lc = assert_same_outcomes(run_mix(mysql_own_db, tmp_path, "c"), run_mix(mysql_own_db, tmp_path, "python"),
+                              "c-libmariadb")
+    # one thread: the same operations in the same order leave the same rows
+    c_rows = mysql_rows(mysql_own_db, f"SELECT YCSB_KEY, {FIELDS} FROM t_c ORDER BY YCSB_KEY")
+    assert len(c_rows) == 500 + lc["INSERT"][0]
+    assert c_rows == mysql_rows(mysql_own_db, f"SELECT YCSB_KEY, {FIELDS} FROM t_python ORDER BY YCSB_KEY")
+
+
+@needs_c
+@pytest.mark.mysql
+def test_the_c_loop_paced_records_intended_latencies(mysql_own_db, tmp_path):
+    assert_paced(run_mix(mysql_own_db, tmp_path, "c", threads=[2], target_factors=[1.0], target_base=2000)[0])
+
+
+def _bindings(url: str):
+    from benchlib.targets.mysql import MysqlYcsb, connect_params
+    from benchlib.workloads.ycsb.workload import config_from
+    cfg = config_from({"recordcount": 10, "table": "usertable"})
+    target = make_target("my", url)
+    target.start()
+    target.ycsb_create_table(cfg.table, cfg.field_names)
+    target.stop()
+    params = connect_params(url)
+    return MysqlYcsb(params, "pymysql", cfg), mysql_native.MysqlYcsbNative(params, cfg)
+
+
+@needs_c
+@pytest.mark.mysql
+def test_a_failing_statement_is_an_error_of_its_operation_on_both_paths(mysql_own_db):
+    py, c = _bindings(mysql_own_db)
+    # quotes, backslashes, a NUL-free multibyte value and SQL in a key: sent as values
+    odd = "o'ne\\\"; DROP TABLE usertable; -- é€".encode()
+    v = [b"x" * 10] * 10
+
+    def st(b, op: str, *args) -> int:
+        """The status the driver records: the Python binding raises where C returns 2
+        (the client thread counts the exception as an ERROR)."""
+        if b is py:
+            args = tuple(a.decode() if isinstance(a, bytes) else
+                         [x.decode() for x in a] if isinstance(a, list) else a for a in args)
+        try:
+            return getattr(b, op)(*args)
+        except Exception:  # noqa: BLE001 - the library's error class
+            return 2
+
+    def ops(b):
+        return [st(b, "insert", b"k1", v), st(b, "insert", b"k1", v), st(b, "read", b"k1", -1),
+                st(b, "read", b"k2", 3), st(b, "update", b"k1", 2, [odd]),
+                st(b, "update", b"k9", -1, v), st(b, "scan", b"k", 5, -1),
+                st(b, "insert", odd, [odd] * 10), st(b, "read", odd, 4)]
+    statuses = []
+    for b in (py, c):
+        py.cur.execute("DELETE FROM usertable")
+        statuses.append(ops(b))
+        py.cur.execute("SELECT field2 FROM usertable WHERE YCSB_KEY = 'k1'")
+        assert py.cur.fetchall() == ((odd.decode(),),)
+        py.cur.execute("SELECT field9 FROM usertable WHERE YCSB_KEY = %s", (odd.decode(),))
+        assert py.cur.fetchall() == ((odd.decode(),),)
+    # duplicate key an error; a read that finds nothing NOT_FOUND; an update that finds
+    # nothing OK, as MariaDB reports rows changed (targets/mysql.py)
+    assert statuses[0] == statuses[1] == [0, 2, 0, 1, 0, 0, 0, 0, 0]
+    py.cur.execute("ALTER TABLE usertable DROP COLUMN field4")   # the statements fail now
+    broken = [[st(b, "read", b"k1", 4), st(b, "read", b"k1", 0)] for b in (py, c)]
+    assert broken[0] == broken[1] == [2, 0]        # an error; the connection goes on
+    assert not c.conn.closed
+    py.cur.execute(f"KILL CONNECTION {int(c.conn.thread_id)}")
+    assert c.read(b"k1", 0) == 2 and c.conn.closed   # lost: the driver reconnects
+    py.close()
+    c.close()
+
+
+@needs_c
+def test_a_server_that_is_not_there_is_one_line_without_the_password():
+    ep = Endpoint("mysql", {"params": {"host": "127.0.0.1", "port": 1, "user": "root",
+                                       "password": "s3cret-pw", "database": "test"},
+                            "library": "pymysql"})
+    from benchlib.workloads.ycsb.workload import config_from
+    with pytest.raises(TargetError) as e:
+        ep.ycsb_binding(config_from({"recordcount": 10}), "c")
+    msg = str(e.value)
+    assert msg.startswith("cannot connect to mysql://root@127.0.0.1:1/test: ")
+    assert len(msg.splitlines()) == 1 and "s3cret-pw" not in msg
+
+
+def test_driver_c_on_mariadb_without_the_extension_is_refused(monkeypatch):
+    monkeypatch.setattr(mysql_native, "AVAILABLE", False)   # as where it could not be built
+    with pytest.raises(ParameterError, match="_myloop is not built"):
+        validate(small_experiment("d", "mysql://root@127.0.0.1/db", run={"driver": "c"}), "t")
+    assert validate(small_experiment("d", "mysql://root@127.0.0.1/db"), "t").run.driver == "auto"
+
+
+@pytest.mark.mysql
+def test_without_the_extension_auto_runs_the_python_binding(mysql_own_db, monkeypatch):
+    from benchlib.targets.mysql import MysqlYcsb, connect_params
+    from benchlib.workloads.ycsb.workload import config_from
+    monkeypatch.setattr(mysql_native, "AVAILABLE", False)
+    ep = Endpoint("mysql", {"params": connect_params(mysql_own_db), "library": "pymysql"})
+    b = ep.ycsb_binding(config_from({"recordcount": 10}), "auto")
+    assert isinstance(b, MysqlYcsb)
+    b.close()
