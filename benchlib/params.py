@@ -102,11 +102,11 @@ class RunLoopSpec(Strict):
     status_interval_s: float = Field(10.0, gt=0)
     # one thread per client process drives all its connections with libpq's async API
     # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection.
-    # auto: multiplex from 4 connections per process on, where it measured faster
-    # (BENCHMARKS.md: 0.82x pgbench at 16 clients against 0.61x; 0.62x vs 0.70x at 4)
+    # auto: where it measured faster (BENCHMARKS.md): the C loop from 2 connections per
+    # process on, the Python loop from 4
     multiplex: bool | Literal["auto"] = "auto"
-    # the run loops' hot path: c (chunks of operations in C over libpq: YCSB on PostgreSQL,
-    # the extension built), python, or auto (C where it can); meta.json's driver_path says
+    # the run loops' hot path: c (chunks in C over libpq or libmariadb: YCSB on PostgreSQL
+    # and MariaDB, the extension built), python, or auto (C where it can); see driver_path
     driver: Literal["auto", "c", "python"] = "auto"
 
     @field_validator("threads")

@@ -281,17 +281,19 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
         g = task["thread_offset"] + t
         clients.append(workload.client(step, task["endpoint"], g, step.threads,
                                        seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
-    mux = step.multiplex is True or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM)
-    mux = mux and len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
+    one_thread = len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
-        # each chunk of operations runs in C (run.driver): a thread per connection, which
-        # measured faster than one thread driving them all (BENCHMARKS.md), unless
-        # multiplex is true
+        # each chunk of operations runs in C (run.driver); from 2 connections per process
+        # one thread drives them all where the C loop can (PostgreSQL's run_many), as
+        # pgbench -j does: a thread per connection cost 1.3-1.5x pgbench's client CPU
+        # per operation at 4 and 16 clients, one thread 0.9-1.1x (BENCHMARKS.md)
         from .native import NativeMuxThread, NativeThread
-        if mux and step.multiplex is True:
+        if one_thread and step.multiplex is not False and clients[0].native.run_many:
             return [NativeMuxThread(clients, step, start_box)]
         return [NativeThread(c, task["thread_offset"] + t, step.threads, step, start_box)
                 for t, c in enumerate(clients)]
+    mux = one_thread and (step.multiplex is True
+                          or (step.multiplex == "auto" and len(clients) >= MUX_AUTO_FROM))
     if mux and all(getattr(c, "afns", None) for c in clients):
         # one thread drives all the process's connections, as pgbench -j does
         from .mux import MuxThread
