@@ -1,12 +1,17 @@
 """benchlib's driver on MariaDB against a C client fetching the same rows, in one session.
 
 YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4 and 16
-clients, through each client library (mysqlclient, C; PyMySQL, pure Python), next to
+clients, through benchlib's C loop over libmariadb (``run.driver: c``, targets/_myloop.c)
+and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
 the reference: sysbench (C, LuaJIT) running a script that sends the same statement —
 ``SELECT * FROM <table> WHERE YCSB_KEY = '<key>'`` over the text protocol, the row
-fetched whole (mysql_store_result) — with keys drawn from the same zipfian generator
-benchlib uses (a file of 200k keys made by it), thread per connection. The three
-alternate at each client count, so all see the same machine. Prints a Markdown table
+fetched whole (mysql_store_result) — with keys drawn as benchlib draws them: YCSB's
+scrambled zipfian, written again in the script's LuaJIT and checked against benchlib's
+generator before the runs (check_keys), thread per connection. (Until 2026-11-24 the
+script drew from a file of 200k keys sampled once: a smaller working set than a
+generator's, which over a 128 MB buffer pool and a 170 MB table read 5x fewer pages
+from disk, and made the reference ~25% faster at 4 clients.) The four alternate at each
+client count, so all see the same machine. Prints a Markdown table
 for BENCHMARKS.md: ops/s, the ratio to the reference, and client CPU per operation in
 µs (sysbench: its process's CPU from os.wait4, less that of a run of one event per
 thread — its start-up; benchlib: the sampler's client_cpu_s during the step).
@@ -29,38 +34,68 @@ from urllib.parse import urlsplit
 
 from bench_ycsb_pg import benchlib_run   # the same YCSB C run, loaded the same way
 
-from benchlib.workloads.ycsb.generators import build_key_names
-from benchlib.workloads.ycsb.plan import CoreWorkloadPlan
-from benchlib.workloads.ycsb.workload import config_from
+import numpy as np
+
+from benchlib.workloads.ycsb.generators import ScrambledZipfian, build_key_names, fnvhash64
 
 TABLE = "ycsb_bench"   # bench_ycsb_pg's table, in MariaDB's database
 PROPS = {"recordcount": 100_000, "operationcount": 10**9, "readproportion": 1.0,
          "updateproportion": 0, "requestdistribution": "zipfian", "table": TABLE}
 LUA = """
-local keys = {}
+-- YCSB's key chooser for workload C, as benchlib draws it (workloads/ycsb/generators.py):
+-- ScrambledZipfianGenerator(0, records - 1), keys "user" .. fnvhash64(keynum)
+local ffi = require("ffi")
+local FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325ULL, 1099511628211ULL
+local function fnvhash64(v)          -- Utils.fnvhash64: FNV-1a over 8 bytes, Math.abs
+  local x, h = ffi.cast("uint64_t", v), FNV_OFFSET
+  for _ = 1, 8 do
+    h = bit.bxor(h, bit.band(x, 0xFFULL)) * FNV_PRIME
+    x = bit.rshift(x, 8)
+  end
+  local s = ffi.cast("int64_t", h)
+  if s < 0 then s = -s end
+  return s
+end
+local THETA, ZETAN, ITEMS = 0.99, 26.46902820178302, 10000000001
+local ALPHA, HALF = 1 / (1 - THETA), 0.5 ^ THETA
+local ETA = (1 - (2 / ITEMS) ^ (1 - THETA)) / (1 - (1 + HALF) / ZETAN)
+local RECORDS = tonumber(os.getenv("RECORDS"))
+local function key(u)
+  local uz, z = u * ZETAN, nil
+  if uz < 1 then z = 0LL elseif uz < 1 + HALF then z = 1LL
+  else z = ffi.cast("int64_t", ITEMS * (ETA * u - ETA + 1) ^ ALPHA) end
+  return tostring(fnvhash64(fnvhash64(z) % RECORDS)):sub(1, -3)   -- "123LL" -> "123"
+end
 function thread_init()
   con = sysbench.sql.driver():connect()
-  for line in io.lines(os.getenv("KEYFILE")) do keys[#keys + 1] = line end
-  sql = "SELECT * FROM " .. os.getenv("TABLE") .. " WHERE YCSB_KEY = '"
-  n = #keys
+  sql = "SELECT * FROM " .. os.getenv("TABLE") .. " WHERE YCSB_KEY = 'user"
 end
 function event()
-  con:query(sql .. keys[math.random(n)] .. "'")
+  -- sysbench's own generator, seeded per thread (LuaJIT's math.random draws the same
+  -- sequence in every thread: the threads would fetch the same keys together)
+  con:query(sql .. key(sysbench.rand.uniform_double()) .. "'")
 end
 function thread_done() con:disconnect() end
+sysbench.cmdline.commands = {keys = {function()    -- the keys of some u, for check_keys
+  for u in string.gmatch(os.getenv("US"), "[^,]+") do print("user" .. key(tonumber(u))) end
+end}}
 """
 
 
-def key_file(path: Path, records: int, n: int = 200_000) -> None:
-    """n keys drawn as a workload C client draws them (zipfian over the records)."""
-    cfg = config_from({**PROPS, "recordcount": records})
-    plan = CoreWorkloadPlan(cfg.core, 0, 1, 1)
-    keys = build_key_names(plan.next_chunk(n).keynum, cfg.core.insertorder == "hashed",
-                           int(cfg.core.zeropadding))
-    path.write_text("\n".join(keys) + "\n")
+def check_keys(script: Path, records: int) -> None:
+    """The Lua key chooser gives the keys benchlib's generator gives for the same u."""
+    us = [0.001, 0.01, 0.04, 0.2, 0.5, 0.77, 0.9, 0.999999]
+    g = ScrambledZipfian(0, records - 1, np.random.default_rng(0))
+    nums = np.fmod(fnvhash64(g.gen._draw(np.array(us), g.gen.items, g.gen.zetan, g.gen.eta)), records)
+    want = build_key_names(nums, True, 1)
+    out = subprocess.run(["sysbench", str(script), "keys"], capture_output=True, text=True, check=True,
+                         env={**os.environ, "RECORDS": str(records), "US": ",".join(map(str, us))})
+    got = [x for x in out.stdout.split() if x.startswith("user")]
+    if got != want:
+        raise SystemExit(f"the sysbench script draws other keys than benchlib: {got} != {want}")
 
 
-def sysbench(url: str, clients: int, script: Path, keys: Path, limit: list[str]) -> tuple[int, float, float]:
+def sysbench(url: str, clients: int, script: Path, records: int, limit: list[str]) -> tuple[int, float, float]:
     """(events, seconds, CPU seconds of the sysbench process alone: os.wait4's rusage)."""
     u = urlsplit(url)
     args = ["sysbench", str(script), f"--mysql-host={u.hostname or '127.0.0.1'}",
@@ -70,7 +105,7 @@ def sysbench(url: str, clients: int, script: Path, keys: Path, limit: list[str])
         args.insert(2, f"--mysql-password={u.password}")
     with tempfile.TemporaryFile("w+") as out:
         p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
-                             env={**os.environ, "KEYFILE": str(keys), "TABLE": TABLE})
+                             env={**os.environ, "RECORDS": str(records), "TABLE": TABLE})
         _, status, ru = os.wait4(p.pid, 0)
         out.seek(0)
         text = out.read()
@@ -81,11 +116,11 @@ def sysbench(url: str, clients: int, script: Path, keys: Path, limit: list[str])
     return n, took, ru.ru_utime + ru.ru_stime
 
 
-def reference(url: str, clients: int, secs: int, script: Path, keys: Path) -> tuple[float, float]:
-    """sysbench's ops/s and client CPU µs/op, less its start-up (each thread reads the key
-    file): measured by a run of one event per thread, subtracted."""
-    _, _, init_cpu = sysbench(url, clients, script, keys, ["--time=0", f"--events={clients}"])
-    n, took, cpu = sysbench(url, clients, script, keys, [f"--time={secs}"])
+def reference(url: str, clients: int, secs: int, script: Path, records: int) -> tuple[float, float]:
+    """sysbench's ops/s and client CPU µs/op, less its start-up (LuaJIT, the
+    connections): measured by a run of one event per thread, subtracted."""
+    _, _, init_cpu = sysbench(url, clients, script, records, ["--time=0", f"--events={clients}"])
+    n, took, cpu = sysbench(url, clients, script, records, [f"--time={secs}"])
     return n / took, max(cpu - init_cpu, 0.0) / n * 1e6
 
 
@@ -102,27 +137,30 @@ def main() -> int:
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-ycsb-my-"))
     (tmp / "point.lua").write_text(LUA)
-    key_file(tmp / "keys.txt", a.records)
+    check_keys(tmp / "point.lua", a.records)
     benchlib_run(with_driver(a.url, "c"), tmp / "d", "load", 1, None, True, a.records)
     rows = []
     for n in [int(x) for x in a.clients.split(",")]:
-        ref, ref_cpu = reference(a.url, n, a.secs, tmp / "point.lua", tmp / "keys.txt")
+        ref, ref_cpu = reference(a.url, n, a.secs, tmp / "point.lua", a.records)
+        loop, loop_cpu, _ = benchlib_run(a.url, tmp / "d", f"l{n}", n, a.secs, False, a.records,
+                                         driver="c")
         c, c_cpu, _ = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs,
-                                   False, a.records)
+                                   False, a.records, driver="python")
         p, p_cpu, _ = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
-                                   False, a.records)
-        rows.append((n, ref, c, p, ref_cpu, c_cpu, p_cpu))
-        print(f"clients {n}: sysbench {ref:,.0f}, mysqlclient {c:,.0f}, PyMySQL {p:,.0f} ops/s",
-              file=sys.stderr)
+                                   False, a.records, driver="python")
+        rows.append((n, ref, loop, c, p, ref_cpu, loop_cpu, c_cpu, p_cpu))
+        print(f"clients {n}: sysbench {ref:,.0f}, C loop {loop:,.0f}, mysqlclient {c:,.0f}, "
+              f"PyMySQL {p:,.0f} ops/s", file=sys.stderr)
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
           f"YCSB C, {a.records:,} records, {a.secs} s per point\n")
-    print("| clients | sysbench, same SELECT (ops/s) | benchlib, mysqlclient (ops/s) | ratio "
-          "| benchlib, PyMySQL (ops/s) | ratio | client CPU µs/op: sysbench / mysqlclient / PyMySQL |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
-    for n, ref, c, p, rc, cc, pc in rows:
-        print(f"| {n} | {ref:,.0f} | {c:,.0f} | {c / ref:.2f} | {p:,.0f} | {p / ref:.2f} "
-              f"| {rc:.1f} / {cc:.1f} / {pc:.1f} |")
+    print("| clients | sysbench, same SELECT (ops/s) | benchlib, C loop (ops/s) | ratio "
+          "| benchlib, mysqlclient (ops/s) | ratio | benchlib, PyMySQL (ops/s) | ratio "
+          "| client CPU µs/op: sysbench / C loop / mysqlclient / PyMySQL |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n, ref, loop, c, p, rc, lc, cc, pc in rows:
+        print(f"| {n} | {ref:,.0f} | {loop:,.0f} | {loop / ref:.2f} | {c:,.0f} | {c / ref:.2f} "
+              f"| {p:,.0f} | {p / ref:.2f} | {rc:.1f} / {lc:.1f} / {cc:.1f} / {pc:.1f} |")
     return 0
 
 

@@ -40,13 +40,13 @@ def count_rows(target, run_dir: Path, table: str) -> int:
         target.stop()
 
 
-def run_workload(letter: str, url: str, data_dir: Path, name: str):
+def run_workload(letter: str, url: str, data_dir: Path, name: str, driver: str = "auto"):
     exp = load_experiment(ROOT / "parameters" / f"ycsb-{letter}.yaml")
     d = exp.model_dump()
     d["properties"].update(recordcount=RECORDS, operationcount=OPS, table=table_for(name, letter))
     d["targets"] = [{"name": name, "url": url}]
     # workload D reads the latest inserts: one client, as the seed notes (it cannot scale out)
-    d["run"] = {**d["run"], "threads": [1 if letter == "d" else 2], "processes": 1}
+    d["run"] = {**d["run"], "threads": [1 if letter == "d" else 2], "processes": 1, "driver": driver}
     d["load"] = {**d["load"], "threads": 2}
     d["experiment"] = f"{name}-{letter}"
     d["seed"] = 3
@@ -108,11 +108,17 @@ def test_postgres(letter, pg_url, data_dir):
 @pytest.mark.mysql
 @pytest.mark.parametrize("letter", WORKLOADS)
 def test_mariadb(letter, mysql_url, mysql_driver, data_dir):
+    # mysqlclient with the run loops in C (run.driver auto: benchlib's loop over libmariadb
+    # where it is built); PyMySQL with the Python loop
+    from benchlib.targets import mysql_native
     url = driver_url(mysql_url, mysql_driver)
-    exp, rd = run_workload(letter, url, data_dir, f"mariadb-{mysql_driver}")
+    loop = "auto" if mysql_driver == "c" else "python"
+    exp, rd = run_workload(letter, url, data_dir, f"mariadb-{mysql_driver}", loop)
     check(letter, exp, rd, make_target("mariadb", url))
     meta = load_results(rd)["runs"].iloc[0]["meta"]
     assert meta["client_library"] == {"c": "mysqlclient", "python": "pymysql"}[mysql_driver]
+    assert meta["driver_path"] == ("c-libmariadb" if loop == "auto" and mysql_native.AVAILABLE
+                                   else "python")
 
 
 @pytest.mark.embedded

@@ -10,15 +10,19 @@ bindings run on either unchanged. What differs is made the same here: the connec
 only on close(), so the C one asks the server, after an operation raised) and
 MULTI_STATEMENTS (mysqlclient turns it on by default; PyMySQL does not).
 
-The choice is the target's ``driver`` option (``auto`` | ``c`` | ``python``) or the
-URL's scheme (``mysql+mysqldb://`` is ``c``, ``mysql+pymysql://`` is ``python``).
+The choice is the target's ``library`` option (``auto`` | ``mysqlclient`` | ``pymysql``)
+or the URL's scheme (``mysql+mysqldb://`` is mysqlclient, ``mysql+pymysql://`` is
+PyMySQL). It is the connections' library (loads, and the Python run loop); the run loop
+itself is ``run.driver`` (YCSB's runs go through benchlib's own C loop over libmariadb
+where it is built: targets/mysql_native.py). The option's first name, ``driver: c|python``,
+is still read.
 """
 from __future__ import annotations
 
-CHOICES = ("auto", "c", "python")
-LIBRARY = {"c": "mysqlclient", "python": "pymysql"}
-SCHEME_DRIVER = {"mysql+mysqldb": "c", "mariadb+mysqldb": "c",
-                 "mysql+pymysql": "python", "mariadb+pymysql": "python"}
+CHOICES = ("auto", "mysqlclient", "pymysql")
+OLD_NAMES = {"c": "mysqlclient", "python": "pymysql"}    # the option's first name, driver
+SCHEME_LIBRARY = {"mysql+mysqldb": "mysqlclient", "mariadb+mysqldb": "mysqlclient",
+                  "mysql+pymysql": "pymysql", "mariadb+pymysql": "pymysql"}
 MISSING_C = ("mysqlclient is not installed: apt-get install libmariadb-dev pkg-config, "
              "then make install")
 
@@ -34,22 +38,28 @@ def c_client_error() -> str | None:
 
 def choose(url: str, options: dict | None) -> str:
     """The library a target uses, "mysqlclient" or "pymysql"; ValueError (one line)
-    for a value not allowed, a URL scheme that says otherwise, or ``c`` without it."""
+    for a value not allowed, a URL scheme that says otherwise, or mysqlclient without it."""
+    options = options or {}
     scheme = url.split("://", 1)[0]
-    by_scheme = SCHEME_DRIVER.get(scheme)
-    choice = (options or {}).get("driver", by_scheme or "auto")
-    if choice not in CHOICES:
-        raise ValueError(f"driver: {choice!r} is not one of {', '.join(CHOICES)}")
+    by_scheme = SCHEME_LIBRARY.get(scheme)
+    if "library" in options and "driver" in options:
+        raise ValueError("library and driver (its first name) both given; keep library")
+    key = "library" if "library" in options or "driver" not in options else "driver"
+    value = options.get(key, by_scheme or "auto")
+    choice = OLD_NAMES.get(value, value) if key == "driver" else value
+    if choice not in CHOICES or (key == "driver" and value not in (*OLD_NAMES, "auto")):
+        allowed = CHOICES if key == "library" else ("auto", *OLD_NAMES)
+        raise ValueError(f"{key}: {value!r} is not one of {', '.join(allowed)}")
     if by_scheme and choice != by_scheme:
-        raise ValueError(f"driver: {choice} contradicts the URL scheme {scheme}:// "
-                         f"(driver {by_scheme}); drop one")
-    if choice == "python":
+        raise ValueError(f"{key}: {value} contradicts the URL scheme {scheme}:// "
+                         f"({by_scheme}); drop one")
+    if choice == "pymysql":
         return "pymysql"
     why = c_client_error()
     if why is None:
         return "mysqlclient"
-    if choice == "c":
-        raise ValueError(f"driver: c: {why}")
+    if choice == "mysqlclient":
+        raise ValueError(f"{key}: {value}: {why}")
     return "pymysql"
 
 

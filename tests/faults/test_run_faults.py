@@ -239,11 +239,16 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, multip
                                        "multiplex": multiplex, "driver": driver}), "t")
 
     def terminate_later():
-        time.sleep(2.5)    # after the load (~1 s) and into the run loop
+        others = ("FROM pg_stat_activity WHERE datname = current_database() "
+                  "AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
         with psycopg.connect(pg_own_db, autocommit=True) as c:
-            c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                      "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                      "AND backend_type = 'client backend'")
+            # into the run loop (not the load, on a busy machine too): the 8 clients' reads
+            end = time.monotonic() + 120
+            while time.monotonic() < end and c.execute(
+                    f"SELECT count(*) {others} AND query ILIKE 'SELECT%'").fetchone()[0] < 8:
+                time.sleep(0.1)
+            time.sleep(0.3)
+            c.execute(f"SELECT pg_terminate_backend(pid) {others}")
     killer = threading.Thread(target=terminate_later)
     killer.start()
     from benchlib import run_experiment
@@ -260,10 +265,12 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, multip
 
 @pytest.mark.mysql
 @pytest.mark.slow
-def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_db, mysql_driver,
+@pytest.mark.parametrize("library,loop", [("c", "c"), ("c", "python"), ("python", "python")])
+def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_db, library, loop,
                                                                      tmp_path):
-    """KILL CONNECTION of every client mid-run, on either client library: the operations
-    it cut count as errors, the clients connect again and go on, the run ends ok."""
+    """KILL CONNECTION of every client mid-run, in benchlib's C loop over libmariadb and in
+    the Python loop on either client library: the operations it cut count as errors, the
+    clients connect again and go on, the run ends ok."""
     import threading
 
     import pymysql
@@ -271,10 +278,16 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
 
     from benchlib import load_results, run_experiment
     from benchlib.params import validate
+    from benchlib.targets import mysql_driver, mysql_native
+    if library == "c" and mysql_driver.c_client_error():
+        pytest.skip(mysql_driver.c_client_error())
+    if loop == "c" and not mysql_native.AVAILABLE:
+        pytest.skip(mysql_native.MISSING)
     db = mysql_own_db.rsplit("/", 1)[1]
-    exp = validate(small_experiment("kill", driver_url(mysql_own_db, mysql_driver), properties={
+    exp = validate(small_experiment("kill", driver_url(mysql_own_db, library), properties={
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 0.8,
-        "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4}), "t")
+        "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4,
+                                       "driver": loop}), "t")
     killed = []
 
     def kill_later():
@@ -303,5 +316,6 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
     t = load_results(tmp_path / "d" / "kill")
     run = t["steps"][t["steps"].step == "r.L1"].iloc[0]
     assert run.status == "ok" and run.errors >= 1          # the cut operations count as errors
+    assert t["runs"]["meta"].iloc[0]["driver_path"] == ("c-libmariadb" if loop == "c" else "python")
     iv = t["intervals"][(t["intervals"].step == "r.L1") & (t["intervals"].op == "READ")]
     assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # and the clients went on
