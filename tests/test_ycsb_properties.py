@@ -208,3 +208,13 @@ def test_unknown_keys_are_forbidden_on_direct_construction_and_flagged_as_misspe
 def test_field_names_use_the_prefix():
     p = CoreWorkloadProperties.from_properties({"fieldcount": "3", "fieldnameprefix": "f_"})
     assert p.field_names == ["f_0", "f_1", "f_2"]
+
+
+def test_a_misspelled_experiment_key_given_as_a_property_names_the_key_meant(tmp_path):
+    # -p executr=dask lands among the workload's properties: the error names executor
+    from benchlib.params import ParameterError, validate
+    d = {"experiment": "e", "workload": "ycsb", "targets": [{"name": "s", "url": "sqlite"}],
+         "properties": {"recordcount": 10, "executr": "dask"}}
+    with pytest.raises(ParameterError, match=r"executr: unknown property \(did you mean executor "
+                                             r"\(an experiment key\)\?\)"):
+        validate(d, "e.yaml")

@@ -48,17 +48,19 @@ def resolve_properties(exp) -> YcsbConfig:
     return config_from(exp.workload_properties())
 
 
-def check_unknown_keys(props: dict) -> None:
+def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
     """A key YCSB would ignore without a word is an error here, with the key meant:
-    ``requestdistrbution`` runs uniform in YCSB. Dotted keys (``db.url``,
+    ``requestdistrbution`` runs uniform in YCSB, ``-p executr=dask`` meant the
+    experiment's ``executor`` (``top_level``: its keys). Dotted keys (``db.url``,
     ``postgrenosql.*``, ``basicdb.verbose``) are a binding's and pass through."""
     _, other = split_properties(props)
     for k, meant in likely_misspellings(other).items():
         raise ValueError(f"{k}: unknown property (did you mean {meant}?)")
     for k in other:
         if not k or ("." not in k and k not in CLIENT_KEYS):
-            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS], n=1, cutoff=0.6)
-            hint = f" (did you mean {near[0]}?)" if near else ""
+            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS, *top_level], n=1, cutoff=0.6)
+            where = " (an experiment key)" if near and near[0] in top_level else ""
+            hint = f" (did you mean {near[0]}{where}?)" if near else ""
             raise ValueError(f"{k or '(empty key)'}: unknown property{hint}; a binding's "
                              "own keys are dotted (db.url, basicdb.verbose)")
 
@@ -101,7 +103,7 @@ class YcsbWorkload(Workload):
     def check_experiment(cls, exp) -> None:
         props = exp.workload_properties()
         core = cls(props).core
-        check_unknown_keys(props)
+        check_unknown_keys(props, tuple(type(exp).model_fields))
         for t in exp.targets:
             if t.kind == "redis":  # no tables of fields there: kv is the workload for it
                 raise ValueError(f"workload ycsb does not run on redis (target {t.name!r}); "
