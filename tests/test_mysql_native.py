@@ -21,7 +21,7 @@ FIELDS = ", ".join(f"field{i}" for i in range(10))
 
 @needs_c
 @pytest.mark.mysql
-def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_andmysql_rows(mysql_own_db, tmp_path):
+def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_and_rows(mysql_own_db, tmp_path):
     lc = assert_same_outcomes(run_mix(mysql_own_db, tmp_path, "c"), run_mix(mysql_own_db, tmp_path, "python"),
                               "c-libmariadb")
     # one thread: the same operations in the same order leave the same rows

@@ -89,7 +89,9 @@ class Sampler:
 
     ``dbms_pids`` / ``client_pids`` are called every sample (backends come and go)
     and return the processes to account for, or None when there are none to see
-    (columns NA). ``disks``: as :func:`disk_selector` (None = whole disks).
+    (columns NA); ``dbms_pids="clients"``: the DBMS runs in the client processes
+    (SQLite), its figures are the clients' of the same reading. ``disks``: as
+    :func:`disk_selector` (None = whole disks).
 
     Use ``start(run_id, step)`` … ``stop()`` → DataFrame, or
     ``with sampler.start(run_id, step): …`` and then ``sampler.result``.
@@ -101,7 +103,7 @@ class Sampler:
     A tail shorter than half an interval at stop joins the last row.
     """
 
-    def __init__(self, interval_s: float = 1.0, *, dbms_pids: Callable[[], list[int]] | None = None,
+    def __init__(self, interval_s: float = 1.0, *, dbms_pids: Callable[[], list[int]] | str | None = None,
                  client_pids: Callable[[], list[int]] | None = None,
                  db_size_bytes: Callable[[], int | None] | None = None, db_size_every_s: float = 5.0,
                  disks: list[str] | None = None):
@@ -201,8 +203,10 @@ class Sampler:
         self._add_cost(time.thread_time())
 
     def _proc_sample(self):
-        return (*self._dbms.sample(self._pids(self.dbms_pids)),
-                *self._client.sample(self._pids(self.client_pids)))
+        clients = self._client.sample(self._pids(self.client_pids))
+        if self.dbms_pids == "clients":   # one reading: the two cannot differ by a tick
+            return (*clients, *clients)
+        return (*self._dbms.sample(self._pids(self.dbms_pids)), *clients)
 
     def _pids(self, fn):
         if fn is None:

@@ -72,9 +72,8 @@ def _sampler(target, client_pids: list[int]):
         from ..hw.sampler import Sampler
     except ImportError:
         return None
-    local_engine = target.engine_in_clients
     return Sampler(1.0,
-                   dbms_pids=(lambda: list(client_pids)) if local_engine else target.dbms_pids,
+                   dbms_pids="clients" if target.engine_in_clients else target.dbms_pids,
                    client_pids=lambda: list(client_pids),
                    db_size_bytes=target.db_size_bytes)
 
