@@ -198,7 +198,9 @@ static long build(Conn *c, const tmpl_t *t, int kind, int np, const char *const 
             continue;
         }
         *q++ = '\'';
-        q += mysql_real_escape_string(c->m, q, vals[j], (unsigned long)vl);
+        unsigned long w = mysql_real_escape_string(c->m, q, vals[j], (unsigned long)vl);
+        if (w == (unsigned long)-1) return -1;  /* not in the connection's character set */
+        q += w;
         *q++ = '\'';
     }
     *q = 0;
@@ -300,4 +302,11 @@ static PyTypeObject ConnType = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_myloop", NULL, -1, NULL, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__myloop(void) { return loop_module(&module, &ConnType); }
+PyMODINIT_FUNC PyInit__myloop(void) {
+    /* once, under the GIL: mysql_init would do it on first use, not thread-safely */
+    if (mysql_library_init(0, NULL, NULL)) {
+        PyErr_SetString(PyExc_ImportError, "libmariadb could not be initialised");
+        return NULL;
+    }
+    return loop_module(&module, &ConnType);
+}
