@@ -92,9 +92,12 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (ok && mysql_autocommit(m, 1)) ok = NULL;
     Py_END_ALLOW_THREADS
     if (!ok) {
-        /* libmariadb's message, first line: it names the host and user, never the password */
+        /* ConnectionError(code, message) as the libraries' errors carry them
+         * (mysql_driver.error_text); the message names the host and user, never the password */
         const char *e = mysql_error(m);
-        PyErr_Format(PyExc_ConnectionError, "(%u) %.*s", mysql_errno(m), (int)strcspn(e, "\n"), e);
+        PyObject *err = Py_BuildValue("(Is#)", mysql_errno(m), e, (Py_ssize_t)strcspn(e, "\n"));
+        if (err) PyErr_SetObject(PyExc_ConnectionError, err);
+        Py_XDECREF(err);
         mysql_close(m);
         Py_DECREF(c);
         return NULL;

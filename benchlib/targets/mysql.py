@@ -35,9 +35,12 @@ def _connect(params: dict, library: str):
     try:
         return mysql_driver.connect(params, library)
     except mysql_driver.error_classes(library) as e:
-        raise TargetError(f"cannot connect to mysql://{params['user']}@{params['host']}:"
-                          f"{params['port']}/{params['database']}: "
-                          f"{mysql_driver.error_text(e)}") from None
+        raise TargetError(_cannot_connect(params, e)) from None
+
+
+def _cannot_connect(params: dict, e: Exception) -> str:
+    return (f"cannot connect to mysql://{params['user']}@{params['host']}:{params['port']}/"
+            f"{params['database']}: {mysql_driver.error_text(e)}")
 
 
 class MysqlTarget(Target):
@@ -138,9 +141,7 @@ class MysqlTarget(Target):
         try:
             return MysqlYcsbNative(endpoint.params["params"], props)
         except ConnectionError as e:
-            p = endpoint.params["params"]
-            raise TargetError(f"cannot connect to mysql://{p['user']}@{p['host']}:{p['port']}/"
-                              f"{p['database']}: {str(e).split(') ', 1)[-1]}") from None
+            raise TargetError(_cannot_connect(endpoint.params["params"], e)) from None
 
 
 class MysqlYcsb:

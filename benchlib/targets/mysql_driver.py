@@ -44,12 +44,12 @@ def choose(url: str, options: dict | None) -> str:
     by_scheme = SCHEME_LIBRARY.get(scheme)
     if "library" in options and "driver" in options:
         raise ValueError("library and driver (its first name) both given; keep library")
-    key = "library" if "library" in options or "driver" not in options else "driver"
+    key = "driver" if "driver" in options else "library"
+    allowed = ("auto", *OLD_NAMES) if key == "driver" else CHOICES
     value = options.get(key, by_scheme or "auto")
-    choice = OLD_NAMES.get(value, value) if key == "driver" else value
-    if choice not in CHOICES or (key == "driver" and value not in (*OLD_NAMES, "auto")):
-        allowed = CHOICES if key == "library" else ("auto", *OLD_NAMES)
+    if value not in allowed:
         raise ValueError(f"{key}: {value!r} is not one of {', '.join(allowed)}")
+    choice = OLD_NAMES.get(value, value)
     if by_scheme and choice != by_scheme:
         raise ValueError(f"{key}: {value} contradicts the URL scheme {scheme}:// "
                          f"({by_scheme}); drop one")
