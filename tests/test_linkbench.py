@@ -67,7 +67,7 @@ def check_run(rd: Path, fetch) -> None:
     # the rare ones (MULTIGET_LINK is 0.5 %) may miss a short loop; all ten: the mix test
     assert set(run_ops["op"]) <= set(from_properties({}).mix)
     assert {"GET_LINKS_LIST", "GET_NODE", "UPDATE_NODE", "ADD_LINK"} <= set(run_ops["op"])
-    st = statements(p, fetch.dialect)
+    st = statements(p, fetch.dialect.name)
     assert fetch(st.count_mismatches()) == []   # count = visible links for every (id1, type)
     assert fetch(f"SELECT COUNT(*) FROM {st.count}")[0][0] == counts
 

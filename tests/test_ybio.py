@@ -53,7 +53,7 @@ def sql_one(url: str, data_dir, sql: str):
 
 def check_target(url: str, data_dir, name: str, after_load=None, **props):
     d = experiment(name, url, **props)
-    table = quote(make_target("t", url, None, data_dir).dialect, d["properties"]["tab_prefix"] + "0001")
+    table = quote(make_target("t", url, None, data_dir).dialect.name, d["properties"]["tab_prefix"] + "0001")
     sums = f"SELECT count(*), sum(scratch) FROM {table}"
     load = run(d, data_dir, run={"skip": True})
     assert load["steps"].set_index("step").loc["l.pre", "ops"] == TAB_ROWS

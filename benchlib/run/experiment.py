@@ -251,6 +251,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     steps = workload.steps(exp, spec)
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed)
+    meta.target["dialect"] = target.dialect.as_meta()   # summaries read it, never a name
     folders.write_json(run_dir / folders.META, meta)
     run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)

@@ -173,7 +173,7 @@ def read_meta(run_dir: Path | str) -> schema.RunMeta:
 
 
 def upgrade_meta(meta: dict, path: Path) -> schema.RunMeta:
-    """Bring an older meta.json up to the current format (none older exists yet)."""
+    """Bring an older meta.json up to the current format."""
     if not isinstance(meta, dict):
         raise ResultsError(f"{path}: not a run's meta (a JSON object is expected)")
     version = meta.get("format_version")
@@ -182,6 +182,10 @@ def upgrade_meta(meta: dict, path: Path) -> schema.RunMeta:
     if int(version) > schema.FORMAT_VERSION:
         raise ResultsError(f"{path}: format {version} is newer than this benchlib reads "
                            f"({schema.FORMAT_VERSION}); upgrade benchlib")
+    target = meta.get("target")
+    if isinstance(target, dict) and "dialect" not in target and target.get("kind") == "sqlite":
+        # written before meta carried the target's dialect: SQLite's engine ran in its clients
+        meta = {**meta, "target": {**target, "dialect": {"name": "sqlite", "engine_in_clients": True}}}
     return to_run_meta(meta, path)
 
 

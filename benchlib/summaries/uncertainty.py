@@ -113,9 +113,14 @@ def run_samples(results: dict) -> pd.DataFrame:
 
 
 def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:
-    """SQLite's engine runs inside the clients: its CPU is already the clients'."""
+    """An engine inside the clients (the target's dialect says so, in meta): its CPU is
+    already the clients'."""
     r = runs[runs["run_id"] == run_id]
-    return bool(len(r)) and str(r["dbms"].iloc[0]).startswith("SQLite") if "dbms" in r else False
+    if not len(r) or "meta" not in r:
+        return False
+    target = (r["meta"].iloc[0] or {}).get("target")
+    dialect = target.get("dialect") if isinstance(target, dict) else None
+    return bool((dialect or {}).get("engine_in_clients"))
 
 
 def point_samples(samples: pd.DataFrame, metric: str) -> dict[tuple, list[float]]:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .registry import target_class, target_kind
+from .dialect import Dialect
+from .registry import kinds, register, target_class, target_kind
 
 
 class TargetError(Exception):
@@ -30,11 +31,20 @@ class Endpoint:
 
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
+    # the target class as "module:Class": a client process imports it from there, so a
+    # target registered at run time (a plugin's, a test's) and its bindings reach it too
+    ref: str | None = None
+
+    def target_class(self) -> type:
+        if self.ref and self.kind not in kinds():
+            from .registry import import_ref
+            register(self.kind, import_ref(self.ref))
+        return target_class(self.kind)
 
     def ycsb_binding(self, props, driver: str = "python"):
         """A connected YCSB binding (one per client thread) for this endpoint; with
         ``driver`` c or auto, one whose run loop is in C where the target has it."""
-        cls = target_class(self.kind)
+        cls = self.target_class()
         if driver != "python" and cls.native_missing() is None:
             return cls.ycsb_native_binding(self, props)
         if driver == "c":
@@ -44,23 +54,20 @@ class Endpoint:
     def connect(self):
         """A new connection of the DB driver's own (psycopg, sqlite3, MySQLdb/PyMySQL, redis-py),
         autocommit, for a workload's client thread; None for ``basic``."""
-        return target_class(self.kind).connect_endpoint(self)
+        return self.target_class().connect_endpoint(self)
 
     @property
-    def dialect(self) -> str:
-        return target_class(self.kind).dialect
+    def dialect(self) -> Dialect:
+        return self.target_class().dialect
 
 
 class Target:
     """Base class; a DBMS family overrides what differs."""
 
     kind = "base"
-    # the SQL (or protocol) family a workload writes its statements for: sqlite,
-    # postgres, mysql, redis, basic (embedded PostgreSQL speaks postgres)
-    dialect = "base"
-    # the DBMS runs inside the client processes (SQLite): the sampler counts their CPU
-    # and memory as the DBMS's
-    engine_in_clients = False
+    # the language a workload's binding speaks to it (targets/dialect.py): the key of each
+    # workload's bindings, markers, quoting, whether the engine runs inside the clients
+    dialect = Dialect("base")
     # the client library the connections go through (meta's client_library), where a
     # family has more than one (MariaDB: mysqlclient or pymysql); run.driver is the loop's
     client_library: str | None = None
@@ -80,6 +87,12 @@ class Target:
         self.name, self.url, self.options = name, url, dict(options or {})
         self.data_dir = Path(data_dir) if data_dir else Path("data")
 
+    @property
+    def engine_in_clients(self) -> bool:
+        """The DBMS runs inside the client processes (SQLite): the sampler counts their CPU
+        and memory as the DBMS's."""
+        return self.dialect.engine_in_clients
+
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         """Raise ValueError (one line) for an option of ``options`` this family refuses;
@@ -94,6 +107,11 @@ class Target:
 
     def endpoint(self) -> Endpoint:
         raise NotImplementedError
+
+    def make_endpoint(self, params: dict) -> Endpoint:
+        """An Endpoint of this target's kind that names its class for client processes."""
+        cls = type(self)
+        return Endpoint(self.kind, params, ref=f"{cls.__module__}:{cls.__qualname__}")
 
     def dbms_info(self) -> dict:
         """{"name": …, "version": …} of the server."""

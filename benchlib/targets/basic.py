@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from .base import Endpoint, Target
+from .base import Target
+from .dialect import Dialect
 
 OK = 0
 
@@ -20,14 +21,14 @@ def _truthy(v) -> bool:
 
 class BasicTarget(Target):
     kind = "basic"
-    dialect = "basic"
+    dialect = Dialect("basic", placeholder="", ident_quote="", sql=False)
 
     @classmethod
     def connect_endpoint(cls, endpoint):
         return None  # no database: a workload's basic binding does nothing, at once
 
     def endpoint(self):
-        return Endpoint("basic", {"verbose": _truthy(self.options.get("verbose", False))})
+        return self.make_endpoint({"verbose": _truthy(self.options.get("verbose", False))})
 
     def dbms_info(self):
         return {"name": "BasicDB", "version": None}

@@ -10,13 +10,13 @@ from sqlalchemy.engine import make_url
 
 from . import mysql_driver
 from .base import (
-    Endpoint,
     Target,
     TargetError,
     is_local_host,
     listening_pid,
     process_tree,
 )
+from .dialect import Dialect
 from .sql import YcsbStatements, index_sql, quote_ident
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
@@ -45,7 +45,7 @@ def _cannot_connect(params: dict, e: Exception) -> str:
 
 class MysqlTarget(Target):
     kind = "mysql"
-    dialect = "mysql"
+    dialect = Dialect("mysql", placeholder="%s", ident_quote="`")
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -96,7 +96,7 @@ class MysqlTarget(Target):
         self._admin = self._monitor = None
 
     def endpoint(self):
-        return Endpoint("mysql", {"params": self.params, "library": self.library})
+        return self.make_endpoint({"params": self.params, "library": self.library})
 
     def dbms_info(self):
         version = self._q("SELECT VERSION()")[0][0]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from .base import Endpoint, Target, TargetError, is_local_host, process_tree
+from .base import Target, TargetError, is_local_host, process_tree
+from .dialect import Dialect
 from .sql import YcsbStatements, index_sql, quote_ident
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
@@ -24,7 +25,7 @@ def conninfo(url: str) -> str:
 
 class PostgresTarget(Target):
     kind = "postgres"
-    dialect = "postgres"
+    dialect = Dialect("postgres", placeholder="%s", numbered=True)
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -74,7 +75,7 @@ class PostgresTarget(Target):
         return self._admin
 
     def endpoint(self):
-        return Endpoint("postgres", {"conninfo": self.conninfo})
+        return self.make_endpoint({"conninfo": self.conninfo})
 
     def dbms_info(self):
         v = self.admin().execute("SHOW server_version").fetchone()[0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .base import Endpoint, Target, TargetError, is_local_host, listening_pid
+from .dialect import Dialect
 
 DEFAULT_PORT = 6379
 CONNECT_TIMEOUT_S = 5.0
@@ -22,7 +23,7 @@ CONNECT_TIMEOUT_S = 5.0
 
 class RedisTarget(Target):
     kind = "redis"
-    dialect = "redis"
+    dialect = Dialect("redis", placeholder="", ident_quote="", sql=False)
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
@@ -47,7 +48,7 @@ class RedisTarget(Target):
         raise TargetError("workload ycsb does not run on redis; use workload: kv")
 
     def endpoint(self) -> Endpoint:
-        return Endpoint("redis", {"url": self.url})
+        return self.make_endpoint({"url": self.url})
 
     def _where(self) -> str:
         from ..masking import mask_url

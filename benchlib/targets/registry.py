@@ -49,12 +49,19 @@ def url_schemes() -> dict[str, str]:
     return dict(_SCHEMES)
 
 
+def import_ref(ref: str) -> type:
+    """The class a ``"module:Class"`` reference names."""
+    mod, _, name = ref.partition(":")
+    obj = importlib.import_module(mod)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def target_class(kind: str) -> type:
     ref = _TARGETS[kind]
     if isinstance(ref, str):
-        mod, _, name = ref.partition(":")
-        ref = getattr(importlib.import_module(mod), name)
-        _TARGETS[kind] = ref
+        ref = _TARGETS[kind] = import_ref(ref)
     return ref
 
 

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from .base import Endpoint, Target
+from .dialect import Dialect
 from .sql import YcsbStatements, index_sql
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
@@ -19,8 +20,7 @@ OK, NOT_FOUND, ERROR = 0, 1, 2
 
 class SqliteTarget(Target):
     kind = "sqlite"
-    dialect = "sqlite"
-    engine_in_clients = True
+    dialect = Dialect("sqlite", placeholder="?", engine_in_clients=True)
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -46,7 +46,7 @@ class SqliteTarget(Target):
         _connect(self.endpoint()).close()
 
     def endpoint(self) -> Endpoint:
-        return Endpoint("sqlite", {"path": str(self.path), "pragmas": self.pragmas,
+        return self.make_endpoint({"path": str(self.path), "pragmas": self.pragmas,
                                    "busy_timeout_ms": self.busy_timeout_ms})
 
     def dbms_info(self):

@@ -41,7 +41,7 @@ def index_key(table: str) -> str:
 
 
 def make_binding(endpoint, table: str):
-    dialect = endpoint.dialect
+    dialect = endpoint.dialect.name
     if dialect == "redis":
         return RedisKv(endpoint.connect(), table)
     if dialect == "basic":

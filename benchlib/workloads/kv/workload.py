@@ -90,7 +90,7 @@ class KvWorkload(Workload):
 
     def after_step(self, target, step, outcome) -> None:
         hook = getattr(target, "after_load", None)
-        if step.phase == "load" and hook and target.dialect == "postgres":
+        if step.phase == "load" and hook and target.dialect.name == "postgres":
             hook(self.p.table)  # the target quotes it
 
     def client(self, step, endpoint, index, total, seed, batch_size=1000) -> WorkloadClient:
@@ -108,7 +108,7 @@ def clear_store(target, table: str, key_size: int) -> None:
     table's keys and index removed (other keys of the database are left alone)."""
     conn = target.connect()
     try:
-        if target.dialect == "redis":
+        if target.dialect.name == "redis":
             batch = []
             for k in conn.scan_iter(match=key_prefix("redis", table) + "*", count=5000):
                 batch.append(k)
@@ -116,11 +116,11 @@ def clear_store(target, table: str, key_size: int) -> None:
                     conn.unlink(*batch)
                     batch = []
             conn.unlink(index_key(table), *batch)
-        elif target.dialect in SQL_DIALECTS:
+        elif target.dialect.name in SQL_DIALECTS:
             cur = conn.cursor()
-            cur.execute(SqlStatements(target.dialect, table).drop)
-            cur.execute(SqlStatements.create(target.dialect, table, key_size))
-            if target.dialect == "sqlite":
+            cur.execute(SqlStatements(target.dialect.name, table).drop)
+            cur.execute(SqlStatements.create(target.dialect.name, table, key_size))
+            if target.dialect.name == "sqlite":
                 conn.commit()
     finally:
         if conn is not None:
@@ -131,7 +131,7 @@ class _KvClient(WorkloadClient):
     def __init__(self, p: KvParameters, endpoint, seed: int):
         self.p, self.endpoint = p, endpoint
         self.rng = np.random.default_rng(seed)
-        self.prefix = key_prefix(endpoint.dialect, p.table)
+        self.prefix = key_prefix(endpoint.dialect.name, p.table)
         self.pool = ValuePool(self.rng, p.value_size)
         self.binding = make_binding(endpoint, p.table)
         self._bind()

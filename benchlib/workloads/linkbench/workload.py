@@ -58,7 +58,7 @@ class LinkBenchWorkload(Workload):
         dialects = {}
         for t in exp.targets:
             try:
-                dialects[t.name] = target_class(target_kind(t.url)).dialect
+                dialects[t.name] = target_class(target_kind(t.url)).dialect.name
             except (ImportError, ValueError):
                 continue   # an unknown URL or a missing driver is reported where targets start
         LinkBenchProperties.check_targets(dialects)
@@ -89,24 +89,24 @@ class LinkBenchWorkload(Workload):
             cur = conn.cursor()
             for sql in sqls:
                 cur.execute(sql)
-            if target.dialect == "sqlite":
+            if target.dialect.name == "sqlite":
                 conn.commit()
         finally:
             conn.close()
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            st = statements(self.p, target.dialect)
+            st = statements(self.p, target.dialect.name)
             engine = getattr(target, "engine", None)
             self._exec(target, st.drop_tables() + st.create_tables(engine))
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":
-            self._exec(target, statements(self.p, target.dialect).after_load())
+            self._exec(target, statements(self.p, target.dialect.name).after_load())
 
     def run_in_controller(self, target, step) -> int:
-        st = statements(self.p, target.dialect)
-        self._exec(target, [st.create_index(quote(target.dialect, INDEX_NAME))])
+        st = statements(self.p, target.dialect.name)
+        self._exec(target, [st.create_index(quote(target.dialect.name, INDEX_NAME))])
         conn = target.connect()
         try:
             cur = conn.cursor()
@@ -117,7 +117,7 @@ class LinkBenchWorkload(Workload):
 
     # ------------------------------------------------------------ clients
     def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
-        st = statements(self.p, endpoint.dialect)
+        st = statements(self.p, endpoint.dialect.name)
         if step.phase == "load":
             return LoadClient(self.p, st, endpoint, index, total, seed, batch_size)
         per = None

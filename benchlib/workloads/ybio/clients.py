@@ -35,7 +35,7 @@ class _Session:
     ``update(lo, hi)`` return the rows counted by the statement."""
 
     def __init__(self, endpoint, st, prepared: bool):
-        self.dialect = endpoint.dialect
+        self.dialect = endpoint.dialect.name
         self.conn = endpoint.connect()
         self.read, self.update = getattr(self, f"_bind_{self.dialect}")(st, prepared)
 
@@ -138,7 +138,7 @@ class YbioRunClient(WorkloadClient):
         self.rows = self.updated = self.calls = 0
         self.start_ns, self.next_status_ns = 0, 0
         self.every_ns = int(params.status_every_s * 1e9)
-        self.st = table_statements(endpoint.dialect, self.table, params)
+        self.st = table_statements(endpoint.dialect.name, self.table, params)
         self._connect()
 
     def _connect(self):

@@ -39,7 +39,7 @@ class YbioLoadClient(WorkloadClient):
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
         self.nb = batch_count(params.tab_rows, batch_rows)
         self.conn = endpoint.connect()
-        self.dialect = endpoint.dialect
+        self.dialect = endpoint.dialect.name
         self.sts = {t: table_statements(self.dialect, t, params) for t in tables}
         todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
         self.batches = todo[index::total]

@@ -95,11 +95,11 @@ class YbioWorkload(Workload):
               flush=True)
         if p.tab_tablets or p.ind_tablets:
             print("tab_tablets, ind_tablets: YugabyteDB's tablet splits, ignored on "
-                  f"{target.dialect}", flush=True)
+                  f"{target.dialect.name}", flush=True)
         conn = target.connect()
         try:
             for table in self.tables():
-                st = table_statements(target.dialect, table, p)
+                st = table_statements(target.dialect.name, table, p)
                 if p.recreate:
                     _query(conn, st.drop)
                     _query(conn, st.create)
@@ -120,7 +120,7 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                _query(conn, table_statements(target.dialect, table, self.params).index)
+                _query(conn, table_statements(target.dialect.name, table, self.params).index)
         finally:
             conn.close()
         return step.ops_total or 0
@@ -136,9 +136,9 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                q = quote(target.dialect, table)
+                q = quote(target.dialect.name, table)
                 _query(conn, {"postgres": f"VACUUM ANALYZE {q}", "mysql": f"ANALYZE TABLE {q}"}
-                       .get(target.dialect, f"ANALYZE {q}"))
+                       .get(target.dialect.name, f"ANALYZE {q}"))
         finally:
             conn.close()
 
@@ -148,7 +148,7 @@ class YbioWorkload(Workload):
         rows = scratch = total = 0
         try:
             for table in self.tables():
-                n, mx, sm = _query(conn, table_statements(target.dialect, table, self.params).count,
+                n, mx, sm = _query(conn, table_statements(target.dialect.name, table, self.params).count,
                                    fetch=True)
                 rows, total = rows + int(n or 0), total + int(sm or 0)
                 scratch = max(scratch, int(mx or 0))
