@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..ycsb.generators import Zipfian
+from ..generators import Zipfian
 
 DEFAULT_LINK_TYPE = 123456789   # LinkStore.DEFAULT_LINK_TYPE
 DEFAULT_NODE_TYPE = 2048        # LinkStore.DEFAULT_NODE_TYPE

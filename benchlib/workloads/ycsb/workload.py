@@ -1,6 +1,6 @@
 """YCSB's CoreWorkload on benchlib's driver: load and transaction clients.
 
-The generators (:mod:`.ycsb_generators`) decide, per client thread and chunk, which
+The generators (:mod:`..generators`) decide, per client thread and chunk, which
 operation runs on which key; this module turns a chunk into ready argument tuples
 (key strings, field values) for the target's YCSB binding, before any of them is
 timed. Field values come from :class:`ValuePool`: slices of one random alphanumeric
@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
-from .generators import build_key_names
+from ..generators import build_key_names
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .properties import (
     CLIENT_KEYS,

@@ -1,4 +1,5 @@
-"""YCSB's key, operation and length generators, vectorized with numpy.
+"""Key, value-length and choice generators, vectorized with numpy: YCSB's, shared by the
+workloads that draw keys as YCSB does (YCSB, kv, LinkBench's zipfian).
 
 Semantics follow YCSB 0.17/0.18 (``core/.../generator/*.java``, ``Utils.fnvhash64``
 and ``CoreWorkload.java``), including their quirks (eta recomputed with the
@@ -9,7 +10,7 @@ seeded ``numpy.random.Generator`` instead of ``ThreadLocalRandom``, unbiased
 that the driver prepares a chunk of operations before its timed loop.
 
 How CoreWorkload wires them into a client's stream of operations is in
-:mod:`.ycsb_plan`.
+:mod:`.ycsb.plan`.
 """
 from __future__ import annotations
 
@@ -19,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .properties import INT_MAX, PropertyFileError
+from .properties_file import PropertyFileError
 
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
 SCRAMBLED_ZETAN = 26.46902820178302     # its precomputed zeta(ITEM_COUNT, 0.99)
-READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)
-MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
+INT_MAX = 2**31 - 1                     # Java Integer.MAX_VALUE
 
 _FNV_OFFSET_BASIS_64 = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME_64 = np.uint64(1099511628211)
