@@ -19,9 +19,9 @@ from __future__ import annotations
 import selectors
 import time
 
+from ..schema import ERROR
 from .recording import CHUNK_OPS, NS, RecordingThread, one_line
 
-ERROR = 2                 # the workload status of a failed operation
 ABORT_AFTER_BROKEN_S = 5.0
 OK_CONN = 0               # libpq's CONNECTION_OK
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
-from ..ycsb.workload import ValuePool
+from ..generators import ValuePool
 from .bindings import (
     SqlStatements,
     index_key,
