@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from .. import schema
+
 
 class ImportFormatError(Exception):
     """A file that is not what the importer expects: one line, naming the file,
@@ -69,10 +71,11 @@ def stack_steps(steps: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame | None, p
     for s in steps:
         if s["step"]["phase"] == "load":
             loads += 1
-            name, loop = ("l.pre" if loads == 1 else f"l.pre.{loads}"), None
+            name = schema.step_name("load") + (f".{loads}" if loads > 1 else "")
+            loop = None
         else:
             runs += 1
-            name, loop = f"r.L{runs}", runs
+            name, loop = schema.step_name("run", runs), runs
         rows.append({"step": name, "loop": loop, **s["step"]})
         if s["latency"] is not None and len(s["latency"]):
             lats.append(s["latency"].assign(step=constant_str(name, len(s["latency"]))))

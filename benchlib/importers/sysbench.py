@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import measure
+from .. import measure, schema
 from .base import Imported, ImportFormatError, register
 from .text import number_at, pct_column, read_text
 
 OP = "TX"
+RUN_STEP = schema.step_name("run", 1)  # one run, one step
 _N = r"(-?\d+(?:\.\d+)?|N/A|nan|-nan|inf)"
 _REPORT = re.compile(
     rf"^\[ (\d+(?:\.\d+)?)s \] thds: (\d+) (tps|eps): {_N}(?: qps: {_N} \(r/w/o: {_N}/{_N}/{_N}\))? "
@@ -137,10 +138,10 @@ def import_sysbench(paths: list[Path]) -> Imported:
     if ops_per_s is None and ops is not None and secs:
         ops_per_s = ops / secs
     lat = _latency_row(st, out["histogram"], ops, errors)
-    latency = pd.DataFrame([lat]).assign(step="r.L1") if len(lat) > 3 or ops is not None else None
+    latency = pd.DataFrame([lat]).assign(step=RUN_STEP) if len(lat) > 3 or ops is not None else None
     intervals = _report_intervals(out["reports"], paths[0]) if out["reports"] else None
 
-    step = {"step": "r.L1", "phase": "run", "loop": 1, "secs": secs, "ops": ops, "errors": errors,
+    step = {"step": RUN_STEP, "phase": "run", "loop": 1, "secs": secs, "ops": ops, "errors": errors,
             "ops_per_s": ops_per_s, "threads": out["threads"],
             "status": "ok" if ops is not None else "interrupted"}
     for key, col in (("queries", "queries"), ("reconnects", "reconnects")):
@@ -206,4 +207,4 @@ def _report_intervals(reports: list, path: Path) -> pd.DataFrame:
             intervals[c] = r[c]
     for p in sorted(r["pct"].unique()):
         intervals.loc[r["pct"] == p, pct_column(p)] = r.loc[r["pct"] == p, "lat_ms"] * 1000
-    return intervals.assign(step="r.L1")
+    return intervals.assign(step=RUN_STEP)

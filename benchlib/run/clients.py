@@ -50,7 +50,7 @@ class ClientThread(RecordingThread):
     def _loop(self):
         step = self.step
         start = self._wait_start()
-        end = start + int(step.duration_s * NS) if step.duration_s else None
+        end = start + int(step.loop_secs * NS) if step.loop_secs else None
         paced = bool(step.target_ops_per_s)
         period = self.total * NS / step.target_ops_per_s if paced else 0
         offset = self.gindex * NS / step.target_ops_per_s if paced else 0
@@ -310,7 +310,7 @@ def _stream_seconds(threads: list[RecordingThread], step: StepSpec, p: int, out_
     first = threads[0].clients[0]
     op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
     state = _ProcState()
-    warm_ns = int(step.warmup_s * NS)
+    warm_ns = int(step.warmup_secs * NS)
     merger = SecondMerger(len(threads))
 
     def collect(final: bool) -> None:

@@ -72,7 +72,7 @@ def _sampler(target, client_pids: list[int]):
         from ..hw.sampler import Sampler
     except ImportError:
         return None
-    return Sampler(1.0, dbms_pids=target.dbms_pids, dbms_in_clients=target.engine_in_clients,
+    return Sampler(1.0, dbms_pids=target.dbms_pids, engine_in_clients=target.engine_in_clients,
                    client_pids=lambda: list(client_pids),
                    db_size_bytes=target.db_size_bytes)
 

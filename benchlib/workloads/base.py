@@ -38,9 +38,9 @@ class StepSpec:
     threads: int = 1
     processes: int = 1
     target_ops_per_s: float | None = None
-    duration_s: float | None = None
+    loop_secs: float | None = None  # the step runs this long (the YAML's run.loop_secs)
     ops_total: int | None = None   # operations (records for a load) over all threads
-    warmup_s: float = 0.0
+    warmup_secs: float = 0.0       # excluded from latency (the YAML's run.warmup_secs)
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
