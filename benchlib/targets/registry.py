@@ -1,6 +1,8 @@
 """The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
 
-Nothing else names a target: params, the runner and the CLI's choices ask here. A
+Only a target's own module and this registry are to name it (``tests/test_names.py``
+holds that, with an allowlist of the places still to mend): params, the runner and the
+CLI's choices ask here. A
 new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
 from a plugin). Classes are imported only when first used, so a missing optional
 driver matters only to whoever uses that target.
@@ -43,10 +45,6 @@ def kinds() -> list[str]:
 
 def embedded_names() -> tuple[str, ...]:
     return tuple(_EMBEDDED)
-
-
-def url_schemes() -> dict[str, str]:
-    return dict(_SCHEMES)
 
 
 def target_class(kind: str) -> type:

@@ -1,8 +1,9 @@
 """The workload registry: a workload's name → its class.
 
-Nothing outside a workload's own folder names it: params validates ``workload:`` and
-its properties through here, the runner asks the class for its steps, clients and
-text outputs, the CLI lists the names. A new workload is a folder in ``workloads/``
+Only a workload's own folder and this registry are to name it (``tests/test_names.py``
+holds that, with an allowlist of the places still to mend): params validates
+``workload:`` and its properties through here, the runner asks the class for its steps,
+clients and text outputs, the CLI offers the names registered here. A new workload is a folder in ``workloads/``
 and one :func:`register` line below (or a call from a plugin or a test module).
 
 A name may also be given as ``"package.module:Class"`` in an experiment YAML; client
@@ -29,10 +30,6 @@ register("kv", "benchlib.workloads.kv:KvWorkload")
 
 def names() -> list[str]:
     return list(_WORKLOADS)
-
-
-def is_known(name: str) -> bool:
-    return name in _WORKLOADS or ":" in name
 
 
 def _import(ref: str) -> type:

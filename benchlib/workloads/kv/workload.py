@@ -120,8 +120,6 @@ def clear_store(target, table: str, key_size: int) -> None:
             cur = conn.cursor()
             cur.execute(SqlStatements(target.dialect, table).drop)
             cur.execute(SqlStatements.create(target.dialect, table, key_size))
-            if target.dialect == "sqlite":
-                conn.commit()
     finally:
         if conn is not None:
             conn.close()

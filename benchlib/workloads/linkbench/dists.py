@@ -103,11 +103,6 @@ class Graph:
         tot = self.nlinks(id1)
         return tot // self.types + (type_ix < tot % self.types)
 
-    def id2_for_op(self, rng, id1, type_ix, p_exist: float) -> np.ndarray:
-        """ID2Chooser.chooseForOp: id1 + a draw below ceil(nlinks / p_exist)."""
-        rng_size = np.maximum(np.ceil(self.nlinks_of_type(id1, type_ix) / p_exist), 1)
-        return id1 + np.floor(rng.random(len(id1)) * rng_size).astype(np.int64)
-
 
 class Access:
     """One access distribution over [startid1, maxid1) (LinkBench's AccessDistribution)."""

@@ -89,9 +89,7 @@ class LinkBenchWorkload(Workload):
         try:
             cur = conn.cursor()
             for sql in sqls:
-                cur.execute(sql)
-            if target.dialect == "sqlite":
-                conn.commit()
+                cur.execute(sql)   # autocommit connections: nothing to commit
         finally:
             conn.close()
 

@@ -41,11 +41,6 @@ class YcsbConfig:
         self.field_names = list(core.field_names)
 
 
-def resolve_properties(exp) -> YcsbConfig:
-    """Validate an experiment's YCSB properties (ValueError on a fault)."""
-    return config_from(exp.workload_properties())
-
-
 def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
     """A key YCSB would ignore without a word is an error here, with the key meant:
     ``requestdistrbution`` runs uniform in YCSB, ``-p executr=dask`` meant the
