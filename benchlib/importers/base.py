@@ -1,12 +1,11 @@
-"""What every importer shares: the one-line format error, the registry of kinds and
-the naming of steps.
+"""What every importer shares: the one-line format error and the naming of steps (the
+kinds are registered in :mod:`.registry`).
 
 An importer turns the raw output of another tool into the tidy tables of
 :mod:`benchlib.schema`. It fills what its source has and leaves the rest NA.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,17 +37,6 @@ class Imported:
     meta: dict = field(default_factory=dict)
     extra: dict[str, pd.DataFrame] = field(default_factory=dict)   # schema.EXTRA_TABLES by name
     files: dict[str, Path] = field(default_factory=dict)   # tables already written as Parquet
-
-
-# kind name -> function(paths: list[Path]) -> Imported
-IMPORTERS: dict[str, Callable[[list[Path]], Imported]] = {}
-
-
-def register(kind: str):
-    def deco(fn):
-        IMPORTERS[kind] = fn
-        return fn
-    return deco
 
 
 def constant_str(value: str, n: int) -> pd.api.extensions.ExtensionArray:

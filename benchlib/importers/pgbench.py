@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
-from .base import Imported, ImportFormatError, register
+from .base import Imported, ImportFormatError
 from .text import read_text
 
 OP = "TX"
@@ -155,7 +155,6 @@ def _progress(rows: list) -> pd.DataFrame | None:
     return out
 
 
-@register("pgbench")
 def import_pgbench(paths: list[Path]) -> Imported:
     """One pgbench run: its stdout (summary) and stderr (progress), in any order."""
     out = {"summary": {}, "progress": [], "statements": []}

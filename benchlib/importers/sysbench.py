@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import measure, schema
-from .base import Imported, ImportFormatError, register
+from .base import Imported, ImportFormatError
 from .text import number_at, pct_column, read_text
 
 OP = "TX"
@@ -119,7 +119,6 @@ def _percentiles(buckets: list[tuple[float, int]], ps: list[float]) -> dict:
     return out
 
 
-@register("sysbench")
 def import_sysbench(paths: list[Path]) -> Imported:
     """The output of one ``sysbench … run``."""
     out = {"reports": [], "histogram": None, "stats": {}, "fairness": {}, "version": None, "threads": None}

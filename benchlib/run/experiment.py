@@ -30,6 +30,7 @@ from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
+from . import registry
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
 from .step import StepOutcome, run_step
@@ -283,14 +284,12 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
 
 
 def open_executor(exp) -> LocalExecutor:
-    """The executor an experiment asks for (``executor: local | dask``), started."""
-    if getattr(exp, "executor", "local") == "dask":
-        import importlib.util
-        if importlib.util.find_spec("distributed") is None:
-            raise ParameterError("executor: dask needs Dask distributed: pip install 'benchlib[dask]'")
-        from .dask_executor import DaskExecutor
-        return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers)
-    return LocalExecutor()
+    """The executor an experiment asks for (``executor:``, one of :mod:`.registry`), started."""
+    try:
+        cls = registry.executor_class(exp.executor)
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
+    return cls.open(exp)
 
 
 ERROR_LOG = "error.log"

@@ -15,19 +15,24 @@ import re
 _TARGETS: dict[str, str | type] = {}     # kind -> "module:Class" or the class
 _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
 _EMBEDDED: list[str] = []                # names used as the URL itself (sqlite, basic …)
+_DEFAULT: list[str] = []                 # the target of a property file run without one
 
 
 def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
-             embedded: bool = False) -> None:
-    """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself."""
+             embedded: bool = False, default: bool = False) -> None:
+    """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself;
+    ``default`` (an embedded one): the target of ``benchlib run FILE`` without ``--target``."""
     _TARGETS[kind] = ref
     for s in schemes:
         _SCHEMES[s] = kind
     if embedded and kind not in _EMBEDDED:
         _EMBEDDED.append(kind)
+    if default:
+        _DEFAULT[:] = [kind]
 
 
-register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True)
+register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True,
+         default=True)
 register("postgres", "benchlib.targets.postgres:PostgresTarget",
          schemes=("postgresql", "postgres", "postgresql+psycopg"))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
@@ -45,6 +50,10 @@ def kinds() -> list[str]:
 
 def embedded_names() -> tuple[str, ...]:
     return tuple(_EMBEDDED)
+
+
+def default() -> str:
+    return _DEFAULT[0]
 
 
 def target_class(kind: str) -> type:

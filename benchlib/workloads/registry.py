@@ -15,14 +15,18 @@ from __future__ import annotations
 import importlib
 
 _WORKLOADS: dict[str, str | type] = {}   # name -> "module:Class" or the class
+_DEFAULT: list[str] = []                  # the workload of an experiment that names none
 
 
-def register(name: str, ref: str | type) -> None:
-    """Make ``name`` a workload: ``ref`` is ``"module:Class"`` or the class itself."""
+def register(name: str, ref: str | type, *, default: bool = False) -> None:
+    """Make ``name`` a workload: ``ref`` is ``"module:Class"`` or the class itself;
+    ``default``: the workload of an experiment (or a property file) that names none."""
     _WORKLOADS[name] = ref
+    if default:
+        _DEFAULT[:] = [name]
 
 
-register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload", default=True)
 register("linkbench", "benchlib.workloads.linkbench:LinkBenchWorkload")
 register("ybio", "benchlib.workloads.ybio:YbioWorkload")
 register("kv", "benchlib.workloads.kv:KvWorkload")
@@ -30,6 +34,10 @@ register("kv", "benchlib.workloads.kv:KvWorkload")
 
 def names() -> list[str]:
     return list(_WORKLOADS)
+
+
+def default() -> str:
+    return _DEFAULT[0]
 
 
 def _import(ref: str) -> type:
