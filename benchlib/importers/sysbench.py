@@ -40,7 +40,7 @@ _REPORT = re.compile(
 _QUEUE = re.compile(r"^\[ \d+(?:\.\d+)?s \] queue length: \d+, concurrency: \d+\s*$")
 _HIST_HEAD = "Latency histogram (values are in milliseconds)"
 _HIST_ROW = re.compile(r"^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$")
-_KV = re.compile(r"^\s+([0-9a-zA-Z][\w ()/%.-]*?):\s+(\S+)(?:\s+\((\d+(?:\.\d+)?) per sec\.\))?\s*$")
+_KEY_VALUE = re.compile(r"^\s+([0-9a-zA-Z][\w ()/%.-]*?):\s+(\S+)(?:\s+\((\d+(?:\.\d+)?) per sec\.\))?\s*$")
 _PCT_KEY = re.compile(r"(\d+(?:\.\d+)?)th percentile")
 _VERSION = re.compile(r"^sysbench (\S+)")
 _THREADS = re.compile(r"^Number of threads: (\d+)$")
@@ -86,7 +86,7 @@ def _parse(path: Path, text: str, out: dict) -> None:
         elif s in _SECTIONS:
             section, prefix = s[:-1], ""
         elif section and s.startswith(" "):
-            m = _KV.match(s)
+            m = _KEY_VALUE.match(s)
             if m:
                 key, val, rate = m.groups()
                 if key in ("events (avg/stddev)", "execution time (avg/stddev)"):
