@@ -36,6 +36,8 @@ DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic")
 # places where the word means something else than the registered thing: kept for good
 OTHER_MEANING: dict[str, str] = {
     "benchlib/store/catalog.py": "the catalog is itself a SQLite file (SQLAlchemy), whatever the target",
+    "benchlib/store/folders.py": "upgrade_meta: a run folder from before meta.json carried the "
+                                 "target's dialect knows it only by its kind",
 }
 
 CORE = "core: YCSB out of targets/ into workloads/ycsb/bindings/, a Target that knows no workload"
