@@ -36,13 +36,13 @@ from bench_ycsb_pg import benchlib_run   # the same YCSB C run, loaded the same 
 
 import numpy as np
 
-from benchlib.workloads.ycsb.generators import ScrambledZipfian, build_key_names, fnvhash64
+from benchlib.workloads.generators import ScrambledZipfian, build_key_names, fnvhash64
 
 TABLE = "ycsb_bench"   # bench_ycsb_pg's table, in MariaDB's database
 PROPS = {"recordcount": 100_000, "operationcount": 10**9, "readproportion": 1.0,
          "updateproportion": 0, "requestdistribution": "zipfian", "table": TABLE}
 LUA = """
--- YCSB's key chooser for workload C, as benchlib draws it (workloads/ycsb/generators.py):
+-- YCSB's key chooser for workload C, as benchlib draws it (workloads/generators.py):
 -- ScrambledZipfianGenerator(0, records - 1), keys "user" .. fnvhash64(keynum)
 local ffi = require("ffi")
 local FNV_OFFSET, FNV_PRIME = 0xCBF29CE484222325ULL, 1099511628211ULL

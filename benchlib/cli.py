@@ -12,18 +12,41 @@ from pathlib import Path
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
+class _Names:
+    """A registry's names, read when argparse first needs them (a check, the help), so
+    that building the parser imports no summary or parser module."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def __contains__(self, name) -> bool:
+        return name in self.names()
+
+
+def _summary_kinds() -> tuple[str, ...]:
+    from .summaries import ALL_KINDS
+    return ALL_KINDS
+
+
 def _add_run(sub):
-    p = sub.add_parser("run", help="run an experiment (YAML), a YCSB workload property file or "
-                                   "a LinkBench config")
-    p.add_argument("params", help="parameters/*.yaml, a YCSB workload file such as workloada, or "
-                                  "a LinkBench config (LinkConfigPgsql.properties)")
+    from .targets import registry as targets
+    from .workloads import registry as workloads
+    p = sub.add_parser("run", help="run an experiment (YAML), or a workload's own property file "
+                                   "as it is")
+    p.add_argument("params", help="parameters/*.yaml, or a property file of a workload that "
+                                  f"recognizes its own ({', '.join(workloads.names())}; "
+                                  f"else {workloads.default()})")
     p.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a parameter (run.threads=[1,4]) or a workload property (recordcount=1000)")
     p.add_argument("--data-dir", default="data", help="where run folders go (default: data)")
     p.add_argument("--force", action="store_true", help="run again the runs that finished before")
     p.add_argument("--target", default=None,
-                   help="for a YCSB property file: sqlite | embedded-postgres | basic | URL (default sqlite)")
-    p.add_argument("--threads", type=int, default=None, help="for a YCSB property file: client threads")
+                   help=f"for a property file: {' | '.join(targets.embedded_names())} | URL "
+                        f"(default {targets.default()})")
+    p.add_argument("--threads", type=int, default=None, help="for a property file: client threads")
     p.add_argument("--report", action="store_true", help="render the HTML report afterwards")
     p.add_argument("--dry-run", action="store_true",
                    help="validate everything and print the runs and steps it would make; run nothing")
@@ -36,7 +59,7 @@ def _add_show(sub):
     p.add_argument("path")
     p.add_argument("--table", default="steps",
                    help="steps | latency | intervals | hw | runs, or a workload's own table "
-                        "the run folders hold (ybio: benchruns)")
+                        "the run folders hold")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_show)
 
@@ -51,9 +74,9 @@ def _add_list(sub):
 def _add_summary(sub):
     p = sub.add_parser("summary", help="one-line summaries of a run or an experiment")
     p.add_argument("path")
-    p.add_argument("--kind", default="eff.op",
-                   choices=["eff.op", "eff.sec", "rt", "run", "experiment", "points"],
-                   help="points: per matrix point, mean and 95%% interval of ops/s, p99, CPU/op")
+    p.add_argument("--kind", default="eff.op", choices=_Names(_summary_kinds), metavar="KIND",
+                   help="%(choices)s (default %(default)s); points: per matrix point, mean and "
+                        "95%% interval of ops/s, p99, CPU/op")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_summary)
 
@@ -91,8 +114,9 @@ def cmd_compare(args) -> int:
 
 
 def _add_import(sub):
+    from .importers import registry as importers
     p = sub.add_parser("import", help="import another tool's output into a run folder")
-    p.add_argument("kind", help="ycsb | go-ycsb | linkbench | pgbench | sysbench | auto")
+    p.add_argument("kind", help=" | ".join([*importers.kinds(), "auto"]))
     p.add_argument("files", nargs="+")
     p.add_argument("--into", required=True, help="the run folder to create")
     p.add_argument("--name", default=None, help="the configuration name (cnf)")
@@ -126,11 +150,12 @@ def cmd_run(args) -> int:
     if src.suffix in (".yaml", ".yml"):
         if args.threads is not None or args.target is not None:
             raise params.ParameterError(
-                f"{src}: --threads and --target are for a YCSB property file; in a YAML "
+                f"{src}: --threads and --target are for a workload's property file; in a YAML "
                 "use -p run.threads=[N] or -p 'targets=[{name: x, url: URL}]'")
         exp = params.load_experiment(src, args.overrides)
     else:
-        exp = params.experiment_from_property_file(src, args.target or "sqlite", args.threads,
+        from .targets.registry import default
+        exp = params.experiment_from_property_file(src, args.target or default(), args.threads,
                                                    args.overrides)
     if args.dry_run:
         return _print_plan(exp)
@@ -208,18 +233,12 @@ def cmd_summary(args) -> int:
     from . import summaries
     from .store import folders as results
     res = results.load_results(args.path)
-    if args.kind == "points":
-        from .summaries.uncertainty import point_summary
-        _emit(point_summary(res), args.format)
-        return EXIT_OK
-    if args.format == "text":
+    if args.format == "text" and args.kind in summaries.KINDS:
         print(summaries.summarize(res, args.kind))
+    elif args.kind in summaries.FRAMES:
+        _emit(summaries.FRAMES[args.kind](res), args.format)
     else:
-        table = {"eff.op": summaries.eff_op, "eff.sec": summaries.eff_sec,
-                 "rt": summaries.response_times, "run": summaries.run_lines}
-        if args.kind == "experiment":
-            raise SystemExit("benchlib: --kind experiment prints as text only")
-        _emit(table[args.kind](res), args.format)
+        raise SystemExit(f"benchlib: --kind {args.kind} prints as text only")
     return EXIT_OK
 
 

@@ -39,13 +39,6 @@ def mask_url(url: str) -> str:
     return f"{scheme}://{rest}"
 
 
-def mask_value(name: str, value: Any) -> Any:
-    """``value`` masked when ``name`` says it is a secret, URLs in it masked anyway."""
-    if is_secret_name(name) and value not in (None, ""):
-        return MASK
-    return mask_text(value) if isinstance(value, str) else value
-
-
 def mask_mapping(obj: Any) -> Any:
     """A copy of a nested dict/list with every secret masked (by key name, and every
     string that holds a URL)."""

@@ -29,7 +29,9 @@ from pydantic import (
     model_validator,
 )
 
-from .targets.registry import check_options, embedded_names, target_kind
+from .run import registry as executor_registry
+from .targets.registry import check_options, embedded_names, target_class, target_kind
+from .workloads import registry as workload_registry
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, never pasted raw
 MAX_THREADS = 4096          # client connections of one run
@@ -139,7 +141,7 @@ class Experiment(Strict):
 
     experiment: str = Field(pattern=r"^[A-Za-z0-9_.\-]+$")
     description: str = ""
-    workload: str = "ycsb"             # a registered name (benchlib.workloads.registry)
+    workload: str = Field(default_factory=workload_registry.default)  # a registered name
     workload_file: str | None = None   # the workload's own property file, relative to the YAML
     properties: dict[str, Any] = Field(default_factory=dict)
     targets: list[TargetSpec]
@@ -149,16 +151,17 @@ class Experiment(Strict):
     repetitions: int = Field(1, ge=1, le=100)
     seed: int | None = None
     # how a step's client processes start: here (local) or as tasks on a Dask cluster
-    executor: Literal["local", "dask"] = "local"
+    executor: str = Field(default_factory=executor_registry.default)  # run/registry.py's names
     dask: DaskSpec = Field(default_factory=DaskSpec)
     source: str | None = None          # the file it was read from (set by the loader)
 
     @field_validator("workload")
     @classmethod
     def _workload(cls, v: str) -> str:
-        from .workloads.registry import workload_class
-        workload_class(v)  # ValueError naming the known workloads
+        workload_registry.workload_class(v)  # ValueError naming the known workloads
         return v
+
+    _executor = field_validator("executor")(lambda cls, v: executor_registry.check(v))
 
     @model_validator(mode="after")
     def _check(self):
@@ -167,15 +170,13 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
-        from .targets.registry import target_class
         missing = [f"target {t.name}: {m}" for t in self.targets if (m := target_class(t.kind).native_missing())]
         if self.run.driver == "c" and (missing or not self.workload_class().native_ops):
             raise ValueError(f"run.driver: c: {(missing or [f'workload {self.workload} has none'])[0]}")
         return self
 
     def workload_class(self) -> type:
-        from .workloads.registry import workload_class
-        return workload_class(self.workload)
+        return workload_registry.workload_class(self.workload)
 
     def workload_properties(self) -> dict[str, Any]:
         """The workload's properties: the workload file's, overridden by ``properties``."""
@@ -367,16 +368,13 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         raise ParameterError(f"{path}: no such file") from None
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
-    if workload is None:
-        from .workloads.registry import recognize
-        workload = recognize(props) or "ycsb"
-    from .workloads.registry import workload_class
+    workload = workload or workload_registry.recognize(props) or workload_registry.default()
     try:
-        key = workload_class(workload).threads_property
+        key = workload_registry.workload_class(workload).threads_property
     except ValueError:
         key = "threadcount"   # an unknown workload is reported by validate below
     threads = threads or int(props.get(key, 1) or 1)
-    name = "basic" if target == "basic" else (target if target in embedded_names() else target_kind_safe(target))
+    name = target if target in embedded_names() else target_kind_safe(target)
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),
         "workload": workload,

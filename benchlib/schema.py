@@ -41,6 +41,15 @@ BATCH_SUFFIX = "-BATCH"         # one batch of records: "INSERT-BATCH" (its reco
 FAILED_SUFFIXES = ("-FAILED", "-ERROR", "-NOT_FOUND", "-NOT_IMPLEMENTED", "-UNEXPECTED_STATE",
                    "-BAD_REQUEST", "-FORBIDDEN", "-SERVICE_UNAVAILABLE")
 
+# what an operation's function returns: YCSB's Status codes, then LinkBench's outcomes
+OK, NOT_FOUND, ERROR, RETRY, EMPTY = range(5)
+STATUS_NAMES = {OK: "OK", NOT_FOUND: "NOT_FOUND", ERROR: "ERROR", RETRY: "RETRY", EMPTY: "EMPTY"}
+# statuses that are outcomes, not errors: RETRY is LinkBench's operation redone as another
+# (an add that found its link became an update, an update that found none an add), EMPTY
+# a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
+NOT_ERRORS = frozenset({OK, RETRY, EMPTY})
+NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
+
 PHASES = ("load", "index", "run")
 _FIXED_STEPS = {"load": "l.pre", "index": "l.post"}
 _RUN_STEP = re.compile(r"r\.L(\d+)")

@@ -23,12 +23,6 @@ def test_names_outside_the_vocabulary():
             schema.step_name(*bad)
 
 
-def test_the_summaries_read_steps_the_same_way():
-    from benchlib.summaries.stepstats import phase_of
-    for step in ("l.pre", "l.post", "r.L1", "r.L10", "r.x", "other", ""):
-        assert phase_of(step) == schema.phase_of(step), step
-
-
 def test_op_names():
     assert schema.intended("READ") == "Intended-READ" and schema.is_intended("Intended-READ")
     assert not schema.is_intended("READ")

@@ -10,15 +10,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchlib.workloads.ycsb import generators as g
-from benchlib.workloads.ycsb.generators import (
-    INSERT,
-    READ,
-    READMODIFYWRITE,
-    SCAN,
+from benchlib.workloads import generators as g
+from benchlib.workloads.generators import (
     SCRAMBLED_ITEM_COUNT,
     SCRAMBLED_ZETAN,
-    UPDATE,
     Discrete,
     Exponential,
     Histogram,
@@ -33,6 +28,11 @@ from benchlib.workloads.ycsb.generators import (
     zeta,
 )
 from benchlib.workloads.ycsb.plan import (
+    INSERT,
+    READ,
+    READMODIFYWRITE,
+    SCAN,
+    UPDATE,
     CoreWorkloadPlan,
     field_length_generator,
     load_keynums,

@@ -89,7 +89,7 @@ class Sampler:
 
     ``dbms_pids`` / ``client_pids`` are called every sample (backends come and go)
     and return the processes to account for, or None when there are none to see
-    (columns NA); ``dbms_in_clients``: the DBMS runs in the client processes
+    (columns NA); ``engine_in_clients``: the DBMS runs in the client processes
     (SQLite), its figures are the clients' of the same reading. ``disks``: as
     :func:`disk_selector` (None = whole disks).
 
@@ -106,12 +106,12 @@ class Sampler:
     def __init__(self, interval_s: float = 1.0, *, dbms_pids: Callable[[], list[int]] | None = None,
                  client_pids: Callable[[], list[int]] | None = None,
                  db_size_bytes: Callable[[], int | None] | None = None, db_size_every_s: float = 5.0,
-                 disks: list[str] | None = None, dbms_in_clients: bool = False):
+                 disks: list[str] | None = None, engine_in_clients: bool = False):
         if interval_s <= 0:
             raise ValueError("interval_s must be > 0")
         self.interval_s, self.db_size_every_s = float(interval_s), float(db_size_every_s)
         self.dbms_pids, self.client_pids, self.db_size_bytes = dbms_pids, client_pids, db_size_bytes
-        self.dbms_in_clients = dbms_in_clients
+        self.engine_in_clients = engine_in_clients
         self._select = disk_selector(disks)
         self._threads: list[threading.Thread] = []
         self.result: pd.DataFrame | None = None
@@ -205,7 +205,7 @@ class Sampler:
 
     def _proc_sample(self):
         clients = self._client.sample(self._pids(self.client_pids))
-        if self.dbms_in_clients:   # one reading: the two cannot differ by a tick
+        if self.engine_in_clients:   # one reading: the two cannot differ by a tick
             return (*clients, *clients)
         return (*self._dbms.sample(self._pids(self.dbms_pids)), *clients)
 

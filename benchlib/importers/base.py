@@ -1,17 +1,18 @@
-"""What every importer shares: the one-line format error, the registry of kinds and
-the naming of steps.
+"""What every importer shares: the one-line format error and the naming of steps (the
+kinds are registered in :mod:`.registry`).
 
 An importer turns the raw output of another tool into the tidy tables of
 :mod:`benchlib.schema`. It fills what its source has and leaves the rest NA.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+
+from .. import schema
 
 
 class ImportFormatError(Exception):
@@ -38,17 +39,6 @@ class Imported:
     files: dict[str, Path] = field(default_factory=dict)   # tables already written as Parquet
 
 
-# kind name -> function(paths: list[Path]) -> Imported
-IMPORTERS: dict[str, Callable[[list[Path]], Imported]] = {}
-
-
-def register(kind: str):
-    def deco(fn):
-        IMPORTERS[kind] = fn
-        return fn
-    return deco
-
-
 def constant_str(value: str, n: int) -> pd.api.extensions.ExtensionArray:
     """A string column of ``n`` times ``value`` (a step, a run_id, op TOTAL), made in
     Arrow: pandas makes one from a Python object per row, ~0.1 s a million."""
@@ -69,10 +59,11 @@ def stack_steps(steps: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame | None, p
     for s in steps:
         if s["step"]["phase"] == "load":
             loads += 1
-            name, loop = ("l.pre" if loads == 1 else f"l.pre.{loads}"), None
+            name = schema.step_name("load") + (f".{loads}" if loads > 1 else "")
+            loop = None
         else:
             runs += 1
-            name, loop = f"r.L{runs}", runs
+            name, loop = schema.step_name("run", runs), runs
         rows.append({"step": name, "loop": loop, **s["step"]})
         if s["latency"] is not None and len(s["latency"]):
             lats.append(s["latency"].assign(step=constant_str(name, len(s["latency"]))))

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import TOTAL_OP
-from .base import Imported, ImportFormatError, register, stack_steps
+from .base import Imported, ImportFormatError, stack_steps
 from .text import BadNumber, number_at, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]
@@ -281,7 +281,6 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
             "key": stem_of(path) if path else ""}
 
 
-@register("linkbench")
 def import_linkbench(paths: list[Path]) -> Imported:
     """Client logs (one per phase) with their ``-csvstats``/``-csvstream`` files."""
     logs, finals, streams = [], [], []

@@ -31,10 +31,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .base import Imported, ImportFormatError, register
+from .. import schema
+from .base import Imported, ImportFormatError
 from .text import read_text
 
 OP = "TX"
+RUN_STEP = schema.step_name("run", 1)  # one run, one step
 _F = r"(-?\d+(?:\.\d+)?|nan|-nan|inf)"
 _PROGRESS = re.compile(
     rf"^progress: {_F} s, {_F} tps, lat {_F} ms stddev {_F}(?:, (\d+) failed)?"
@@ -153,7 +155,6 @@ def _progress(rows: list) -> pd.DataFrame | None:
     return out
 
 
-@register("pgbench")
 def import_pgbench(paths: list[Path]) -> Imported:
     """One pgbench run: its stdout (summary) and stderr (progress), in any order."""
     out = {"summary": {}, "progress": [], "statements": []}
@@ -182,7 +183,7 @@ def import_pgbench(paths: list[Path]) -> Imported:
     secs = processed / tps_main if processed and tps_main else None
     if secs is None and prog is not None:
         secs = float(prog["interval_s"].sum())
-    step = {"step": "r.L1", "phase": "run", "loop": 1, "secs": secs,
+    step = {"step": RUN_STEP, "phase": "run", "loop": 1, "secs": secs,
             "ops": processed if processed is not None else (prog["ops"].sum() if prog is not None else None),
             "errors": failed, "ops_per_s": tps_main, "threads": _one(s, "clients", cast=int),
             "status": "ok" if processed is not None else "interrupted"}
@@ -191,8 +192,8 @@ def import_pgbench(paths: list[Path]) -> Imported:
         step["started"] = pd.Timestamp(t0, unit="s", tz="UTC")
         if secs:
             step["ended"] = step["started"] + pd.to_timedelta(secs, unit="s")
-    latency = pd.DataFrame([lat]).assign(step="r.L1") if processed is not None or len(lat) > 3 else None
-    intervals = prog.assign(step="r.L1") if prog is not None else None
+    latency = pd.DataFrame([lat]).assign(step=RUN_STEP) if processed is not None or len(lat) > 3 else None
+    intervals = prog.assign(step=RUN_STEP) if prog is not None else None
     return Imported(steps=pd.DataFrame([step]), latency=latency, intervals=intervals,
                     meta=_meta(s, tps, out["statements"]))
 

@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import measure
-from .base import Imported, ImportFormatError, register
+from .. import measure, schema
+from .base import Imported, ImportFormatError
 from .text import number_at, pct_column, read_text
 
 OP = "TX"
+RUN_STEP = schema.step_name("run", 1)  # one run, one step
 _N = r"(-?\d+(?:\.\d+)?|N/A|nan|-nan|inf)"
 _REPORT = re.compile(
     rf"^\[ (\d+(?:\.\d+)?)s \] thds: (\d+) (tps|eps): {_N}(?: qps: {_N} \(r/w/o: {_N}/{_N}/{_N}\))? "
@@ -39,7 +40,7 @@ _REPORT = re.compile(
 _QUEUE = re.compile(r"^\[ \d+(?:\.\d+)?s \] queue length: \d+, concurrency: \d+\s*$")
 _HIST_HEAD = "Latency histogram (values are in milliseconds)"
 _HIST_ROW = re.compile(r"^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$")
-_KV = re.compile(r"^\s+([0-9a-zA-Z][\w ()/%.-]*?):\s+(\S+)(?:\s+\((\d+(?:\.\d+)?) per sec\.\))?\s*$")
+_KEY_VALUE = re.compile(r"^\s+([0-9a-zA-Z][\w ()/%.-]*?):\s+(\S+)(?:\s+\((\d+(?:\.\d+)?) per sec\.\))?\s*$")
 _PCT_KEY = re.compile(r"(\d+(?:\.\d+)?)th percentile")
 _VERSION = re.compile(r"^sysbench (\S+)")
 _THREADS = re.compile(r"^Number of threads: (\d+)$")
@@ -85,7 +86,7 @@ def _parse(path: Path, text: str, out: dict) -> None:
         elif s in _SECTIONS:
             section, prefix = s[:-1], ""
         elif section and s.startswith(" "):
-            m = _KV.match(s)
+            m = _KEY_VALUE.match(s)
             if m:
                 key, val, rate = m.groups()
                 if key in ("events (avg/stddev)", "execution time (avg/stddev)"):
@@ -118,7 +119,6 @@ def _percentiles(buckets: list[tuple[float, int]], ps: list[float]) -> dict:
     return out
 
 
-@register("sysbench")
 def import_sysbench(paths: list[Path]) -> Imported:
     """The output of one ``sysbench … run``."""
     out = {"reports": [], "histogram": None, "stats": {}, "fairness": {}, "version": None, "threads": None}
@@ -137,10 +137,10 @@ def import_sysbench(paths: list[Path]) -> Imported:
     if ops_per_s is None and ops is not None and secs:
         ops_per_s = ops / secs
     lat = _latency_row(st, out["histogram"], ops, errors)
-    latency = pd.DataFrame([lat]).assign(step="r.L1") if len(lat) > 3 or ops is not None else None
+    latency = pd.DataFrame([lat]).assign(step=RUN_STEP) if len(lat) > 3 or ops is not None else None
     intervals = _report_intervals(out["reports"], paths[0]) if out["reports"] else None
 
-    step = {"step": "r.L1", "phase": "run", "loop": 1, "secs": secs, "ops": ops, "errors": errors,
+    step = {"step": RUN_STEP, "phase": "run", "loop": 1, "secs": secs, "ops": ops, "errors": errors,
             "ops_per_s": ops_per_s, "threads": out["threads"],
             "status": "ok" if ops is not None else "interrupted"}
     for key, col in (("queries", "queries"), ("reconnects", "reconnects")):
@@ -206,4 +206,4 @@ def _report_intervals(reports: list, path: Path) -> pd.DataFrame:
             intervals[c] = r[c]
     for p in sorted(r["pct"].unique()):
         intervals.loc[r["pct"] == p, pct_column(p)] = r.loc[r["pct"] == p, "lat_ms"] * 1000
-    return intervals.assign(step="r.L1")
+    return intervals.assign(step=RUN_STEP)

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import INTENDED_PREFIX
-from .base import Imported, ImportFormatError, register, stack_steps
+from .base import Imported, ImportFormatError, stack_steps
 from .go_ycsb import go_step, scan_go
 from .sources import op_source, pick_sources
 from .text import FileText, float_or_none, int_or_none, stem_of
@@ -347,13 +347,11 @@ def _combine(steps: list[dict]) -> Imported:
                     extra={"gauges": pd.concat(gauges, ignore_index=True)} if gauges else {})
 
 
-@register("ycsb")
 def import_ycsb(paths: list[Path]) -> Imported:
     """Java YCSB files (and go-ycsb ones, told apart by their rows)."""
     return _import(paths, go_only=False)
 
 
-@register("go-ycsb")
 def import_go_ycsb(paths: list[Path]) -> Imported:
     """go-ycsb's periodic (cumulative) and final ``OP - Takes(s): …`` rows."""
     return _import(paths, go_only=True)

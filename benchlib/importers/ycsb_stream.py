@@ -225,9 +225,9 @@ def read_streamed(path: Path, run_id: str, folder: Path) -> Imported | None:
             frames, g, ops = _piece_rows(heads, blocks, c)
             load = cmd["load"] if cmd["load"] is not None else _only_inserts(ops)
             if step is None:
-                step = "l.pre" if load else "r.L1"
+                step = schema.step_name("load") if load else schema.step_name("run", 1)
                 writer = _Writer(folder / "intervals.parquet", run_id, step)
-            elif (step == "l.pre") != load:
+            elif (schema.phase_of(step) == "load") != load:
                 return None
             writer.write(frames)
             if g is not None:
@@ -326,9 +326,9 @@ def _imported(found: _Found, cmd, command, version, c: _Carry, step, folder) -> 
             lat[col] = pd.Series(dtype=object if col == "op" else float)
     row = _java_step_row(summary, cmd, lat, pd.DataFrame({"interval_s": [c.secs]}),
                          c.max_ops if np.isfinite(c.max_ops) else None, c.t0)
-    if (row["phase"] == "load") != (step == "l.pre"):
+    if (row["phase"] == "load") != (schema.phase_of(step) == "load"):
         return None
-    steps = pd.DataFrame([{"step": step, "loop": None if step == "l.pre" else 1, **row}])
+    steps = pd.DataFrame([{"step": step, "loop": schema.loop_of(step), **row}])
     for col in ("started", "ended"):
         steps[col] = pd.to_datetime(steps[col], utc=True)
     meta = {**_java_meta(summary, mtype, version, command, cmd), "streamed": True}

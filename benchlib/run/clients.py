@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import measure
-from ..workloads.base import NOT_ERRORS, STATUS_NAMES, StepSpec, WorkloadSpec
+from ..schema import ERROR, NOT_ERRORS, OK, STATUS_NAMES
+from ..workloads.base import StepSpec, WorkloadSpec
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
 
 ABORT_AFTER_BROKEN_S = 5.0
@@ -49,7 +50,7 @@ class ClientThread(RecordingThread):
     def _loop(self):
         step = self.step
         start = self._wait_start()
-        end = start + int(step.duration_s * NS) if step.duration_s else None
+        end = start + int(step.loop_secs * NS) if step.loop_secs else None
         paced = bool(step.target_ops_per_s)
         period = self.total * NS / step.target_ops_per_s if paced else 0
         offset = self.gindex * NS / step.target_ops_per_s if paced else 0
@@ -177,9 +178,9 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
         itd_us = np.concatenate([np.asarray(x, dtype=np.int64) for x in itd]) // 1000 if itd else np.zeros(0, np.int64)
         n = len(svc_us)
         ret = state.returns.setdefault(name, {})
-        ret["OK"] = ret.get("OK", 0) + n - len(errs)
+        ret[STATUS_NAMES[OK]] = ret.get(STATUS_NAMES[OK], 0) + n - len(errs)
         for s in errs:
-            k = STATUS_NAMES.get(s, "ERROR")
+            k = STATUS_NAMES.get(s, STATUS_NAMES[ERROR])
             ret[k] = ret.get(k, 0) + 1
         n_errors = sum(1 for s in errs if s not in NOT_ERRORS)
         if second * 1_000_000_000 >= warm_ns:
@@ -197,7 +198,7 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             measure.record_many(state.hists.setdefault(unit_name, measure.new_histogram()), per,
                                 count_each=max(units // max(n, 1), 1))
             ur = state.returns.setdefault(unit_name, {})
-            ur["OK"] = ur.get("OK", 0) + units
+            ur[STATUS_NAMES[OK]] = ur.get(STATUS_NAMES[OK], 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units
         payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), n_errors, units)
     return payload
@@ -309,7 +310,7 @@ def _stream_seconds(threads: list[RecordingThread], step: StepSpec, p: int, out_
     first = threads[0].clients[0]
     op_names, batch_units = first.op_names, getattr(first, "batch_units", {})
     state = _ProcState()
-    warm_ns = int(step.warmup_s * NS)
+    warm_ns = int(step.warmup_secs * NS)
     merger = SecondMerger(len(threads))
 
     def collect(final: bool) -> None:

@@ -71,6 +71,11 @@ class DaskExecutor:
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
 
     @classmethod
+    def open(cls, exp) -> DaskExecutor:
+        """The experiment's ``dask:`` scheduler, or a local cluster of its workers."""
+        return cls.connect(exp.dask.scheduler, exp.dask.workers)
+
+    @classmethod
     def connect(cls, scheduler: str | None, workers: int,
                 timeout_s: float = CONNECT_TIMEOUT_S) -> DaskExecutor:
         """Connect to ``scheduler``, or start a local cluster of ``workers`` processes;

@@ -108,6 +108,10 @@ class LocalExecutor:
 
     name = "local"
 
+    @classmethod
+    def open(cls, exp) -> LocalExecutor:
+        return cls()
+
     def start_clients(self, tasks: list[dict]) -> Clients:
         return LocalClients(tasks)
 

@@ -30,6 +30,7 @@ from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
+from . import registry
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
 from .step import StepOutcome, run_step
@@ -72,7 +73,7 @@ def _sampler(target, client_pids: list[int]):
         from ..hw.sampler import Sampler
     except ImportError:
         return None
-    return Sampler(1.0, dbms_pids=target.dbms_pids, dbms_in_clients=target.engine_in_clients,
+    return Sampler(1.0, dbms_pids=target.dbms_pids, engine_in_clients=target.engine_in_clients,
                    client_pids=lambda: list(client_pids),
                    db_size_bytes=target.db_size_bytes)
 
@@ -284,14 +285,12 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
 
 
 def open_executor(exp) -> LocalExecutor:
-    """The executor an experiment asks for (``executor: local | dask``), started."""
-    if getattr(exp, "executor", "local") == "dask":
-        import importlib.util
-        if importlib.util.find_spec("distributed") is None:
-            raise ParameterError("executor: dask needs Dask distributed: pip install 'benchlib[dask]'")
-        from .dask_executor import DaskExecutor
-        return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers)
-    return LocalExecutor()
+    """The executor an experiment asks for (``executor:``, one of :mod:`.registry`), started."""
+    try:
+        cls = registry.executor_class(exp.executor)
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
+    return cls.open(exp)
 
 
 ERROR_LOG = "error.log"

@@ -19,9 +19,9 @@ from __future__ import annotations
 import selectors
 import time
 
+from ..schema import ERROR
 from .recording import CHUNK_OPS, NS, RecordingThread, one_line
 
-ERROR = 2                 # the workload status of a failed operation
 ABORT_AFTER_BROKEN_S = 5.0
 OK_CONN = 0               # libpq's CONNECTION_OK
 
@@ -69,7 +69,7 @@ class MuxThread(RecordingThread):
                 pg.nonblocking = 0  # sends may block briefly; results are read only when complete
                 sel.register(pg.socket, selectors.EVENT_READ, i)
             start = self._wait_start()
-            end = start + int(self.step.duration_s * NS) if self.step.duration_s else None
+            end = start + int(self.step.loop_secs * NS) if self.step.loop_secs else None
             active = 0
             for i in range(n):
                 if self._start_safely(sel, i, start_op):

@@ -39,7 +39,7 @@ class NativeThread(RecordingThread):
     def _loop(self):
         step = self.step
         start = self._wait_start()
-        end = start + int(step.duration_s * NS) if step.duration_s else None
+        end = start + int(step.loop_secs * NS) if step.loop_secs else None
         rate = step.target_ops_per_s
         pacing = (start, int(self.gindex * NS / rate), self.total * NS / rate) if rate else (0, 0, 0.0)
         next_tick = start + NS if end is None else min(start + NS, end)
@@ -134,7 +134,7 @@ class NativeMuxThread(NativeThread):
 
     def _loop(self):
         start = self._wait_start()
-        end = start + int(self.step.duration_s * NS) if self.step.duration_s else None
+        end = start + int(self.step.loop_secs * NS) if self.step.loop_secs else None
         next_tick = start + NS if end is None else min(start + NS, end)
         run_many = self.clients[0].native.run_many
         conns = [c.native.conn for c in self.clients]

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .. import measure, schema
-from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
+from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .recording import NS, SecondMerger, StepError
@@ -281,7 +281,7 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
     merged = measure.merge_client_results(client_results)
     for op, m in sorted(merged.items()):
         n_all = sum(m["returns"].values())
-        n_err = sum(v for k, v in m["returns"].items() if k not in NOT_ERROR_NAMES)
+        n_err = sum(v for k, v in m["returns"].items() if k not in schema.NOT_ERROR_NAMES)
         s = measure.summarize(m["hdr"])
         rows.append({"op": op, **s, "count": n_all, "errors": n_err,
                      "hdr": measure.encode(m["hdr"]), "returns": m["returns"]})

@@ -1,4 +1,5 @@
-"""The catalog of runs, like the seed's ``benchruns`` table: one row per run folder.
+"""The catalog of runs: one row per run folder, in the table ``catalog_runs`` (older
+catalogs called it ``benchruns``, the name of ybio's own table: renamed when opened).
 
 A SQLAlchemy database (by default the SQLite file ``<data-dir>/catalog.sqlite``) so
 that a team can point it at a shared PostgreSQL instead. It is an index for
@@ -15,8 +16,10 @@ import sqlalchemy as sa
 from . import folders as results
 
 metadata = sa.MetaData()
-benchruns = sa.Table(
-    "benchruns", metadata,
+TABLE = "catalog_runs"
+OLD_TABLE = "benchruns"   # the name before ybio's table took it
+catalog_runs = sa.Table(
+    TABLE, metadata,
     sa.Column("run_id", sa.String, primary_key=True),
     sa.Column("experiment", sa.String, primary_key=True),
     sa.Column("config", sa.String),
@@ -48,8 +51,19 @@ def engine_for(data_dir: Path | str, url: str | None = None) -> sa.Engine:
                         lambda conn, _: conn.execute("PRAGMA journal_mode=WAL"))
     else:
         eng = sa.create_engine(url)
+    _rename_old_table(eng)
     metadata.create_all(eng)
     return eng
+
+
+def _rename_old_table(eng: sa.Engine) -> None:
+    """A catalog written before the rename keeps its rows: its table takes the new name."""
+    names = set(sa.inspect(eng).get_table_names())
+    if OLD_TABLE in names and TABLE not in names:
+        cols = {c["name"] for c in sa.inspect(eng).get_columns(OLD_TABLE)}
+        if {"run_id", "experiment", "path"} <= cols:   # the catalog's, not another table
+            with eng.begin() as conn:
+                conn.execute(sa.text(f"ALTER TABLE {OLD_TABLE} RENAME TO {TABLE}"))
 
 
 def record(data_dir: Path | str, run_dir: Path, meta: dict, ops_per_s: float | None = None,
@@ -57,14 +71,14 @@ def record(data_dir: Path | str, run_dir: Path, meta: dict, ops_per_s: float | N
     """Index one run; a catalog that cannot be written costs no run: the folders are
     the truth, and ``benchlib list --rebuild`` makes the catalog anew from them."""
     row = results.run_row(run_dir, meta)
-    row = {k: row.get(k) for k in benchruns.c.keys()}
+    row = {k: row.get(k) for k in catalog_runs.c.keys()}
     row["ops_per_s"] = ops_per_s
     try:
         eng = engine_for(data_dir, url)
         with eng.begin() as conn:
-            conn.execute(benchruns.delete().where(
-                (benchruns.c.run_id == row["run_id"]) & (benchruns.c.experiment == row["experiment"])))
-            conn.execute(benchruns.insert().values(**row))
+            conn.execute(catalog_runs.delete().where(
+                (catalog_runs.c.run_id == row["run_id"]) & (catalog_runs.c.experiment == row["experiment"])))
+            conn.execute(catalog_runs.insert().values(**row))
         eng.dispose()
     except sa.exc.SQLAlchemyError as e:
         print(f"benchlib: the catalog was not updated ({type(e.orig or e).__name__}); "
@@ -116,7 +130,7 @@ def list_runs(data_dir: Path | str, url: str | None = None):
     try:
         eng = engine_for(data_dir, url)
         with eng.connect() as conn:
-            df = pd.read_sql(sa.select(benchruns).order_by(benchruns.c.started), conn)
+            df = pd.read_sql(sa.select(catalog_runs).order_by(catalog_runs.c.started), conn)
         eng.dispose()
     except sa.exc.DatabaseError as e:
         raise results.ResultsError(

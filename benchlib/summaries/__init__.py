@@ -28,7 +28,17 @@ from .response import response_times
 from .stepstats import select
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
-KINDS = (*LINE_KINDS, "experiment")
+KINDS = (*LINE_KINDS, "experiment")   # the summaries with a text of their own (summarize)
+
+
+def points(results: dict) -> pd.DataFrame:
+    """Per matrix point: mean and 95% interval of ops/s, p99, CPU/op (:mod:`.uncertainty`)."""
+    from .uncertainty import point_summary
+    return point_summary(results)
+
+
+FRAMES = {**LINE_KINDS, "points": points}   # the summaries that are a table (csv, json)
+ALL_KINDS = tuple(dict.fromkeys([*KINDS, *FRAMES]))   # what `benchlib summary --kind` offers
 
 
 def summary_frame(results: dict, kind: str) -> pd.DataFrame:

@@ -23,8 +23,10 @@ import re
 import numpy as np
 import pandas as pd
 
+from .. import schema
+
 ID_COLS = ["experiment", "config", "run_id", "step", "phase"]
-PHASE_ORDER = {"load": 0, "index": 1, "run": 2}
+PHASE_ORDER = {phase: i for i, phase in enumerate(schema.PHASES)}  # load, index, run
 
 # hw aggregate columns of step_stats(), with the rule that makes each
 _HW_MEANS = {                       # mean over the step's 1-s samples (per second)
@@ -50,18 +52,9 @@ _HW_LAST = {                        # value at the end of the step (last sample 
 HW_AGGREGATES = ["n_hw", *_HW_MEANS, "cpu_pct", *_HW_SUMS, *_HW_MAX, *_HW_LAST]
 
 
-def phase_of(step: str) -> str:
-    """The phase of a seed step name: l.pre → load, l.post → index, r.L<n> → run."""
-    if step == "l.pre":
-        return "load"
-    if step == "l.post":
-        return "index"
-    return "run" if str(step).startswith("r.") else "other"
-
-
 def step_sort_key(step: str, phase: str | None = None) -> tuple:
     """Seed order: l.pre, l.post, r.L1, r.L2 … r.L10 (numerically), then anything else."""
-    phase = phase if isinstance(phase, str) else phase_of(step)
+    phase = phase if isinstance(phase, str) else schema.phase_of(step)
     m = re.search(r"(\d+)$", str(step))
     return (PHASE_ORDER.get(phase, 3), int(m.group(1)) if m else 0, str(step))
 
@@ -172,7 +165,7 @@ def step_stats(results: dict) -> pd.DataFrame:
     if "config" not in steps:
         steps["config"] = steps["run_id"].map(_config_map(results))
     phase = steps["phase"] if "phase" in steps else pd.Series(pd.NA, index=steps.index)
-    steps["phase"] = [p if isinstance(p, str) and p else phase_of(s)
+    steps["phase"] = [p if isinstance(p, str) and p else schema.phase_of(s)
                       for p, s in zip(phase, steps["step"])]
     hw = controller_hw(results, table(results, "hw"))
     keys = _keys(steps, hw) if len(hw) else ["run_id", "step"]

@@ -1,6 +1,8 @@
 """The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
 
-Nothing else names a target: params, the runner and the CLI's choices ask here. A
+Only a target's own module and this registry are to name it (``tests/test_names.py``
+holds that, with an allowlist of the places still to mend): params, the runner and the
+CLI's choices ask here. A
 new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
 from a plugin). Classes are imported only when first used, so a missing optional
 driver matters only to whoever uses that target.
@@ -13,19 +15,24 @@ import re
 _TARGETS: dict[str, str | type] = {}     # kind -> "module:Class" or the class
 _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
 _EMBEDDED: list[str] = []                # names used as the URL itself (sqlite, basic …)
+_DEFAULT: list[str] = []                 # the target of a property file run without one
 
 
 def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
-             embedded: bool = False) -> None:
-    """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself."""
+             embedded: bool = False, default: bool = False) -> None:
+    """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself;
+    ``default`` (an embedded one): the target of ``benchlib run FILE`` without ``--target``."""
     _TARGETS[kind] = ref
     for s in schemes:
         _SCHEMES[s] = kind
     if embedded and kind not in _EMBEDDED:
         _EMBEDDED.append(kind)
+    if default:
+        _DEFAULT[:] = [kind]
 
 
-register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True)
+register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True,
+         default=True)
 register("postgres", "benchlib.targets.postgres:PostgresTarget",
          schemes=("postgresql", "postgres", "postgresql+psycopg"))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
@@ -45,8 +52,8 @@ def embedded_names() -> tuple[str, ...]:
     return tuple(_EMBEDDED)
 
 
-def url_schemes() -> dict[str, str]:
-    return dict(_SCHEMES)
+def default() -> str:
+    return _DEFAULT[0]
 
 
 def import_ref(ref: str) -> type:

@@ -3,8 +3,8 @@ operations prepared in chunks before they are timed.
 
 A workload names its operations (codes 0..n-1 index ``op_names``) and, per client
 thread, returns a :class:`WorkloadClient` whose ``fns[code](*args)`` performs one
-operation and returns a status (0 = OK, 1 = NOT_FOUND, 2 = ERROR, as YCSB's
-Status; 3 = RETRY and 4 = EMPTY are outcomes, not errors: see :data:`NOT_ERRORS`). Everything that can be computed before the run — keys, values, scan
+operation and returns a status (``schema.OK``, ``NOT_FOUND``, ``ERROR``, as YCSB's
+Status; ``RETRY`` and ``EMPTY`` are outcomes, not errors: see ``schema.NOT_ERRORS``). Everything that can be computed before the run — keys, values, scan
 lengths, the choice of the operation — is in the chunk: the driver's hot loop only
 calls, times and appends.
 
@@ -19,13 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR", 3: "RETRY", 4: "EMPTY"}
-# statuses that are outcomes, not errors: RETRY is LinkBench's operation redone as another
-# (an add that found its link became an update, an update that found none an add), EMPTY
-# a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
-NOT_ERRORS = frozenset({0, 3, 4})
-NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
 
 
 @dataclass
@@ -45,9 +38,9 @@ class StepSpec:
     threads: int = 1
     processes: int = 1
     target_ops_per_s: float | None = None
-    duration_s: float | None = None
+    loop_secs: float | None = None  # the step runs this long (the YAML's run.loop_secs)
     ops_total: int | None = None   # operations (records for a load) over all threads
-    warmup_s: float = 0.0
+    warmup_secs: float = 0.0       # excluded from latency (the YAML's run.warmup_secs)
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)

@@ -1,8 +1,9 @@
 """The workload registry: a workload's name → its class.
 
-Nothing outside a workload's own folder names it: params validates ``workload:`` and
-its properties through here, the runner asks the class for its steps, clients and
-text outputs, the CLI lists the names. A new workload is a folder in ``workloads/``
+Only a workload's own folder and this registry are to name it (``tests/test_names.py``
+holds that, with an allowlist of the places still to mend): params validates
+``workload:`` and its properties through here, the runner asks the class for its steps,
+clients and text outputs, the CLI offers the names registered here. A new workload is a folder in ``workloads/``
 and one :func:`register` line below (or a call from a plugin or a test module).
 
 A name may also be given as ``"package.module:Class"`` in an experiment YAML; client
@@ -14,14 +15,18 @@ from __future__ import annotations
 import importlib
 
 _WORKLOADS: dict[str, str | type] = {}   # name -> "module:Class" or the class
+_DEFAULT: list[str] = []                  # the workload of an experiment that names none
 
 
-def register(name: str, ref: str | type) -> None:
-    """Make ``name`` a workload: ``ref`` is ``"module:Class"`` or the class itself."""
+def register(name: str, ref: str | type, *, default: bool = False) -> None:
+    """Make ``name`` a workload: ``ref`` is ``"module:Class"`` or the class itself;
+    ``default``: the workload of an experiment (or a property file) that names none."""
     _WORKLOADS[name] = ref
+    if default:
+        _DEFAULT[:] = [name]
 
 
-register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload")
+register("ycsb", "benchlib.workloads.ycsb:YcsbWorkload", default=True)
 register("linkbench", "benchlib.workloads.linkbench:LinkBenchWorkload")
 register("ybio", "benchlib.workloads.ybio:YbioWorkload")
 register("kv", "benchlib.workloads.kv:KvWorkload")
@@ -31,8 +36,8 @@ def names() -> list[str]:
     return list(_WORKLOADS)
 
 
-def is_known(name: str) -> bool:
-    return name in _WORKLOADS or ":" in name
+def default() -> str:
+    return _DEFAULT[0]
 
 
 def _import(ref: str) -> type:

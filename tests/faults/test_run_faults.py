@@ -188,6 +188,22 @@ def test_a_corrupt_catalog_costs_no_run_and_rebuilds(tmp_path, capsys):
     assert list(d.glob("catalog.sqlite.corrupt-*"))
 
 
+def test_a_catalog_from_before_its_table_was_renamed_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    from benchlib.store import catalog
+    cols = ", ".join(catalog.catalog_runs.c.keys())
+    with sqlite3.connect(tmp_path / catalog.CATALOG) as conn:   # the table as it was named
+        conn.execute(f"CREATE TABLE benchruns ({cols}, PRIMARY KEY (run_id, experiment))")
+        conn.execute("INSERT INTO benchruns (run_id, experiment, status, started, path) "
+                     "VALUES ('old-r1', 'old', 'ok', '2026-01-01', '/x')")
+    df = catalog.list_runs(tmp_path)
+    assert df["run_id"].tolist() == ["old-r1"] and df["status"].tolist() == ["ok"]
+    with sqlite3.connect(tmp_path / catalog.CATALOG) as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert catalog.TABLE in names and "benchruns" not in names
+
+
 @pytest.mark.embedded
 @pytest.mark.slow
 def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):

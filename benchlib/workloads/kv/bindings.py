@@ -19,9 +19,8 @@ may turn a chunk's arguments into what its calls take before they are timed
 """
 from __future__ import annotations
 
+from ...schema import ERROR, NOT_FOUND, OK
 from ...targets.sql import quote_ident
-
-OK, NOT_FOUND, ERROR = 0, 1, 2
 
 
 def quote(dialect: str, name: str) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ycsb.generators import ScrambledZipfian, SkewedLatest, UniformLong
+from ..generators import ScrambledZipfian, SkewedLatest, UniformLong
 from .parameters import KvParameters
 
 READ, INSERT, DELETE, UPDATE, SCAN = range(5)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
-from ..ycsb.workload import ValuePool
+from ..generators import ValuePool
 from .bindings import (
     SqlStatements,
     index_key,
@@ -120,8 +120,6 @@ def clear_store(target, table: str, key_size: int) -> None:
             cur = conn.cursor()
             cur.execute(SqlStatements(target.dialect.name, table).drop)
             cur.execute(SqlStatements.create(target.dialect.name, table, key_size))
-            if target.dialect.name == "sqlite":
-                conn.commit()
     finally:
         if conn is not None:
             conn.close()

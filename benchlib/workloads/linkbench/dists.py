@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..ycsb.generators import Zipfian
+from ..generators import Zipfian
 
 DEFAULT_LINK_TYPE = 123456789   # LinkStore.DEFAULT_LINK_TYPE
 DEFAULT_NODE_TYPE = 2048        # LinkStore.DEFAULT_NODE_TYPE
@@ -102,11 +102,6 @@ class Graph:
         """ID2Chooser.calcLinkCount: a node's links split evenly among the types."""
         tot = self.nlinks(id1)
         return tot // self.types + (type_ix < tot % self.types)
-
-    def id2_for_op(self, rng, id1, type_ix, p_exist: float) -> np.ndarray:
-        """ID2Chooser.chooseForOp: id1 + a draw below ceil(nlinks / p_exist)."""
-        rng_size = np.maximum(np.ceil(self.nlinks_of_type(id1, type_ix) / p_exist), 1)
-        return id1 + np.floor(rng.random(len(id1)) * rng_size).astype(np.int64)
 
 
 class Access:

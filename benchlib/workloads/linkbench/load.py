@@ -18,8 +18,9 @@ import time
 
 import numpy as np
 
+from ...schema import OK
 from ..base import Chunk
-from ..ycsb.workload import ValuePool
+from ..generators import ValuePool
 from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient, open_db
 from .dists import (
     DEFAULT_LINK_TYPE,
@@ -62,7 +63,7 @@ class LoadClient(DbClient):
 
     def _bulk(self, table, cols, rows) -> int:
         self._db.bulk(table, cols, rows)
-        return 0
+        return OK
 
     # ------------------------------------------------------------ planning
     def next_chunk(self, max_ops):

@@ -26,8 +26,9 @@ import time
 
 import numpy as np
 
+from ...schema import EMPTY, OK, RETRY
 from ..base import Chunk
-from ..ycsb.workload import ValuePool
+from ..generators import ValuePool
 from .db import DbClient, open_db
 from .dists import (
     DEFAULT_LINK_TYPE,
@@ -48,7 +49,6 @@ REQUEST_OPS = ["ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET
                "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE"]
 (ADD_LINK, DELETE_LINK, UPDATE_LINK, COUNT_LINK, MULTIGET_LINK, GET_LINKS_LIST, ADD_NODE,
  UPDATE_NODE, DELETE_NODE, GET_NODE) = range(10)
-OK, ERROR, RETRY, EMPTY = 0, 2, 3, 4
 MAX_NODE_DATA = 4096
 HISTORY_LIMIT = 2048   # LinkBenchRequest's listTailHistoryLimit
 MAX_TIME = 2**62

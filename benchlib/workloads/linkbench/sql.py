@@ -78,12 +78,6 @@ class Statements:
                                       f"link_type = {p} AND id2 IN ({', '.join([p] * n)})")
         return st
 
-    def insert_rows(self, table: str, cols: str, nrows: int) -> str:
-        """A multi-row INSERT of nrows rows."""
-        k = len(cols.split(","))
-        row = "(" + ", ".join([self.ph] * k) + ")"
-        return f"INSERT INTO {table} ({cols}) VALUES " + ", ".join([row] * nrows)
-
     # ---------------------------------------------------------------- schema
     def create_tables(self, engine: str | None = None) -> list[str]:
         idt, small, integer, ldata, ndata, nid = _TYPES[self.dialect]

@@ -14,6 +14,7 @@ import os
 
 import pandas as pd
 
+from ... import schema
 from ..base import StepSpec, Workload
 from .load import LoadClient
 from .properties import LinkBenchProperties, from_properties, read_config
@@ -67,9 +68,9 @@ class LinkBenchWorkload(Workload):
         p, steps = self.p, []
         if not exp.load.skip:
             n = 1 + p.loaders   # the node loader and the link/count loaders
-            steps.append(StepSpec("l.pre", "load", None, n, min(spec.load_processes, n), None,
+            steps.append(StepSpec(schema.step_name("load"), "load", None, n, min(spec.load_processes, n), None,
                                   None, None, 0.0, exp.run.status_interval_s))
-            steps.append(StepSpec("l.post", "index", None, 1, 1))
+            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1))
         if not exp.run.skip:
             threads = p.requesters or spec.threads
             procs = min(spec.processes, threads) if p.requesters is None else \
@@ -77,7 +78,7 @@ class LinkBenchWorkload(Workload):
             rate = p.requestrate * threads if p.requestrate > 0 else spec.target_ops_per_s
             ops = p.requests * threads if p.requests and not exp.run.loop_secs else None
             for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(f"r.L{loop}", "run", loop, threads, max(procs, 1), rate,
+                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, threads, max(procs, 1), rate,
                                       exp.run.loop_secs or p.maxtime, ops, exp.run.warmup_secs,
                                       exp.run.status_interval_s, False))
         return steps
@@ -88,9 +89,7 @@ class LinkBenchWorkload(Workload):
         try:
             cur = conn.cursor()
             for sql in sqls:
-                cur.execute(sql)
-            if target.dialect.name == "sqlite":
-                conn.commit()
+                cur.execute(sql)   # autocommit connections: nothing to commit
         finally:
             conn.close()
 

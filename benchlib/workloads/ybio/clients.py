@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
+from ...schema import ERROR, NOT_FOUND, OK
 from ..base import Chunk, WorkloadClient
 from .sql import table_statements
 
 READ_BATCH, UPDATE_BATCH = 0, 1
-OK, NOT_FOUND, ERROR = 0, 1, 2
 
 
 class _Session:

@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from ...schema import OK
 from ..base import Chunk, WorkloadClient
 from .sql import table_statements
 
@@ -118,7 +119,7 @@ class YbioLoadClient(WorkloadClient):
         else:
             with self.conn.cursor() as cur:
                 cur.executemany(st.insert, data)  # one multi-row INSERT, values escaped
-        return 0  # the rows are counted from the chunk's units
+        return OK  # the rows are counted from the chunk's units
 
     def close(self) -> None:
         self.conn.close()

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pandas as pd
 
 from ...targets.base import TargetError
+from ... import schema
 from ..base import StepSpec, Workload
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
@@ -60,15 +61,15 @@ class YbioWorkload(Workload):
         steps = []
         if not exp.load.skip:
             lt = exp.load.threads
-            steps.append(StepSpec("l.pre", "load", None, lt, min(spec.load_processes, lt),
+            steps.append(StepSpec(schema.step_name("load"), "load", None, lt, min(spec.load_processes, lt),
                                   spec.load_target_ops_per_s, None, p.tab_rows * len(tables),
                                   0.0, exp.run.status_interval_s))
         if self.index_step:
-            steps.append(StepSpec("l.post", "index", None, 1, 1, None, None, p.tab_rows * len(tables)))
+            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1, None, None, p.tab_rows * len(tables)))
         if not exp.run.skip:
             duration = exp.run.loop_secs or p.run_duration
             for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(f"r.L{loop}", "run", loop, spec.threads, spec.processes,
+                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
                                       spec.target_ops_per_s, duration, None, exp.run.warmup_secs,
                                       exp.run.status_interval_s, False))
         return steps

@@ -3,7 +3,7 @@
 :class:`CoreWorkloadPlan` is one client's stream of CoreWorkload operations
 (``doTransaction*``: operation, key, scan length, fields), produced in chunks;
 :func:`load_keynums` is one loader's share of the load phase. The generators
-themselves are in :mod:`.ycsb_generators`.
+themselves are shared, in :mod:`benchlib.workloads.generators`.
 """
 from __future__ import annotations
 
@@ -11,13 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .generators import (
-    INSERT,
-    MAX_REDRAW_ROUNDS,
-    READ,
-    READMODIFYWRITE,
-    SCAN,
-    UPDATE,
+from ..generators import (
     Constant,
     Discrete,
     Exponential,
@@ -31,6 +25,9 @@ from .generators import (
     build_key_names,
 )
 from .properties import PROPORTIONS, CoreWorkloadProperties
+
+READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)  # CoreWorkload's operations, as op codes
+MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
 
 # ------------------------------------------------------------ CoreWorkload wiring
 

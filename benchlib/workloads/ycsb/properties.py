@@ -27,9 +27,9 @@ from pydantic import (
     model_validator,
 )
 
+from ..generators import INT_MAX  # Java Integer.MAX_VALUE: CoreWorkload's recordcount when it is 0
 from ..properties_file import PropertyFileError, read_property_file  # noqa: F401 (re-exported)
 
-INT_MAX = 2**31 - 1  # Java Integer.MAX_VALUE: CoreWorkload's recordcount when it is 0
 PROPORTIONS = ("readproportion", "updateproportion", "insertproportion", "scanproportion",
                "readmodifywriteproportion")
 PROPORTION_SUM_TOLERANCE = 1e-9

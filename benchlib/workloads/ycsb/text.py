@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ...schema import is_batch
+from ...schema import OK, STATUS_NAMES, is_batch
 
 PERCENTILE_KEYS = [("p50_us", 50), ("p90_us", 90), ("p95_us", 95), ("p99_us", 99), ("p999_us", 99.9)]
 
@@ -44,6 +44,6 @@ def format_step(secs: float, ops: int, latency_rows: list[dict]) -> str:
         lines.append(f"[{op}], MaxLatency(us), {_num(r['max_us'])}")
         for key, p in PERCENTILE_KEYS:
             lines.append(f"[{op}], {_ordinal(p)}PercentileLatency(us), {_num(r[key])}")
-        for status, n in sorted((r.get("returns") or {}).items(), key=lambda kv: kv[0] != "OK"):
+        for status, n in sorted((r.get("returns") or {}).items(), key=lambda item: item[0] != STATUS_NAMES[OK]):
             lines.append(f"[{op}], Return={status}, {int(n)}")
     return "\n".join(lines) + "\n"

@@ -1,24 +1,23 @@
 """YCSB's CoreWorkload on benchlib's driver: load and transaction clients.
 
-The generators (:mod:`.ycsb_generators`) decide, per client thread and chunk, which
+The generators (:mod:`..generators`) decide, per client thread and chunk, which
 operation runs on which key; this module turns a chunk into ready argument tuples
 (key strings, field values) for the target's YCSB binding, before any of them is
-timed. Field values come from :class:`ValuePool`: slices of one random alphanumeric
-string, so a value costs a slice, not a random draw per byte (YCSB's
+timed. Field values come from the shared :class:`..generators.ValuePool`: slices of one
+random alphanumeric string, so a value costs a slice, not a random draw per byte (YCSB's
 RandomByteIterator draws printable ASCII; ours are alphanumeric so that COPY and
 multi-row INSERT need no escaping).
 """
 from __future__ import annotations
 
 import difflib
-import string
 import time
 
 import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
-from .generators import build_key_names
+from ..generators import ValuePool, build_key_names
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .properties import (
     CLIENT_KEYS,
@@ -30,7 +29,6 @@ from .properties import (
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
 READ, UPDATE, INSERT, SCAN, RMW = range(5)
-ALPHABET = np.frombuffer((string.ascii_letters + string.digits).encode(), dtype=np.uint8)
 
 
 class YcsbConfig:
@@ -41,11 +39,6 @@ class YcsbConfig:
         self.extra = extra
         self.table = core.table
         self.field_names = list(core.field_names)
-
-
-def resolve_properties(exp) -> YcsbConfig:
-    """Validate an experiment's YCSB properties (ValueError on a fault)."""
-    return config_from(exp.workload_properties())
 
 
 def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
@@ -68,22 +61,6 @@ def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
 def config_from(props: dict) -> YcsbConfig:
     core, extra = split_properties(props)
     return YcsbConfig(CoreWorkloadProperties.from_properties(core), extra)
-
-
-class ValuePool:
-    """Random alphanumeric field values, cut from one pre-generated string."""
-
-    def __init__(self, rng: np.random.Generator, max_len: int, size: int = 1 << 18,
-                 as_bytes: bool = False):
-        raw = ALPHABET[rng.integers(0, len(ALPHABET), size + max_len)].tobytes()
-        self.text = raw if as_bytes else raw.decode()  # bytes for drivers that send bytes
-        self.size = size
-        self.rng = rng
-
-    def values(self, lengths: np.ndarray) -> list:
-        offs = self.rng.integers(0, self.size, len(lengths)).tolist()
-        t = self.text
-        return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]
 
 
 class YcsbWorkload(Workload):

@@ -1,4 +1,5 @@
-"""YCSB's key, operation and length generators, vectorized with numpy.
+"""Key, value-length and choice generators, vectorized with numpy: YCSB's, shared by the
+workloads that draw keys as YCSB does (YCSB, kv, LinkBench's zipfian).
 
 Semantics follow YCSB 0.17/0.18 (``core/.../generator/*.java``, ``Utils.fnvhash64``
 and ``CoreWorkload.java``), including their quirks (eta recomputed with the
@@ -9,23 +10,24 @@ seeded ``numpy.random.Generator`` instead of ``ThreadLocalRandom``, unbiased
 that the driver prepares a chunk of operations before its timed loop.
 
 How CoreWorkload wires them into a client's stream of operations is in
-:mod:`.ycsb_plan`.
+:mod:`.ycsb.plan`.
 """
 from __future__ import annotations
 
 import functools
 import math
+import string
 from pathlib import Path
 
 import numpy as np
 
-from .properties import INT_MAX, PropertyFileError
+from .properties_file import PropertyFileError
 
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
 SCRAMBLED_ZETAN = 26.46902820178302     # its precomputed zeta(ITEM_COUNT, 0.99)
-READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)
-MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
+INT_MAX = 2**31 - 1                     # Java Integer.MAX_VALUE
+ALPHABET = np.frombuffer((string.ascii_letters + string.digits).encode(), dtype=np.uint8)
 
 _FNV_OFFSET_BASIS_64 = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME_64 = np.uint64(1099511628211)
@@ -360,3 +362,19 @@ class Histogram:
         i = np.searchsorted(self.cum, number, side="left")  # first i: number - cum[i] <= 0
         last = len(self.buckets) - 1
         return np.where(i < last, i + 1, last).astype(np.int64) * self.block
+
+
+class ValuePool:
+    """Random alphanumeric field values, cut from one pre-generated string."""
+
+    def __init__(self, rng: np.random.Generator, max_len: int, size: int = 1 << 18,
+                 as_bytes: bool = False):
+        raw = ALPHABET[rng.integers(0, len(ALPHABET), size + max_len)].tobytes()
+        self.text = raw if as_bytes else raw.decode()  # bytes for drivers that send bytes
+        self.size = size
+        self.rng = rng
+
+    def values(self, lengths: np.ndarray) -> list:
+        offs = self.rng.integers(0, self.size, len(lengths)).tolist()
+        t = self.text
+        return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]

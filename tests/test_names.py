@@ -1,0 +1,193 @@
+"""Names where they belong (issue 22): a registered workload's name, a registered target's
+kind or a dialect's name appears in benchlib's code only in the thing's own folder or
+module and in the registries — the same kind of guard as tests/test_layers.py.
+
+What counts as code: identifiers (names, attributes, definitions, arguments, imported
+names) and string literals, f-strings' text included; comments and docstrings do not
+count (prose may say "as YCSB does"). A name counts as a word: ``YcsbWorkload``,
+``is_sqlite``, ``"sqlite:///x"`` and ``"SQLite"`` name sqlite, ``postgresql`` and
+``basicdb`` do not.
+
+Whose is a place:
+- a workload's folder ``workloads/<name>/`` is its own;
+- a module of ``targets/`` or ``importers/`` owns the words of its file name
+  (``targets/embedded_postgres.py``: embedded-postgres and postgres; ``importers/ycsb_stream.py``:
+  ycsb, the tool whose output it reads);
+- a binding ``workloads/<w>/bindings/<dialect>.py`` owns its dialect's name;
+- the registries name everything.
+
+``ALLOWED`` lists the places that still name what is not theirs, each with the part of
+issue 22 that removes it. Its entry goes when that part lands: a place that no longer
+needs its entry fails :func:`test_no_stale_allowance`, so the list only shrinks.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "benchlib"
+
+REGISTRIES = {"benchlib/workloads/registry.py", "benchlib/targets/registry.py",
+              "benchlib/importers/registry.py", "benchlib/run/registry.py"}
+DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic")
+
+# places where the word means something else than the registered thing: kept for good
+OTHER_MEANING: dict[str, str] = {
+    "benchlib/store/catalog.py": "the catalog is itself a SQLite file (SQLAlchemy), whatever the target",
+    "benchlib/store/folders.py": "upgrade_meta: a run folder from before meta.json carried the "
+                                 "target's dialect knows it only by its kind",
+}
+
+CORE = "core: YCSB out of targets/ into workloads/ycsb/bindings/, a Target that knows no workload"
+CORE_DIALECT = "core: a Target's Dialect object instead of its name"
+KV_YBIO = "kvybio: kv's and ybio's per-dialect code into bindings/<dialect>.py"
+LINKBENCH = "linkbench: LinkBench's per-dialect code into bindings/<dialect>.py"
+LATER = "no part of issue 22 yet: "
+
+# path -> why it still names what is not its own: the part of issue 22 that mends it.
+# Remove an entry when its part lands (test_no_stale_allowance says which).
+ALLOWED: dict[str, str] = {
+    "benchlib/targets/base.py": CORE,            # ycsb_* members; 'postgres' install extra
+    "benchlib/targets/basic.py": CORE,           # BasicYcsb, the kv binding's basic
+    "benchlib/targets/mysql.py": CORE,           # MysqlYcsb
+    "benchlib/targets/mysql_native.py": CORE,    # NativeYcsb (C loop) for MariaDB
+    "benchlib/targets/native_ops.py": CORE,      # YCSB's op codes for the C loops
+    "benchlib/targets/pg_native.py": CORE,       # NativeYcsb for PostgreSQL
+    "benchlib/targets/postgres.py": CORE,        # PostgresYcsb
+    "benchlib/targets/redis.py": CORE,           # RedisYcsb, kv
+    "benchlib/targets/sql.py": CORE_DIALECT,     # YcsbStatements; quoting by dialect name
+    "benchlib/targets/sqlite.py": CORE,          # SqliteYcsb
+    "benchlib/workloads/ycsb/workload.py": CORE_DIALECT,  # kind == "redis"
+    "benchlib/workloads/kv/bindings.py": KV_YBIO,
+    "benchlib/workloads/kv/workload.py": KV_YBIO,
+    "benchlib/workloads/ybio/clients.py": KV_YBIO,
+    "benchlib/workloads/ybio/load.py": KV_YBIO,
+    "benchlib/workloads/ybio/sql.py": KV_YBIO,
+    "benchlib/workloads/ybio/workload.py": KV_YBIO,
+    "benchlib/workloads/linkbench/db.py": LINKBENCH,
+    "benchlib/workloads/linkbench/properties.py": LINKBENCH,
+    "benchlib/workloads/linkbench/requests.py": LINKBENCH,
+    "benchlib/workloads/linkbench/sql.py": LINKBENCH,
+    "benchlib/workloads/linkbench/workload.py": LINKBENCH,
+    "benchlib/summaries/response.py": LATER + "each workload's op order and main ops, declared by "
+                                              "the workload instead of listed in the summaries",
+    "benchlib/summaries/kv.py": LATER + "kv's own summary table, outside its folder",
+    "benchlib/plots/ybio.py": LATER + "ybio's own plots, outside its folder",
+}
+
+
+def registered_names() -> list[str]:
+    """The names the registries' own ``register("name", …)`` lines give (read from their
+    source: a test's toy registered at run time is none of benchlib's), and the dialects."""
+    names = set(DIALECTS)
+    for rel in ("benchlib/workloads/registry.py", "benchlib/targets/registry.py"):
+        for node in ast.walk(ast.parse((ROOT / rel).read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register" \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                names.add(node.args[0].value)
+    return sorted(names)
+
+
+def _owned(rel: str) -> set[str] | None:
+    """The names the module at ``rel`` may use, its own; None: every name (a registry)."""
+    parts = rel.split("/")          # benchlib/<folder>/…/<file>.py
+    stem = parts[-1].removesuffix(".py")
+    if rel in REGISTRIES:
+        return None
+    if parts[1] == "workloads" and len(parts) > 3:          # inside a workload's folder
+        own = {parts[2]}
+        if "bindings" in parts[3:-1]:                         # its bindings/<dialect>.py
+            own |= set(DIALECTS) if stem == "__init__" else {stem}   # __init__: their registry
+        return own
+    if parts[1] in ("targets", "importers") and len(parts) == 3:
+        words = stem.strip("_").split("_")                    # embedded_postgres, ycsb_stream
+        return {*words, "-".join(words)}
+    return set()
+
+
+def _code_strings(tree: ast.AST):
+    """(line, text) of every identifier and string literal that is not a docstring."""
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                docstrings.add(id(body[0].value))
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield line, node.value
+        elif isinstance(node, ast.Name):
+            yield line, node.id
+        elif isinstance(node, ast.Attribute):
+            yield line, node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield line, node.name
+        elif isinstance(node, ast.arg):
+            yield line, node.arg
+        elif isinstance(node, ast.keyword) and node.arg:
+            yield line, node.arg
+        elif isinstance(node, ast.alias):
+            yield line, node.asname or node.name
+
+
+def _as_words(text: str) -> str:
+    """``YcsbWorkload`` → ``ycsb_workload``: camel-case boundaries made word boundaries."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text).lower()
+
+
+def _pattern(name: str) -> re.Pattern:
+    return re.compile(r"(?<![a-z0-9])" + re.escape(name).replace(r"\-", "[-_ ]") + r"(?![a-z0-9])")
+
+
+def foreign_names() -> dict[str, dict[str, list[int]]]:
+    """path -> {name: lines} of every name used outside its own place."""
+    names = registered_names()
+    patterns = {n: _pattern(n) for n in names}
+    found: dict[str, dict[str, list[int]]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        own = _owned(rel)
+        if own is None or rel in OTHER_MEANING:
+            continue
+        for line, text in _code_strings(ast.parse(path.read_text(), str(path))):
+            words = _as_words(text)
+            for n in names:
+                if n not in own and patterns[n].search(words):
+                    found.setdefault(rel, {}).setdefault(n, []).append(line)
+    return found
+
+
+def _describe(found: dict[str, dict[str, list[int]]]) -> str:
+    return "\n".join(f"  {rel}: " + ", ".join(f"{n} (line {', '.join(map(str, sorted(set(ls))[:5]))})"
+                                              for n, ls in sorted(names.items()))
+                     for rel, names in sorted(found.items()))
+
+
+def test_names_stay_in_their_own_places():
+    found = {rel: names for rel, names in foreign_names().items() if rel not in ALLOWED}
+    assert not found, (
+        "a workload's, target's or dialect's name outside its own folder/module and the "
+        "registries (reach it through the registry or the target's Dialect instead):\n"
+        + _describe(found))
+
+
+def test_no_stale_allowance():
+    found = foreign_names()
+    stale = sorted(rel for rel in ALLOWED if rel not in found)
+    assert not stale, ("these places name nothing that is not theirs any more: remove their "
+                       "entries from ALLOWED in tests/test_names.py:\n  " + "\n  ".join(stale))
+
+
+def test_the_guard_sees_what_it_guards():
+    # identifiers and strings count, camel case included; docstrings and longer words do not
+    tree = ast.parse('"""as YCSB does"""\nclass YcsbThing:\n    url = "postgresql://x"\n'
+                     '    kind = "SQLite"\n    opt = "basicdb.verbose"\n')
+    words = [_as_words(t) for _, t in _code_strings(tree)]
+    hits = {n for n in registered_names() for w in words if _pattern(n).search(w)}
+    assert hits == {"ycsb", "sqlite"}
+    assert _owned("benchlib/targets/embedded_postgres.py") >= {"postgres", "embedded-postgres"}
+    assert _owned("benchlib/workloads/kv/bindings/redis.py") == {"kv", "redis"}
