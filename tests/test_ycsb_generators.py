@@ -4,7 +4,6 @@ binomial standard error (5σ) or a chi-square p-value, with a fixed seed."""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -108,16 +107,14 @@ def test_zeta_reproduces_ycsbs_precomputed_zetan():
     assert zeta(SCRAMBLED_ITEM_COUNT, 0.99) == pytest.approx(SCRAMBLED_ZETAN, rel=1e-10)
 
 
-def test_zeta_direct_and_euler_maclaurin_agree_and_large_n_is_fast():
+def test_zeta_direct_and_euler_maclaurin_agree_for_large_n():
     n = (1 << 22) + 12_345  # just past the direct-summation limit
     assert g._sum_direct(1, n, 0.99) == pytest.approx(g.zeta_sum(0, n, 0.99), rel=1e-13)
     assert g.zeta_sum(0, 100, 0.5) == pytest.approx(sum(i ** -0.5 for i in range(1, 101)), rel=1e-14)
     assert g.zeta_sum(3, 10, 0.9, 1.5) == pytest.approx(1.5 + sum(i ** -0.9 for i in range(4, 11)))
-    zeta.cache_clear()
-    t0 = time.perf_counter()
-    zeta(10_000_000, 0.99)
-    zeta(123_456_789, 0.8)
-    assert time.perf_counter() - t0 < 0.5
+    # past the direct limit the tail is Euler-Maclaurin's: the same as the terms summed
+    n = 10_000_000
+    assert g.zeta_sum(0, n, 0.8) == pytest.approx(g._sum_direct(1, n, 0.8), rel=1e-12)
 
 
 # ------------------------------------------------------------------ zipfian
@@ -372,12 +369,9 @@ def test_load_keynums_split_contiguously():
     assert load_keynums(props(), 0, 1).tolist() == list(range(1000))
 
 
-def test_one_million_workload_a_operations_well_under_a_second():
+def test_one_million_workload_a_operations_in_one_chunk():
     p = props(recordcount=1_000_000, operationcount=1_000_000, readproportion=0.5,
               updateproportion=0.5, requestdistribution="zipfian")
     plan = CoreWorkloadPlan(p, 0, 1, seed=28)
-    t0 = time.perf_counter()
-    c = plan.next_chunk(1_000_000)
-    elapsed_s = time.perf_counter() - t0
+    c = plan.next_chunk(1_000_000)   # its speed is a bench's (bench/), never a test's
     assert len(c) == 1_000_000 and c.keynum.max() <= 999_999
-    assert elapsed_s < 1.0, f"{elapsed_s:.2f} s"
