@@ -27,13 +27,7 @@ import numpy as np
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..ycsb.workload import ValuePool
-from .bindings import (
-    SqlStatements,
-    index_key,
-    key_prefix,
-    make_binding,
-    prepare_args,
-)
+from .bindings import BINDINGS, binding, prepare_args
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
@@ -47,7 +41,6 @@ from .plan import (
 )
 
 RUN_OPS = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN"]
-SQL_DIALECTS = ("sqlite", "postgres", "mysql")
 
 
 class KvWorkload(Workload):
@@ -65,6 +58,7 @@ class KvWorkload(Workload):
         p = cls(exp.workload_properties()).p
         if not exp.run.skip and not exp.run.loop_secs and p.op_count <= 0:
             raise ValueError("op_count: required (> 0) unless run.loop_secs bounds the run loops")
+        BINDINGS.check_targets(exp.targets)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         steps = []
@@ -86,12 +80,11 @@ class KvWorkload(Workload):
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            clear_store(target, self.p.table, self.p.key_size)
+            binding(target.dialect).clear(target, self.p.table, self.p.key_size)
 
     def after_step(self, target, step, outcome) -> None:
-        hook = getattr(target, "after_load", None)
-        if step.phase == "load" and hook and target.dialect.name == "postgres":
-            hook(self.p.table)  # the target quotes it
+        if step.phase == "load":
+            binding(target.dialect).after_load(target, self.p.table)
 
     def client(self, step, endpoint, index, total, seed, batch_size=1000) -> WorkloadClient:
         loops = int(self.properties.get("_loops", 1))
@@ -103,37 +96,14 @@ class KvWorkload(Workload):
         return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per)
 
 
-def clear_store(target, table: str, key_size: int) -> None:
-    """An empty store before the prepare: the table made anew, or on Redis the
-    table's keys and index removed (other keys of the database are left alone)."""
-    conn = target.connect()
-    try:
-        if target.dialect.name == "redis":
-            batch = []
-            for k in conn.scan_iter(match=key_prefix("redis", table) + "*", count=5000):
-                batch.append(k)
-                if len(batch) >= 5000:
-                    conn.unlink(*batch)
-                    batch = []
-            conn.unlink(index_key(table), *batch)
-        elif target.dialect.name in SQL_DIALECTS:
-            cur = conn.cursor()
-            cur.execute(SqlStatements(target.dialect.name, table).drop)
-            cur.execute(SqlStatements.create(target.dialect.name, table, key_size))
-            if target.dialect.name == "sqlite":
-                conn.commit()
-    finally:
-        if conn is not None:
-            conn.close()
-
-
 class _KvClient(WorkloadClient):
     def __init__(self, p: KvParameters, endpoint, seed: int):
         self.p, self.endpoint = p, endpoint
         self.rng = np.random.default_rng(seed)
-        self.prefix = key_prefix(endpoint.dialect.name, p.table)
+        self.kind = binding(endpoint.dialect)
+        self.prefix = self.kind.key_prefix(p.table)
         self.pool = ValuePool(self.rng, p.value_size)
-        self.binding = make_binding(endpoint, p.table)
+        self.binding = self.kind.open(endpoint, p.table)
         self._bind()
 
     def _bind(self):
@@ -153,7 +123,7 @@ class _KvClient(WorkloadClient):
             self.binding.close()
         except Exception:
             pass
-        self.binding = make_binding(self.endpoint, self.p.table)
+        self.binding = self.kind.open(self.endpoint, self.p.table)
         self._bind()
 
     def close(self) -> None:

@@ -17,109 +17,17 @@ pct_update`` (or pct_update is 100), which keeps the updated share at pct_update
 """
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 
 import numpy as np
 
 from ..base import Chunk, WorkloadClient
+from .bindings import binding
 from .sql import table_statements
 
 READ_BATCH, UPDATE_BATCH = 0, 1
 OK, NOT_FOUND, ERROR = 0, 1, 2
-
-
-class _Session:
-    """One connection and the two calls of runit, per dialect: ``read(lo, hi)`` and
-    ``update(lo, hi)`` return the rows counted by the statement."""
-
-    def __init__(self, endpoint, st, prepared: bool):
-        self.dialect = endpoint.dialect.name
-        self.conn = endpoint.connect()
-        self.read, self.update = getattr(self, f"_bind_{self.dialect}")(st, prepared)
-
-    def key(self, k: int):
-        """A key as the hot path passes it (libpq takes bytes: encoded before timing)."""
-        return b"%d" % k if self.dialect == "postgres" else k
-
-    def _bind_postgres(self, st, prepared):
-        from psycopg import pq
-        pg = self.conn.pgconn
-        tok = pq.ExecStatus.TUPLES_OK
-        if prepared:
-            for name, sql in ((b"ybio_read", st.read), (b"ybio_update", st.update)):
-                res = pg.prepare(name, sql.encode())
-                if res.status != pq.ExecStatus.COMMAND_OK:
-                    raise RuntimeError(res.error_message.decode(errors="replace").strip())
-            run = pg.exec_prepared
-            r_stmt, u_stmt = b"ybio_read", b"ybio_update"
-        else:
-            run = pg.exec_params
-            r_stmt, u_stmt = st.read.encode(), st.update.encode()
-
-        def read(lo, hi):
-            r = run(r_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
-
-        def update(lo, hi):
-            r = run(u_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
-        return read, update
-
-    def _bind_sqlite(self, st, prepared):
-        ex = self.conn.execute   # sqlite3 caches its prepared statements either way
-        r_sql, u_sql, check = st.read, st.update, st.update_check
-        returning = sqlite3.sqlite_version_info >= (3, 35)
-
-        def read(lo, hi):
-            return ex(r_sql, (lo, hi)).fetchone()[0]
-
-        def update(lo, hi):
-            if returning:
-                return len(ex(u_sql, (lo, hi)).fetchall())
-            ex("BEGIN")
-            try:
-                ex(u_sql.split(" RETURNING ")[0], (lo, hi))
-                n = ex(check, (lo, hi)).fetchone()[0]
-                ex("COMMIT")
-            except BaseException:
-                ex("ROLLBACK")
-                raise
-            return n
-        return read, update
-
-    def _bind_mysql(self, st, prepared):
-        conn = self.conn          # no server-side prepared statements on MariaDB here
-        cur = conn.cursor()
-        r_sql, u_sql, check = st.read, st.update, st.update_check
-
-        def read(lo, hi):
-            cur.execute(r_sql, (lo, hi))
-            return int(cur.fetchone()[0])
-
-        def update(lo, hi):
-            # no data-modifying CTE: the UPDATE, then the range's count, one transaction
-            conn.begin()
-            try:
-                cur.execute(u_sql, (lo, hi))
-                cur.execute(check, (lo, hi))
-                n = int(cur.fetchone()[0])
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-            return n
-        return read, update
-
-    def is_broken(self) -> bool:
-        closed = getattr(self.conn, "closed", None)
-        if closed is not None and not callable(closed):
-            return bool(closed)
-        return getattr(self.conn, "open", True) is False
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 class YbioRunClient(WorkloadClient):
@@ -138,12 +46,13 @@ class YbioRunClient(WorkloadClient):
         self.rows = self.updated = self.calls = 0
         self.start_ns, self.next_status_ns = 0, 0
         self.every_ns = int(params.status_every_s * 1e9)
-        self.st = table_statements(endpoint.dialect.name, self.table, params)
+        self.kind = binding(endpoint.dialect)
+        self.st = table_statements(self.kind, endpoint.dialect, self.table, params)
         self._connect()
 
     def _connect(self):
-        self.session = _Session(self.endpoint, self.st, self.params.prepared)
-        s_read, s_update = self.session.read, self.session.update
+        self.session = self.kind.open(self.endpoint)
+        s_read, s_update = self.session.calls(self.st, self.params.prepared)
         done = self._done
 
         def read(lo, hi, first):
@@ -188,7 +97,7 @@ class YbioRunClient(WorkloadClient):
                 codes.append(READ_BATCH)
             rows += b
         self.planned_rows, self.planned_updated = rows, upd
-        key = self.session.key
+        key = self.kind.key
         args = [(key(f), key(f + b - 1), f) for f in firsts]
         return Chunk(codes, args, [b] * max_ops)
 

@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from ..base import Chunk, WorkloadClient
+from .bindings import binding
 from .sql import table_statements
 
 
@@ -38,9 +39,9 @@ class YbioLoadClient(WorkloadClient):
         self.params = params
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
         self.nb = batch_count(params.tab_rows, batch_rows)
-        self.conn = endpoint.connect()
-        self.dialect = endpoint.dialect.name
-        self.sts = {t: table_statements(self.dialect, t, params) for t in tables}
+        self.kind = binding(endpoint.dialect)
+        self.db = self.kind.open(endpoint)
+        self.sts = {t: table_statements(self.kind, endpoint.dialect, t, params) for t in tables}
         todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
         self.batches = todo[index::total]
         self.per_table = {t: sum(1 for x in self.batches if x[0] == t) for t in tables}
@@ -57,12 +58,7 @@ class YbioLoadClient(WorkloadClient):
         """With recreate false a table that holds its rows already is not loaded again."""
         if self.params.recreate:
             return False
-        cur = self.conn.cursor()
-        try:
-            cur.execute(self.sts[table].count)
-            return int(cur.fetchone()[0] or 0) >= self.params.tab_rows
-        finally:
-            cur.close()
+        return self.db.count(self.sts[table]) >= self.params.tab_rows
 
     def _rows(self, b: int):
         p = self.params
@@ -81,10 +77,7 @@ class YbioLoadClient(WorkloadClient):
         table, b = self.batches[self.pos]
         self.pos += 1
         keys, scratch, filler = self._rows(b)
-        if self.dialect == "postgres":
-            data = "".join(f"{k}\t{s}\t{f}\n" for k, s, f in zip(keys, scratch, filler)).encode()
-        else:
-            data = list(zip(keys, scratch, filler))
+        data = self.kind.rows_data(keys, scratch, filler)
         self.last = (table, len(keys))
         return Chunk([0], [(table, data)], [len(keys)])
 
@@ -102,26 +95,11 @@ class YbioLoadClient(WorkloadClient):
               file=sys.stderr, flush=True)
 
     def insert_batch(self, table, data) -> int:
-        st = self.sts[table]
-        if self.dialect == "postgres":
-            with self.conn.cursor() as cur, cur.copy(st.copy) as cp:
-                cp.write(data)
-        elif self.dialect == "sqlite":
-            c = self.conn
-            c.execute("BEGIN")
-            try:
-                c.executemany(st.insert, data)
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
-        else:
-            with self.conn.cursor() as cur:
-                cur.executemany(st.insert, data)  # one multi-row INSERT, values escaped
+        self.db.insert_batch(self.sts[table], data)
         return 0  # the rows are counted from the chunk's units
 
     def close(self) -> None:
-        self.conn.close()
+        self.db.close()
 
 
 class HexPool:
