@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
 from ..ycsb.workload import ValuePool
 from .bindings import BINDINGS, binding, prepare_args
 from .parameters import KvParameters, parse
@@ -96,38 +97,26 @@ class KvWorkload(Workload):
         return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per)
 
 
-class _KvClient(WorkloadClient):
-    def __init__(self, p: KvParameters, endpoint, seed: int):
-        self.p, self.endpoint = p, endpoint
+class _KvClient(ReconnectingClient, WorkloadClient):
+    def __init__(self, p: KvParameters, endpoint, seed: int, index: int):
+        self.p = p
         self.rng = np.random.default_rng(seed)
-        self.kind = binding(endpoint.dialect)
-        self.prefix = self.kind.key_prefix(p.table)
+        kind = binding(endpoint.dialect)
+        self.prefix = kind.key_prefix(p.table)
         self.pool = ValuePool(self.rng, p.value_size)
-        self.binding = self.kind.open(endpoint, p.table)
+        self.link = Reconnecting(lambda: kind.open(endpoint, p.table),
+                                 f"kv client {index + 1} ({endpoint.dialect.name})")
         self._bind()
 
-    def _bind(self):
-        raise NotImplementedError
+    @property
+    def binding(self):
+        return self.link.session
 
     def _keys(self, keynums) -> list[str]:
         return key_strings(keynums, self.p.key_size, self.prefix)
 
     def _values(self, n: int) -> list[str]:
         return self.pool.values(np.full(n, self.p.value_size, dtype=np.int64))
-
-    def is_broken(self) -> bool:
-        return self.binding.is_broken()
-
-    def reconnect(self) -> None:
-        try:
-            self.binding.close()
-        except Exception:
-            pass
-        self.binding = self.kind.open(self.endpoint, self.p.table)
-        self._bind()
-
-    def close(self) -> None:
-        self.binding.close()
 
 
 class KvLoadClient(_KvClient):
@@ -138,7 +127,7 @@ class KvLoadClient(_KvClient):
     batch_units = {"INSERT" + schema.BATCH_SUFFIX: "INSERT", "DELETE" + schema.BATCH_SUFFIX: "DELETE"}
 
     def __init__(self, p, endpoint, index, total, seed, batch_size):
-        super().__init__(p, endpoint, seed)
+        super().__init__(p, endpoint, seed, index)
         self.keynums = np.arange(index, p.keys_loaded, total, dtype=np.int64)
         self.to_remove = self.keynums[removed_in_prepare(self.keynums, p.prepare_remove_ratio)]
         self.pos = self.rpos = 0
@@ -172,7 +161,7 @@ class KvRunClient(_KvClient):
     op_names = RUN_OPS
 
     def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit):
-        super().__init__(p, endpoint, seed)
+        super().__init__(p, endpoint, seed, index)
         self.mix = OpMix(p.mix, self.rng)
         self.streams = KeyStreams(p, index, total, loop, loops)
         self.requests = request_generator(p, self.rng)

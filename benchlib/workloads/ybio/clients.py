@@ -23,21 +23,22 @@ import time
 import numpy as np
 
 from ..base import Chunk, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
 from .bindings import binding
 from .sql import table_statements
 
 READ_BATCH, UPDATE_BATCH = 0, 1
-OK, NOT_FOUND, ERROR = 0, 1, 2
+OK, NOT_FOUND = 0, 1
 
 
-class YbioRunClient(WorkloadClient):
+class YbioRunClient(ReconnectingClient, WorkloadClient):
     """One runit session on its table (session ``index``)."""
 
     op_names = ["READ-BATCH", "UPDATE-BATCH", "READ", "UPDATE"]
     batch_units = {"READ-BATCH": "READ", "UPDATE-BATCH": "UPDATE"}
 
     def __init__(self, params, endpoint, index: int, seed: int, job: str):
-        self.params, self.endpoint, self.job = params, endpoint, job
+        self.params, self.job = params, job
         self.table = params.table_name(index)
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x59424)))
         self.batch = params.batch_size
@@ -46,13 +47,15 @@ class YbioRunClient(WorkloadClient):
         self.rows = self.updated = self.calls = 0
         self.start_ns, self.next_status_ns = 0, 0
         self.every_ns = int(params.status_every_s * 1e9)
-        self.kind = binding(endpoint.dialect)
-        self.st = table_statements(self.kind, endpoint.dialect, self.table, params)
-        self._connect()
+        kind = binding(endpoint.dialect)
+        self.key = kind.key
+        self.st = table_statements(kind, endpoint.dialect, self.table, params)
+        self.link = Reconnecting(lambda: kind.open(endpoint),
+                                 f"ybio session {index + 1} ({endpoint.dialect.name})")
+        self._bind()
 
-    def _connect(self):
-        self.session = self.kind.open(self.endpoint)
-        s_read, s_update = self.session.calls(self.st, self.params.prepared)
+    def _bind(self):
+        s_read, s_update = self.link.session.calls(self.st, self.params.prepared)
         done = self._done
 
         def read(lo, hi, first):
@@ -69,7 +72,7 @@ class YbioRunClient(WorkloadClient):
             self.updated += n
         if self.every_ns and time.perf_counter_ns() >= self.next_status_ns:
             self._status(n, first)
-        return OK if n == self.batch else (ERROR if n < 0 else NOT_FOUND)
+        return OK if n == self.batch else NOT_FOUND
 
     def _status(self, n: int, first: int) -> None:
         """The seed's NOTICE line, at most once per ``status_every_s``."""
@@ -97,19 +100,6 @@ class YbioRunClient(WorkloadClient):
                 codes.append(READ_BATCH)
             rows += b
         self.planned_rows, self.planned_updated = rows, upd
-        key = self.kind.key
+        key = self.key
         args = [(key(f), key(f + b - 1), f) for f in firsts]
         return Chunk(codes, args, [b] * max_ops)
-
-    def is_broken(self) -> bool:
-        return self.session.is_broken()
-
-    def reconnect(self) -> None:
-        try:
-            self.session.close()
-        except Exception:
-            pass
-        self._connect()
-
-    def close(self) -> None:
-        self.session.close()

@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from ..base import Chunk, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
 from .bindings import binding
 from .sql import table_statements
 
@@ -28,7 +29,7 @@ def batch_count(tab_rows: int, batch_rows: int) -> int:
     return max(1, -(-tab_rows // max(1, batch_rows)))
 
 
-class YbioLoadClient(WorkloadClient):
+class YbioLoadClient(ReconnectingClient, WorkloadClient):
     """Loader ``index`` of ``total``: its share of every table's batches."""
 
     op_names = ["INSERT-BATCH", "INSERT"]
@@ -40,7 +41,8 @@ class YbioLoadClient(WorkloadClient):
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
         self.nb = batch_count(params.tab_rows, batch_rows)
         self.kind = binding(endpoint.dialect)
-        self.db = self.kind.open(endpoint)
+        self.link = Reconnecting(lambda: self.kind.open(endpoint),
+                                 f"ybio loader {index + 1} ({endpoint.dialect.name})")
         self.sts = {t: table_statements(self.kind, endpoint.dialect, t, params) for t in tables}
         todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
         self.batches = todo[index::total]
@@ -51,14 +53,14 @@ class YbioLoadClient(WorkloadClient):
         self.prefix = f" (loader {index + 1}/{total})" if total > 1 else ""
         self.every_s = params.status_every_s
         self.last_print = 0.0
-        self.fns = [self.insert_batch]
+        self._bind()
         self._hex = HexPool(self.rng, params.filler)
 
     def _loaded(self, table: str) -> bool:
         """With recreate false a table that holds its rows already is not loaded again."""
         if self.params.recreate:
             return False
-        return self.db.count(self.sts[table]) >= self.params.tab_rows
+        return self.link.session.count(self.sts[table]) >= self.params.tab_rows
 
     def _rows(self, b: int):
         p = self.params
@@ -94,12 +96,12 @@ class YbioLoadClient(WorkloadClient):
         print(f"Table {table} Progress: {pct:7.2f} % ({self.done_rows[table]} rows){self.prefix}",
               file=sys.stderr, flush=True)
 
-    def insert_batch(self, table, data) -> int:
-        self.db.insert_batch(self.sts[table], data)
-        return 0  # the rows are counted from the chunk's units
+    def _bind(self) -> None:
+        self.fns = [self.insert_batch]
 
-    def close(self) -> None:
-        self.db.close()
+    def insert_batch(self, table, data) -> int:
+        self.link.session.insert_batch(self.sts[table], data)
+        return 0  # the rows are counted from the chunk's units
 
 
 class HexPool:

@@ -45,8 +45,5 @@ class BasicKv:
     def remove(self, keys):
         return OK
 
-    def is_broken(self) -> bool:
-        return False
-
     def close(self):
         pass

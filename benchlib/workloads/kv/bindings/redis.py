@@ -151,13 +151,6 @@ class RedisKv:
     def count(self) -> int:
         return int(self.r.zcard(self.index))
 
-    def is_broken(self) -> bool:
-        try:
-            self.r.ping()
-            return False
-        except Exception:
-            return True
-
     def close(self):
         try:
             self.conn.disconnect()

@@ -119,11 +119,5 @@ class SqlKv:
         self.cur.execute(self.st.count)
         return int(self.cur.fetchone()[0])
 
-    def is_broken(self) -> bool:
-        closed = getattr(self.conn, "closed", None)
-        if closed is not None and not callable(closed):
-            return bool(closed)
-        return getattr(self.conn, "open", True) is False
-
     def close(self):
         self.conn.close()

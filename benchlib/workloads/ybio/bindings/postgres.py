@@ -8,6 +8,18 @@ from __future__ import annotations
 from .sql import SqlYbio
 
 
+def _failed(res):
+    """A failed statement raises, as the other libraries' calls do: the driver counts it an
+    ERROR and asks whether the connection was lost (its SQLSTATE, else a ping)."""
+    import psycopg
+    state = res.error_field(psycopg.pq.DiagnosticField.SQLSTATE)
+    try:
+        cls = psycopg.errors.lookup(state.decode()) if state else psycopg.OperationalError
+    except KeyError:
+        cls = psycopg.Error
+    raise cls(res.error_message.decode(errors="replace").strip() or "statement failed")
+
+
 class PostgresYbio(SqlYbio):
     analyze = "VACUUM ANALYZE {t}"
 
@@ -37,11 +49,11 @@ class PostgresYbio(SqlYbio):
 
         def read(lo, hi):
             r = run(r_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
+            return int(r.get_value(0, 0)) if r.status == tok else _failed(r)
 
         def update(lo, hi):
             r = run(u_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
+            return int(r.get_value(0, 0)) if r.status == tok else _failed(r)
         return read, update
 
     @staticmethod

@@ -56,11 +56,5 @@ class SqlYbio:
         finally:
             cur.close()
 
-    def is_broken(self) -> bool:
-        closed = getattr(self.conn, "closed", None)
-        if closed is not None and not callable(closed):
-            return bool(closed)
-        return getattr(self.conn, "open", True) is False
-
     def close(self) -> None:
         self.conn.close()
