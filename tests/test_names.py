@@ -60,12 +60,6 @@ ALLOWED: dict[str, str] = {
     "benchlib/targets/sql.py": CORE_DIALECT,     # YcsbStatements; quoting by dialect name
     "benchlib/targets/sqlite.py": CORE,          # SqliteYcsb
     "benchlib/workloads/ycsb/workload.py": CORE_DIALECT,  # kind == "redis"
-    "benchlib/workloads/kv/bindings.py": KV_YBIO,
-    "benchlib/workloads/kv/workload.py": KV_YBIO,
-    "benchlib/workloads/ybio/clients.py": KV_YBIO,
-    "benchlib/workloads/ybio/load.py": KV_YBIO,
-    "benchlib/workloads/ybio/sql.py": KV_YBIO,
-    "benchlib/workloads/ybio/workload.py": KV_YBIO,
     "benchlib/workloads/linkbench/db.py": LINKBENCH,
     "benchlib/workloads/linkbench/properties.py": LINKBENCH,
     "benchlib/workloads/linkbench/requests.py": LINKBENCH,

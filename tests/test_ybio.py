@@ -15,7 +15,13 @@ from conftest import driver_url
 from benchlib import cli, load_results, run_experiment
 from benchlib.params import ParameterError, load_experiment, plan, validate
 from benchlib.targets.base import make_target
-from benchlib.workloads.ybio.sql import quote, statements
+from benchlib.targets.mysql import MysqlTarget
+from benchlib.targets.postgres import PostgresTarget
+from benchlib.targets.sqlite import SqliteTarget
+from benchlib.workloads.ybio.bindings.postgres import PostgresYbio
+from benchlib.workloads.ybio.sql import statements
+
+PG = PostgresTarget.dialect
 
 TAB_ROWS, BATCH = 2000, 50
 
@@ -53,7 +59,7 @@ def sql_one(url: str, data_dir, sql: str):
 
 def check_target(url: str, data_dir, name: str, after_load=None, **props):
     d = experiment(name, url, **props)
-    table = quote(make_target("t", url, None, data_dir).dialect.name, d["properties"]["tab_prefix"] + "0001")
+    table = make_target("t", url, None, data_dir).dialect.quote_ident(d["properties"]["tab_prefix"] + "0001")
     sums = f"SELECT count(*), sum(scratch) FROM {table}"
     load = run(d, data_dir, run={"skip": True})
     assert load["steps"].set_index("step").loc["l.pre", "ops"] == TAB_ROWS
@@ -103,12 +109,12 @@ def test_postgres(pg_url, data_dir):
     def plans(table):
         # index_only reads the index alone: an Index Only Scan, on the table as the load
         # leaves it (VACUUM ANALYZE: a fresh visibility map; updates later dirty it)
-        read = statements("postgres", table, "x", index_only=True).read
+        read = statements(PostgresYbio, PG, table, "x", index_only=True).read
         plan_text = explain(pg_url, data_dir, read)
         assert "Index Only Scan" in plan_text, plan_text
-        plain = explain(pg_url, data_dir, statements("postgres", table, "x").read)
+        plain = explain(pg_url, data_dir, statements(PostgresYbio, PG, table, "x").read)
         assert "Index Only Scan" not in plain and "Index" in plain, plain
-    table = quote("postgres", experiment("pg", pg_url)["properties"]["tab_prefix"] + "0001")
+    table = PG.quote_ident(experiment("pg", pg_url)["properties"]["tab_prefix"] + "0001")
     try:
         check_target(pg_url, data_dir, "pg", after_load=plans, index_only=True)
     finally:  # the machine's database is shared: leave it as found, pass or fail
@@ -118,7 +124,7 @@ def test_postgres(pg_url, data_dir):
 @pytest.mark.mysql
 def test_mariadb(mysql_url, mysql_driver, data_dir):
     url, name = driver_url(mysql_url, mysql_driver), f"maria-{mysql_driver}"
-    table = quote("mysql", experiment(name, url)["properties"]["tab_prefix"] + "0001")
+    table = MysqlTarget.dialect.quote_ident(experiment(name, url)["properties"]["tab_prefix"] + "0001")
     try:
         check_target(url, data_dir, name)
     finally:
@@ -171,7 +177,7 @@ def test_sessions_on_their_own_tables(data_dir):
     for t in ("0001", "0002"):
         n, _, idx = sql_one(url, data_dir, f"SELECT count(*), sum(scratch), (SELECT count(*) FROM "
                             f"sqlite_master WHERE type = 'index' AND tbl_name = '{prefix}{t}') "
-                            f"FROM {quote('sqlite', prefix + t)}")
+                            f"FROM {SqliteTarget.dialect.quote_ident(prefix + t)}")
         assert n == TAB_ROWS and idx == 1
     assert b["num_updated"] > 0 and b["coverage_ratio"] == pytest.approx(b["num_rows"] / (2 * TAB_ROWS))
 

@@ -31,6 +31,7 @@ import numpy as np
 from .. import measure
 from ..schema import ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.reconnect import ConnectionGone
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
 
 ABORT_AFTER_BROKEN_S = 5.0
@@ -78,6 +79,8 @@ class ClientThread(RecordingThread):
         try:
             client.reconnect()
             self._broken_since = None
+        except ConnectionGone:
+            raise   # the reconnection policy gave up: its reason is the step's
         except Exception:
             time.sleep(0.2)
         return client.fns
@@ -146,7 +149,7 @@ class ClientThread(RecordingThread):
                         self.itd[code].append(t1 - intended)
                     if st:
                         self.errs.append((code, st))
-                    if units is not None:
+                    if units is not None and st in NOT_ERRORS:   # rows of a failed call: none
                         self.units[code] += units[idx]
                     issued += 1
                     if next_tick is None:  # over: its last operation counted, as above
@@ -192,11 +195,16 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             # latency is the op's, its rows are the step's operations)
             state.units[name] = state.units.get(name, 0) + units
         elif name in batch_units and units:
-            # a batch of u records taking t µs counts as u records of t/u µs each
+            # a batch of u records taking t µs counts as u records of t/u µs each; the
+            # records are the succeeded batches' (a failed one's are none), spread so that
+            # the histogram counts exactly ``units`` of them
             unit_name = batch_units[name]
-            per = np.maximum(svc_us // max(units // max(n, 1), 1), 1)
-            measure.record_many(state.hists.setdefault(unit_name, measure.new_histogram()), per,
-                                count_each=max(units // max(n, 1), 1))
+            each, more = divmod(units, max(n, 1))
+            per = np.maximum(svc_us // max(each, 1), 1)
+            hist = state.hists.setdefault(unit_name, measure.new_histogram())
+            measure.record_many(hist, per[:more], count_each=each + 1)
+            if each:
+                measure.record_many(hist, per[more:], count_each=each)
             ur = state.returns.setdefault(unit_name, {})
             ur[STATUS_NAMES[OK]] = ur.get(STATUS_NAMES[OK], 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units

@@ -135,6 +135,18 @@ class Target:
     def connect_endpoint(cls, endpoint: Endpoint):
         raise NotImplementedError(f"{cls.kind}: no connections")
 
+    @classmethod
+    def connection_lost(cls, exc: BaseException) -> bool | None:
+        """Whether the driver's error ``exc`` says the connection is lost (True), that the
+        server answered (False: it is alive), or neither (None: a ping decides);
+        workloads/reconnect.py asks it after an operation raised."""
+        return None
+
+    @classmethod
+    def ping(cls, conn) -> None:
+        """A round trip on the driver's connection; raises when it fails."""
+        conn.ping()
+
     def quote_ident(self, name: str) -> str:
         """``name`` quoted as an identifier of this DBMS (the driver's own quoting where
         it has one); names are checked by params before they get here."""

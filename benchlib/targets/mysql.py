@@ -52,6 +52,25 @@ class MysqlTarget(Target):
         return _connect(endpoint.params["params"], endpoint.params["library"])
 
     @classmethod
+    def connection_lost(cls, exc):
+        # the client library's "gone away" (2006), "lost connection" (2013, 2055), the
+        # server's "connection was killed" (1927), shutdown (1053), inactivity (4031);
+        # any other server code (1000-1999): the server answered
+        if type(exc).__module__.split(".")[0] not in ("MySQLdb", "pymysql"):
+            return None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        if code in (2006, 2013, 2055, 1927, 1053, 4031):
+            return True
+        return False if code is not None and 1000 <= code < 2000 else None
+
+    @classmethod
+    def ping(cls, conn):
+        if type(conn).__module__.startswith("pymysql"):
+            conn.ping(reconnect=False)
+        else:
+            conn.ping()
+
+    @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         mysql_driver.choose(url, options)
 

@@ -28,6 +28,19 @@ class PostgresTarget(Target):
     dialect = Dialect("postgres", placeholder="%s", numbered=True)
 
     @classmethod
+    def connection_lost(cls, exc):
+        # SQLSTATE class 08 (connection exceptions), admin_shutdown (pg_terminate_backend),
+        # crash_shutdown, cannot_connect_now; any other SQLSTATE: the server answered
+        state = getattr(exc, "sqlstate", None) if type(exc).__module__.startswith("psycopg") else None
+        return (state.startswith("08") or state in ("57P01", "57P02", "57P03")) if state else None
+
+    @classmethod
+    def ping(cls, conn):
+        if conn.closed or conn.broken:
+            raise ConnectionError("the connection is closed")
+        conn.execute("SELECT 1")
+
+    @classmethod
     def connect_endpoint(cls, endpoint):
         import psycopg
         return psycopg.connect(endpoint.params["conninfo"], autocommit=True)

@@ -37,6 +37,20 @@ class RedisTarget(Target):
         return redis.Redis.from_url(endpoint.params["url"],
                                     socket_connect_timeout=CONNECT_TIMEOUT_S)
 
+    @classmethod
+    def connection_lost(cls, exc):
+        names = {c.__name__ for c in type(exc).__mro__}
+        return True if type(exc).__module__.startswith("redis") and \
+            names & {"ConnectionError", "TimeoutError"} else None
+
+    @classmethod
+    def ping(cls, conn):
+        if hasattr(conn, "send_command"):   # one Connection of redis-py's pool
+            conn.send_command("PING")
+            conn.read_response()
+        else:
+            conn.ping()
+
     def quote_ident(self, name: str) -> str:
         return name  # Redis has no identifiers: names become key prefixes as they are
 

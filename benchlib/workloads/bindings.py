@@ -37,6 +37,18 @@ class Bindings:
             raise ValueError(f"workload {self.workload} does not run on {who}: it runs on "
                              f"{', '.join(self._refs) or 'no dialect'}")
 
+    def check_targets(self, targets) -> None:
+        """Each target of an experiment (``name``, ``url``) has a binding here: ValueError
+        (one line) naming the first that has none, before anything runs. A URL that names
+        no target, or a target whose driver is missing, is left to where targets start."""
+        from ..targets.registry import target_class, target_kind
+        for t in targets:
+            try:
+                dialect = target_class(target_kind(t.url)).dialect.name
+            except (ImportError, ValueError):
+                continue
+            self.check(dialect, t.name)
+
     def get(self, dialect: str) -> type:
         """The binding class for ``dialect`` (imported on first use)."""
         self.check(dialect)

@@ -26,14 +26,9 @@ import numpy as np
 
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
 from ..generators import ValuePool
-from .bindings import (
-    SqlStatements,
-    index_key,
-    key_prefix,
-    make_binding,
-    prepare_args,
-)
+from .bindings import BINDINGS, binding, prepare_args
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
@@ -47,7 +42,6 @@ from .plan import (
 )
 
 RUN_OPS = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN"]
-SQL_DIALECTS = ("sqlite", "postgres", "mysql")
 
 
 class KvWorkload(Workload):
@@ -65,6 +59,7 @@ class KvWorkload(Workload):
         p = cls(exp.workload_properties()).p
         if not exp.run.skip and not exp.run.loop_secs and p.op_count <= 0:
             raise ValueError("op_count: required (> 0) unless run.loop_secs bounds the run loops")
+        BINDINGS.check_targets(exp.targets)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         steps = []
@@ -86,12 +81,11 @@ class KvWorkload(Workload):
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            clear_store(target, self.p.table, self.p.key_size)
+            binding(target.dialect).clear(target, self.p.table, self.p.key_size)
 
     def after_step(self, target, step, outcome) -> None:
-        hook = getattr(target, "after_load", None)
-        if step.phase == "load" and hook and target.dialect.name == "postgres":
-            hook(self.p.table)  # the target quotes it
+        if step.phase == "load":
+            binding(target.dialect).after_load(target, self.p.table)
 
     def client(self, step, endpoint, index, total, seed, batch_size=1000) -> WorkloadClient:
         loops = int(self.properties.get("_loops", 1))
@@ -103,59 +97,27 @@ class KvWorkload(Workload):
         return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per)
 
 
-def clear_store(target, table: str, key_size: int) -> None:
-    """An empty store before the prepare: the table made anew, or on Redis the
-    table's keys and index removed (other keys of the database are left alone)."""
-    conn = target.connect()
-    try:
-        if target.dialect.name == "redis":
-            batch = []
-            for k in conn.scan_iter(match=key_prefix("redis", table) + "*", count=5000):
-                batch.append(k)
-                if len(batch) >= 5000:
-                    conn.unlink(*batch)
-                    batch = []
-            conn.unlink(index_key(table), *batch)
-        elif target.dialect.name in SQL_DIALECTS:
-            cur = conn.cursor()
-            cur.execute(SqlStatements(target.dialect.name, table).drop)
-            cur.execute(SqlStatements.create(target.dialect.name, table, key_size))
-    finally:
-        if conn is not None:
-            conn.close()
-
-
-class _KvClient(WorkloadClient):
-    def __init__(self, p: KvParameters, endpoint, seed: int):
-        self.p, self.endpoint = p, endpoint
+class _KvClient(ReconnectingClient, WorkloadClient):
+    def __init__(self, p: KvParameters, endpoint, seed: int, index: int):
+        self.p = p
         self.rng = np.random.default_rng(seed)
-        self.prefix = key_prefix(endpoint.dialect.name, p.table)
+        kind = binding(endpoint.dialect)
+        self.prefix = kind.key_prefix(p.table)
         self.pool = ValuePool(self.rng, p.value_size)
-        self.binding = make_binding(endpoint, p.table)
+        self.link = Reconnecting(lambda: kind.open(endpoint, p.table),
+                                 f"kv client {index + 1} ({endpoint.dialect.name})",
+                                 endpoint.target_class())
         self._bind()
 
-    def _bind(self):
-        raise NotImplementedError
+    @property
+    def binding(self):
+        return self.link.session
 
     def _keys(self, keynums) -> list[str]:
         return key_strings(keynums, self.p.key_size, self.prefix)
 
     def _values(self, n: int) -> list[str]:
         return self.pool.values(np.full(n, self.p.value_size, dtype=np.int64))
-
-    def is_broken(self) -> bool:
-        return self.binding.is_broken()
-
-    def reconnect(self) -> None:
-        try:
-            self.binding.close()
-        except Exception:
-            pass
-        self.binding = make_binding(self.endpoint, self.p.table)
-        self._bind()
-
-    def close(self) -> None:
-        self.binding.close()
 
 
 class KvLoadClient(_KvClient):
@@ -166,7 +128,7 @@ class KvLoadClient(_KvClient):
     batch_units = {"INSERT" + schema.BATCH_SUFFIX: "INSERT", "DELETE" + schema.BATCH_SUFFIX: "DELETE"}
 
     def __init__(self, p, endpoint, index, total, seed, batch_size):
-        super().__init__(p, endpoint, seed)
+        super().__init__(p, endpoint, seed, index)
         self.keynums = np.arange(index, p.keys_loaded, total, dtype=np.int64)
         self.to_remove = self.keynums[removed_in_prepare(self.keynums, p.prepare_remove_ratio)]
         self.pos = self.rpos = 0
@@ -200,7 +162,7 @@ class KvRunClient(_KvClient):
     op_names = RUN_OPS
 
     def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit):
-        super().__init__(p, endpoint, seed)
+        super().__init__(p, endpoint, seed, index)
         self.mix = OpMix(p.mix, self.rng)
         self.streams = KeyStreams(p, index, total, loop, loops)
         self.requests = request_generator(p, self.rng)

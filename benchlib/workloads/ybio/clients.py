@@ -17,119 +17,28 @@ pct_update`` (or pct_update is 100), which keeps the updated share at pct_update
 """
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 
 import numpy as np
 
-from ...schema import ERROR, NOT_FOUND, OK
+from ...schema import NOT_FOUND, OK
 from ..base import Chunk, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
+from .bindings import binding
 from .sql import table_statements
 
 READ_BATCH, UPDATE_BATCH = 0, 1
 
 
-class _Session:
-    """One connection and the two calls of runit, per dialect: ``read(lo, hi)`` and
-    ``update(lo, hi)`` return the rows counted by the statement."""
-
-    def __init__(self, endpoint, st, prepared: bool):
-        self.dialect = endpoint.dialect.name
-        self.conn = endpoint.connect()
-        self.read, self.update = getattr(self, f"_bind_{self.dialect}")(st, prepared)
-
-    def key(self, k: int):
-        """A key as the hot path passes it (libpq takes bytes: encoded before timing)."""
-        return b"%d" % k if self.dialect == "postgres" else k
-
-    def _bind_postgres(self, st, prepared):
-        from psycopg import pq
-        pg = self.conn.pgconn
-        tok = pq.ExecStatus.TUPLES_OK
-        if prepared:
-            for name, sql in ((b"ybio_read", st.read), (b"ybio_update", st.update)):
-                res = pg.prepare(name, sql.encode())
-                if res.status != pq.ExecStatus.COMMAND_OK:
-                    raise RuntimeError(res.error_message.decode(errors="replace").strip())
-            run = pg.exec_prepared
-            r_stmt, u_stmt = b"ybio_read", b"ybio_update"
-        else:
-            run = pg.exec_params
-            r_stmt, u_stmt = st.read.encode(), st.update.encode()
-
-        def read(lo, hi):
-            r = run(r_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
-
-        def update(lo, hi):
-            r = run(u_stmt, (lo, hi))
-            return int(r.get_value(0, 0)) if r.status == tok else -1
-        return read, update
-
-    def _bind_sqlite(self, st, prepared):
-        ex = self.conn.execute   # sqlite3 caches its prepared statements either way
-        r_sql, u_sql, check = st.read, st.update, st.update_check
-        returning = sqlite3.sqlite_version_info >= (3, 35)
-
-        def read(lo, hi):
-            return ex(r_sql, (lo, hi)).fetchone()[0]
-
-        def update(lo, hi):
-            if returning:
-                return len(ex(u_sql, (lo, hi)).fetchall())
-            ex("BEGIN")
-            try:
-                ex(u_sql.split(" RETURNING ")[0], (lo, hi))
-                n = ex(check, (lo, hi)).fetchone()[0]
-                ex("COMMIT")
-            except BaseException:
-                ex("ROLLBACK")
-                raise
-            return n
-        return read, update
-
-    def _bind_mysql(self, st, prepared):
-        conn = self.conn          # no server-side prepared statements on MariaDB here
-        cur = conn.cursor()
-        r_sql, u_sql, check = st.read, st.update, st.update_check
-
-        def read(lo, hi):
-            cur.execute(r_sql, (lo, hi))
-            return int(cur.fetchone()[0])
-
-        def update(lo, hi):
-            # no data-modifying CTE: the UPDATE, then the range's count, one transaction
-            conn.begin()
-            try:
-                cur.execute(u_sql, (lo, hi))
-                cur.execute(check, (lo, hi))
-                n = int(cur.fetchone()[0])
-                conn.commit()
-            except BaseException:
-                conn.rollback()
-                raise
-            return n
-        return read, update
-
-    def is_broken(self) -> bool:
-        closed = getattr(self.conn, "closed", None)
-        if closed is not None and not callable(closed):
-            return bool(closed)
-        return getattr(self.conn, "open", True) is False
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-class YbioRunClient(WorkloadClient):
+class YbioRunClient(ReconnectingClient, WorkloadClient):
     """One runit session on its table (session ``index``)."""
 
     op_names = ["READ-BATCH", "UPDATE-BATCH", "READ", "UPDATE"]
     batch_units = {"READ-BATCH": "READ", "UPDATE-BATCH": "UPDATE"}
 
     def __init__(self, params, endpoint, index: int, seed: int, job: str):
-        self.params, self.endpoint, self.job = params, endpoint, job
+        self.params, self.job = params, job
         self.table = params.table_name(index)
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x59424)))
         self.batch = params.batch_size
@@ -138,12 +47,16 @@ class YbioRunClient(WorkloadClient):
         self.rows = self.updated = self.calls = 0
         self.start_ns, self.next_status_ns = 0, 0
         self.every_ns = int(params.status_every_s * 1e9)
-        self.st = table_statements(endpoint.dialect.name, self.table, params)
-        self._connect()
+        kind = binding(endpoint.dialect)
+        self.key = kind.key
+        self.st = table_statements(kind, endpoint.dialect, self.table, params)
+        self.link = Reconnecting(lambda: kind.open(endpoint),
+                                 f"ybio session {index + 1} ({endpoint.dialect.name})",
+                                 endpoint.target_class())
+        self._bind()
 
-    def _connect(self):
-        self.session = _Session(self.endpoint, self.st, self.params.prepared)
-        s_read, s_update = self.session.read, self.session.update
+    def _bind(self):
+        s_read, s_update = self.link.session.calls(self.st, self.params.prepared)
         done = self._done
 
         def read(lo, hi, first):
@@ -160,7 +73,7 @@ class YbioRunClient(WorkloadClient):
             self.updated += n
         if self.every_ns and time.perf_counter_ns() >= self.next_status_ns:
             self._status(n, first)
-        return OK if n == self.batch else (ERROR if n < 0 else NOT_FOUND)
+        return OK if n == self.batch else NOT_FOUND
 
     def _status(self, n: int, first: int) -> None:
         """The seed's NOTICE line, at most once per ``status_every_s``."""
@@ -188,19 +101,6 @@ class YbioRunClient(WorkloadClient):
                 codes.append(READ_BATCH)
             rows += b
         self.planned_rows, self.planned_updated = rows, upd
-        key = self.session.key
+        key = self.key
         args = [(key(f), key(f + b - 1), f) for f in firsts]
         return Chunk(codes, args, [b] * max_ops)
-
-    def is_broken(self) -> bool:
-        return self.session.is_broken()
-
-    def reconnect(self) -> None:
-        try:
-            self.session.close()
-        except Exception:
-            pass
-        self._connect()
-
-    def close(self) -> None:
-        self.session.close()

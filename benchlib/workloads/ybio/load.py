@@ -21,6 +21,8 @@ import numpy as np
 
 from ...schema import OK
 from ..base import Chunk, WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
+from .bindings import binding
 from .sql import table_statements
 
 
@@ -28,7 +30,7 @@ def batch_count(tab_rows: int, batch_rows: int) -> int:
     return max(1, -(-tab_rows // max(1, batch_rows)))
 
 
-class YbioLoadClient(WorkloadClient):
+class YbioLoadClient(ReconnectingClient, WorkloadClient):
     """Loader ``index`` of ``total``: its share of every table's batches."""
 
     op_names = ["INSERT-BATCH", "INSERT"]
@@ -39,9 +41,11 @@ class YbioLoadClient(WorkloadClient):
         self.params = params
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
         self.nb = batch_count(params.tab_rows, batch_rows)
-        self.conn = endpoint.connect()
-        self.dialect = endpoint.dialect.name
-        self.sts = {t: table_statements(self.dialect, t, params) for t in tables}
+        self.kind = binding(endpoint.dialect)
+        self.link = Reconnecting(lambda: self.kind.open(endpoint),
+                                 f"ybio loader {index + 1} ({endpoint.dialect.name})",
+                                 endpoint.target_class())
+        self.sts = {t: table_statements(self.kind, endpoint.dialect, t, params) for t in tables}
         todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
         self.batches = todo[index::total]
         self.per_table = {t: sum(1 for x in self.batches if x[0] == t) for t in tables}
@@ -51,19 +55,14 @@ class YbioLoadClient(WorkloadClient):
         self.prefix = f" (loader {index + 1}/{total})" if total > 1 else ""
         self.every_s = params.status_every_s
         self.last_print = 0.0
-        self.fns = [self.insert_batch]
+        self._bind()
         self._hex = HexPool(self.rng, params.filler)
 
     def _loaded(self, table: str) -> bool:
         """With recreate false a table that holds its rows already is not loaded again."""
         if self.params.recreate:
             return False
-        cur = self.conn.cursor()
-        try:
-            cur.execute(self.sts[table].count)
-            return int(cur.fetchone()[0] or 0) >= self.params.tab_rows
-        finally:
-            cur.close()
+        return self.link.session.count(self.sts[table]) >= self.params.tab_rows
 
     def _rows(self, b: int):
         p = self.params
@@ -82,10 +81,7 @@ class YbioLoadClient(WorkloadClient):
         table, b = self.batches[self.pos]
         self.pos += 1
         keys, scratch, filler = self._rows(b)
-        if self.dialect == "postgres":
-            data = "".join(f"{k}\t{s}\t{f}\n" for k, s, f in zip(keys, scratch, filler)).encode()
-        else:
-            data = list(zip(keys, scratch, filler))
+        data = self.kind.rows_data(keys, scratch, filler)
         self.last = (table, len(keys))
         return Chunk([0], [(table, data)], [len(keys)])
 
@@ -102,27 +98,12 @@ class YbioLoadClient(WorkloadClient):
         print(f"Table {table} Progress: {pct:7.2f} % ({self.done_rows[table]} rows){self.prefix}",
               file=sys.stderr, flush=True)
 
-    def insert_batch(self, table, data) -> int:
-        st = self.sts[table]
-        if self.dialect == "postgres":
-            with self.conn.cursor() as cur, cur.copy(st.copy) as cp:
-                cp.write(data)
-        elif self.dialect == "sqlite":
-            c = self.conn
-            c.execute("BEGIN")
-            try:
-                c.executemany(st.insert, data)
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
-        else:
-            with self.conn.cursor() as cur:
-                cur.executemany(st.insert, data)  # one multi-row INSERT, values escaped
-        return OK  # the rows are counted from the chunk's units
+    def _bind(self) -> None:
+        self.fns = [self.insert_batch]
 
-    def close(self) -> None:
-        self.conn.close()
+    def insert_batch(self, table, data) -> int:
+        self.link.session.insert_batch(self.sts[table], data)
+        return OK  # the rows are counted from the chunk's units
 
 
 class HexPool:

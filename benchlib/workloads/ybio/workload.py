@@ -18,7 +18,8 @@ from ..base import StepSpec, Workload
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
-from .sql import quote, table_statements
+from .bindings import BINDINGS, binding
+from .sql import table_statements
 
 BENCHRUNS_COLUMNS = [
     "job_id", "start_time", "end_time", "num_batches", "num_rows", "pct_update", "max_scratch",
@@ -37,6 +38,11 @@ def _query(conn, sql: str, fetch: bool = False):
         cur.close()
 
 
+def _statements(target, table: str, params):
+    """A table's statements in the target's dialect, through the dialect's binding."""
+    return table_statements(binding(target.dialect), target.dialect, table, params)
+
+
 class YbioWorkload(Workload):
     """Row I/O: random ranges of ``batch_size`` keys read (or updated) through an index."""
 
@@ -51,6 +57,11 @@ class YbioWorkload(Workload):
         self.index_step = False
         self.table_info: dict[str, tuple] = {}   # step -> (table_rows, table_scratch)
         self.max_scratch: dict[str, int] = {}    # step -> max(scratch) after it
+
+    @classmethod
+    def check_experiment(cls, exp) -> None:
+        super().check_experiment(exp)
+        BINDINGS.check_targets(exp.targets)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         p = self.params
@@ -100,7 +111,7 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                st = table_statements(target.dialect.name, table, p)
+                st = _statements(target, table, p)
                 if p.recreate:
                     _query(conn, st.drop)
                     _query(conn, st.create)
@@ -121,7 +132,7 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                _query(conn, table_statements(target.dialect.name, table, self.params).index)
+                _query(conn, _statements(target, table, self.params).index)
         finally:
             conn.close()
         return step.ops_total or 0
@@ -137,9 +148,7 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                q = quote(target.dialect.name, table)
-                _query(conn, {"postgres": f"VACUUM ANALYZE {q}", "mysql": f"ANALYZE TABLE {q}"}
-                       .get(target.dialect.name, f"ANALYZE {q}"))
+                _query(conn, _statements(target, table, self.params).analyze)
         finally:
             conn.close()
 
@@ -149,7 +158,7 @@ class YbioWorkload(Workload):
         rows = scratch = total = 0
         try:
             for table in self.tables():
-                n, mx, sm = _query(conn, table_statements(target.dialect.name, table, self.params).count,
+                n, mx, sm = _query(conn, _statements(target, table, self.params).count,
                                    fetch=True)
                 rows, total = rows + int(n or 0), total + int(sm or 0)
                 scratch = max(scratch, int(mx or 0))

@@ -1,0 +1,39 @@
+"""kv's bindings: one class per dialect, found through :data:`BINDINGS`.
+
+Every binding has, in a client thread, ``read(key)``, ``insert(key, value)``,
+``delete(key)``, ``update(key, value)``, ``scan(key, n)`` returning a status (0 OK,
+1 NOT_FOUND, 2 ERROR), ``load(pairs)`` / ``remove(keys)`` for the prepare's batches,
+``conn`` (the driver's connection, for the reconnection policy) and ``close()``; it is
+made by ``open(endpoint, table)``. A binding may turn a chunk's arguments into what its
+calls take before they are timed (``prepare(codes, args)``: Redis packs its commands).
+
+In the controlling process: ``key_prefix(table)`` (what goes before every key),
+``clear(target, table, key_size)`` (an empty store before the prepare) and
+``after_load(target, table)`` (fresh statistics after it).
+
+- sqlite, postgres, mysql (:mod:`.sql`, one subclass each): a two-column table.
+- redis (:mod:`.redis`): the keys under the table's prefix and a sorted set beside them.
+- basic (:mod:`.basic`): nothing at all, at once: the driver's own ceiling.
+
+A target registered elsewhere (a plugin, the tests' ``toy``) registers its own binding
+with ``BINDINGS.register(dialect, "module:Class")``.
+"""
+from __future__ import annotations
+
+from ...bindings import Bindings
+
+BINDINGS = Bindings("kv", {
+    d: f"{__name__}.{d}:{cls}" for d, cls in (
+        ("sqlite", "SqliteKv"), ("postgres", "PostgresKv"), ("mysql", "MysqlKv"),
+        ("redis", "RedisKv"), ("basic", "BasicKv"))})
+
+
+def binding(dialect) -> type:
+    """The binding class for a target's (or an endpoint's) dialect."""
+    return BINDINGS.get(dialect.name)
+
+
+def prepare_args(binding, codes, args):
+    """The chunk's arguments as the binding's timed calls take them."""
+    prep = getattr(binding, "prepare", None)
+    return prep(codes, args) if prep else args

@@ -1,0 +1,184 @@
+"""kv and ybio clients reconnect when the server ends their connections mid-run (issue 28):
+PostgreSQL's pg_terminate_backend, MariaDB's KILL CONNECTION through mysqlclient and
+PyMySQL, Redis's CLIENT KILL. Each test waits until the run's clients are at work (their
+statements seen on the server), kills every one of their connections, and asserts that the
+run ends ok, that each connection cost at most 2 errors, that the clients went on, and that
+what the run counts as done is what the database holds (failed calls count nothing)."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+from conftest import driver_url
+
+from benchlib import load_results, run_experiment
+from benchlib.params import validate
+from benchlib.targets.base import make_target
+
+THREADS = 4
+# a statement only the run loop's clients send (not the load, not the controller)
+RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM"}
+
+
+def _kill_pg(url: str, pattern: str) -> list:
+    import psycopg
+    mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'")
+    with psycopg.connect(url, autocommit=True) as c:
+        seen, end = set(), time.monotonic() + 120
+        while len(seen) < THREADS and time.monotonic() < end:
+            seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
+            time.sleep(0.05)
+        time.sleep(0.3)
+        return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
+
+
+def _kill_mysql(url: str, pattern: str) -> list:
+    import pymysql
+    db = url.rsplit("/", 1)[1]
+    c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    killed = []
+    try:
+        with c.cursor() as cur:
+            seen, end = set(), time.monotonic() + 120
+            while len(seen) < THREADS and time.monotonic() < end:
+                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s AND "
+                            "id <> CONNECTION_ID() AND info LIKE %s", (db, pattern + "%"))
+                seen |= {r[0] for r in cur.fetchall()}
+                time.sleep(0.02)
+            time.sleep(0.3)
+            for cid in seen:
+                try:
+                    cur.execute(f"KILL CONNECTION {int(cid)}")
+                    killed.append(cid)
+                except pymysql.err.OperationalError:   # it ended meanwhile
+                    pass
+    finally:
+        c.close()
+    return killed
+
+
+def _kill_redis(url: str, pattern: str) -> list:
+    import redis
+    r = redis.Redis.from_url(url)
+    try:
+        seen, end = set(), time.monotonic() + 120
+        me = r.client_id()
+        while len(seen) < THREADS and time.monotonic() < end:
+            seen |= {c["id"] for c in r.client_list(_type="normal")
+                     if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me}
+            time.sleep(0.02)
+        time.sleep(0.3)
+        return [cid for cid in seen if r.client_kill_filter(_id=cid)]
+    finally:
+        r.close()
+
+
+KILLERS = {"postgres": _kill_pg, "mysql": _kill_mysql, "redis": _kill_redis}
+
+
+def _experiment(workload: str, url: str, name: str) -> dict:
+    if workload == "kv":
+        # no removes: every read and update finds its key, so every error is a failed call
+        props = {"a": 0.5, "b": 0.25, "d": 0.25, "key_count": 2000, "op_count": 0, "table": name}
+    else:
+        props = {"tab_prefix": f"{name}_", "tab_rows": 2000, "batch_size": 20, "pct_update": 30,
+                 "status_every_s": 0}
+    return validate({"experiment": name, "workload": workload, "properties": props,
+                     "targets": [{"name": "t", "url": url}], "load": {"threads": 1},
+                     "run": {"threads": [THREADS], "processes": 1, "loop_secs": 4}, "seed": 3},
+                    name)
+
+
+def _query(url: str, sql: str):
+    target = make_target("q", url)
+    target.start()
+    try:
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            return cur.fetchone()
+        finally:
+            conn.close()
+    finally:
+        target.stop()
+
+
+def _stored_kv(url: str, kind: str, table: str) -> int:
+    if kind == "redis":
+        import redis
+        r = redis.Redis.from_url(url)
+        try:
+            keys = list(r.scan_iter(match=f"{table}:*", count=5000))
+            n = r.zcard(f"{table}:index")
+            assert len(keys) - 1 == n   # the index kept in step with the keys
+            r.unlink(*keys)
+            return n
+        finally:
+            r.close()
+    return _query(url, f"SELECT count(*) FROM {make_target('q', url).dialect.quote_ident(table)}")[0]
+
+
+def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
+    name = f"rc_{workload}_{uuid.uuid4().hex[:8]}"
+    exp = _experiment(workload, url, name)
+    killed: list = []
+    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, RUN_STATEMENT[workload])))
+    killer.start()
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    assert len(killed) >= THREADS
+    t = load_results(tmp_path / "d" / name)
+    run = t["steps"].set_index("step").loc["r.L1"]
+    assert run.status == "ok" and 1 <= run.errors <= 2 * len(killed)
+    iv = t["intervals"][t["intervals"].step == "r.L1"]
+    assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # the clients went on
+    return name, t
+
+
+def _check_kv(name, t, url, kind):
+    lat = t["latency"].set_index(["step", "op"])
+    ok = lat["count"] - lat["errors"]
+    # an insert cut by the kill may have been done before its reply was lost
+    stored = _stored_kv(url, kind, name) - 2000
+    assert ok[("r.L1", "INSERT")] <= stored <= lat.loc[("r.L1", "INSERT"), "count"]
+
+
+def _check_ybio(name, t, url):
+    (b,) = t["benchruns"].to_dict("records")
+    lat = t["latency"].set_index("op")
+    ok_batches = (lat.loc[["READ-BATCH", "UPDATE-BATCH"], "count"]
+                  - lat.loc[["READ-BATCH", "UPDATE-BATCH"], "errors"]).sum()
+    assert b["num_rows"] == 20 * ok_batches            # rows of succeeded calls only
+    table = make_target("q", url).dialect.quote_ident(f"{name}_0001")
+    assert _query(url, f"SELECT count(*) FROM {table}")[0] == 2000
+    assert b["num_updated"] == 20 * (lat.loc["UPDATE-BATCH", "count"] - lat.loc["UPDATE-BATCH", "errors"])
+    assert b["errors"] >= 1
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.parametrize("workload", ["kv", "ybio"])
+def test_postgres_terminate_backend(workload, pg_own_db, tmp_path):
+    name, t = _run_and_kill(workload, pg_own_db, "postgres", tmp_path)
+    _check_kv(name, t, pg_own_db, "postgres") if workload == "kv" else _check_ybio(name, t, pg_own_db)
+
+
+@pytest.mark.mysql
+@pytest.mark.slow
+@pytest.mark.parametrize("workload", ["kv", "ybio"])
+@pytest.mark.parametrize("library", ["c", "python"])
+def test_mariadb_kill_connection(workload, library, mysql_own_db, tmp_path):
+    url = driver_url(mysql_own_db, library)
+    name, t = _run_and_kill(workload, url, "mysql", tmp_path)
+    _check_kv(name, t, url, "mysql") if workload == "kv" else _check_ybio(name, t, url)
+
+
+@pytest.mark.slow
+def test_redis_client_kill(redis_url, tmp_path):
+    name, t = _run_and_kill("kv", redis_url, "redis", tmp_path)
+    _check_kv(name, t, redis_url, "redis")
