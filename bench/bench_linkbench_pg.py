@@ -33,7 +33,8 @@ from benchlib.store.folders import load_results
 from benchlib.targets.base import Endpoint
 from benchlib.workloads.linkbench import requests as R
 from benchlib.workloads.linkbench.properties import from_properties
-from benchlib.workloads.linkbench.workload import statements
+from benchlib.targets.postgres import PostgresTarget
+from benchlib.workloads.linkbench.bindings import binding
 
 DB = "lbbench"
 
@@ -97,7 +98,7 @@ def _bare_ops(conn, st, p):
 
 def bare_worker(conninfo, maxid1, seed, secs, start_at, out_q):
     p = from_properties({"maxid1": maxid1})
-    st = statements(p, "postgres")
+    st = binding(PostgresTarget.dialect, p)
     planner = R.RequestClient(p, st, Endpoint("postgres", {"conninfo": conninfo}), seed, None)
     chunks = [planner.next_chunk(1000) for _ in range(200)]   # drawn before the clock
     conn = psycopg.connect(conninfo, autocommit=True)

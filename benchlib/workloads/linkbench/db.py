@@ -1,11 +1,11 @@
 """One client thread's connection, the same few calls on every driver: ``rows`` (a
 query's rows), ``run`` (a statement's row count), ``begin``/``commit``/``rollback`` of
-one request's transaction, and the load's bulk writes (PostgreSQL COPY, else a
-multi-row INSERT)."""
+one request's transaction, and the load's bulk writes. :class:`Db` is a DB-API
+connection's; a dialect's binding (``bindings/<dialect>.py``) subclasses it where its
+driver differs, and opens it (``binding.open(endpoint)``)."""
 from __future__ import annotations
 
 from ..base import WorkloadClient
-from .sql import Statements
 
 LINK_LOAD_COLS = "id1, id2, link_type, visibility, data, time, version"
 COUNT_LOAD_COLS = "id, link_type, count, time, version"
@@ -13,9 +13,12 @@ NODE_LOAD_COLS = "id, type, version, time, data"
 
 
 class Db:
-    """sqlite3 (autocommit connection: explicit BEGIN IMMEDIATE for writes)."""
+    """A DB-API connection with ``execute`` (sqlite3), autocommit: an explicit BEGIN
+    (the binding's ``begin_write``) for a write."""
 
-    def __init__(self, endpoint, st: Statements):
+    bulk_text = False   # the load sends rows (True: COPY text)
+
+    def __init__(self, endpoint, st):
         self.endpoint, self.st = endpoint, st
         self.conn = endpoint.connect()
 
@@ -42,7 +45,7 @@ class Db:
         self.begin()
         try:
             self.conn.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                                  f"({', '.join(['?'] * len(cols.split(',')))})", rows)
+                                  f"({self.st.markers(len(cols.split(',')))})", rows)
             self.commit()
         except BaseException:
             self.rollback()
@@ -58,67 +61,6 @@ class Db:
             pass
 
 
-class PgDb(Db):
-    """psycopg 3 (statements prepared by the driver after a few uses)."""
-
-    bulk_text = True   # the load sends COPY text
-
-    def rows(self, sql, args):
-        return self.conn.execute(sql, args).fetchall()
-
-    def run(self, sql, args):
-        return self.conn.execute(sql, args).rowcount
-
-    def begin(self):
-        self.conn.execute("BEGIN")
-
-    def bulk(self, table, cols, text):
-        with self.conn.cursor().copy(f"COPY {table} ({cols}) FROM STDIN") as cp:
-            cp.write(text)
-
-    def is_broken(self):
-        return bool(self.conn.closed)
-
-
-class MyDb(Db):
-    """mysqlclient or PyMySQL (autocommit connection; begin/commit around a request)."""
-
-    def __init__(self, endpoint, st):
-        super().__init__(endpoint, st)
-        self.cur = self.conn.cursor()
-
-    def rows(self, sql, args):
-        self.cur.execute(sql, args)
-        return self.cur.fetchall()
-
-    def run(self, sql, args):
-        return self.cur.execute(sql, args)
-
-    def begin(self):
-        self.conn.begin()
-
-    def commit(self):
-        self.conn.commit()
-
-    def rollback(self):
-        try:
-            self.conn.rollback()
-        except Exception:
-            pass
-
-    def bulk(self, table, cols, rows):
-        # both libraries rewrite executemany of INSERT … VALUES into multi-row INSERTs
-        self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                             f"({', '.join(['%s'] * len(cols.split(',')))})", rows)
-
-    def is_broken(self):
-        return not getattr(self.conn, "open", True)
-
-
-def open_db(endpoint, st: Statements) -> Db:
-    return {"postgres": PgDb, "mysql": MyDb}.get(st.dialect, Db)(endpoint, st)
-
-
 class DbClient(WorkloadClient):
     """A LinkBench client thread on one connection (``self.db``): what the load and the
     request clients share. Subclasses set ``endpoint``, ``st`` and ``_bind()``."""
@@ -130,7 +72,7 @@ class DbClient(WorkloadClient):
 
     def reconnect(self) -> None:
         self.db.close()
-        self.db = open_db(self.endpoint, self.st)
+        self.db = self.st.open(self.endpoint)
         self._bind()
 
     def close(self) -> None:

@@ -152,14 +152,6 @@ class LinkBenchProperties(BaseModel):
                              f"{self.link_multiget_dist_max}")
         return self
 
-    @classmethod
-    def check_targets(cls, dialects: dict[str, str]) -> None:
-        """LinkBench needs SQL: ValueError naming a target of another dialect."""
-        for name, dialect in dialects.items():
-            if dialect not in ("sqlite", "postgres", "mysql"):
-                raise ValueError(f"targets: {name} ({dialect}) cannot run linkbench: it needs "
-                                 "sqlite, postgres (URL or embedded) or mysql")
-
     @property
     def id_range(self) -> int:
         return self.maxid1 - self.startid1

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..base import Chunk
 from ..ycsb.workload import ValuePool
-from .db import DbClient, open_db
+from .db import DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
     DEFAULT_NODE_TYPE,
@@ -72,7 +72,7 @@ class RequestClient(DbClient):
         self.pool = ValuePool(self.rng, MAX_NODE_DATA, as_bytes=True)
         self.remaining = ops_limit
         self.history: list[tuple[int, int, int]] = []   # (id1, type, oldest time) of full pages
-        self.db = open_db(endpoint, st)
+        self.db = st.open(endpoint)
         self._bind()
 
     def _bind(self):
@@ -179,9 +179,7 @@ class RequestClient(DbClient):
         return OK if self.db.rows(self.st.count_links, (id1, ltype)) else EMPTY
 
     def multiget_link(self, id1, ltype, id2s):
-        st = self.st
-        args = (id1, ltype, id2s) if st.dialect == "postgres" else (id1, ltype, *id2s)
-        return OK if self.db.rows(st.multiget(len(id2s)), args) else EMPTY
+        return OK if self.db.rows(*self.st.multiget(id1, ltype, id2s)) else EMPTY
 
     def get_links_list(self, id1, ltype, history):
         limit, max_t = self.p.range_limit, MAX_TIME
