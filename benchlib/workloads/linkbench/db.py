@@ -1,8 +1,13 @@
-"""One client thread's connection, the same few calls on every driver: ``rows`` (a
-query's rows), ``run`` (a statement's row count), ``begin``/``commit``/``rollback`` of
-one request's transaction, and the load's bulk writes. :class:`Db` is a DB-API
-connection's; a dialect's binding (``bindings/<dialect>.py``) subclasses it where its
-driver differs, and opens it (``binding.open(endpoint)``)."""
+"""One client thread's connections, the same few calls on every driver, with the
+transactions of LinkStoreSql (mdcallag/linkbench): reads and node writes on an
+autocommit connection (``rows``, ``run``: one statement each); a link write on a second
+connection with autocommit off (``begin`` opens it on first use, then ``tx_rows`` /
+``tx_run``, ``commit`` or ``rollback``), where the transaction starts with its first
+statement, no BEGIN of its own; the load's bulk writes in autocommit.
+
+:class:`Db` is a DB-API driver's; a dialect's binding (``bindings/<dialect>.py``)
+subclasses it where its driver differs, and opens it (``binding.open(endpoint)``).
+"""
 from __future__ import annotations
 
 from ..base import WorkloadClient
@@ -13,52 +18,65 @@ NODE_LOAD_COLS = "id, type, version, time, data"
 
 
 class Db:
-    """A DB-API connection with ``execute`` (sqlite3), autocommit: an explicit BEGIN
-    (the binding's ``begin_write``) for a write."""
-
     bulk_text = False   # the load sends rows (True: COPY text)
 
     def __init__(self, endpoint, st):
         self.endpoint, self.st = endpoint, st
-        self.conn = endpoint.connect()
+        self.conn = endpoint.connect()      # autocommit
+        self.cur = self.conn.cursor()
+        self.wconn = self.wcur = None       # link writes, opened by the first begin()
 
     def rows(self, sql: str, args) -> list:
-        return self.conn.execute(sql, args).fetchall()
+        self.cur.execute(sql, args)
+        return self.cur.fetchall()
 
     def run(self, sql: str, args) -> int:
-        return self.conn.execute(sql, args).rowcount
+        self.cur.execute(sql, args)
+        return self.cur.rowcount
+
+    # ------------------------------------------------------------ a link write
+    def open_writer(self):
+        """A connection with autocommit off (the driver's own way)."""
+        raise NotImplementedError
 
     def begin(self) -> None:
-        self.conn.execute(self.st.begin_write)
+        if self.wconn is None:
+            self.wconn = self.open_writer()
+            self.wcur = self.wconn.cursor()
+
+    def tx_rows(self, sql: str, args) -> list:
+        self.wcur.execute(sql, args)
+        return self.wcur.fetchall()
+
+    def tx_run(self, sql: str, args) -> int:
+        self.wcur.execute(sql, args)
+        return self.wcur.rowcount
 
     def commit(self) -> None:
-        self.conn.execute("COMMIT")
+        self.wconn.commit()
 
     def rollback(self) -> None:
         try:
-            self.conn.execute("ROLLBACK")
+            self.wconn.rollback()
         except Exception:
             pass
 
+    # ------------------------------------------------------------ the load
     def bulk(self, table: str, cols: str, rows) -> None:
-        """Rows (tuples, or a COPY text on PostgreSQL) in one transaction."""
-        self.begin()
-        try:
-            self.conn.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                                  f"({self.st.markers(len(cols.split(',')))})", rows)
-            self.commit()
-        except BaseException:
-            self.rollback()
-            raise
+        """Rows in autocommit (the drivers send executemany of an INSERT as multi-row ones)."""
+        self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
+                             f"({self.st.markers(len(cols.split(',')))})", rows)
 
     def is_broken(self) -> bool:
         return False
 
     def close(self) -> None:
-        try:
-            self.conn.close()
-        except Exception:
-            pass
+        for c in (self.conn, self.wconn):
+            try:
+                if c is not None:
+                    c.close()
+            except Exception:
+                pass
 
 
 class DbClient(WorkloadClient):

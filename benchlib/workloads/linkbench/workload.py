@@ -84,7 +84,7 @@ class LinkBenchWorkload(Workload):
         if step.phase == "load":
             st = binding(target.dialect, self.p)
             engine = getattr(target, "engine", None)
-            self._exec(target, st.drop_tables() + st.create_tables(engine))
+            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions))
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":

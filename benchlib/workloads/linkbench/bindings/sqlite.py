@@ -1,8 +1,28 @@
-"""LinkBench on SQLite: blobs, no row locks (a write transaction is BEGIN IMMEDIATE,
-the whole file's lock), MAX for the count's floor; sqlite3's connection as it is."""
+"""LinkBench on SQLite: blobs, no row locks (a link write is BEGIN IMMEDIATE on the one
+autocommit connection, the whole file's lock), the load in one transaction per batch."""
 from __future__ import annotations
 
+import sqlite3
+
+from ..db import Db
 from .base import LinkBenchSql
+
+
+class SqliteDb(Db):
+    """sqlite3: one connection for everything (a second one would wait on the first's lock)."""
+
+    def begin(self):
+        self.wconn, self.wcur = self.conn, self.cur
+        self.cur.execute(self.st.begin_write)
+
+    def bulk(self, table, cols, rows):
+        self.begin()
+        try:
+            super().bulk(table, cols, rows)
+            self.commit()
+        except BaseException:
+            self.rollback()
+            raise
 
 
 class SqliteLinkBench(LinkBenchSql):
@@ -10,5 +30,11 @@ class SqliteLinkBench(LinkBenchSql):
     link_data_type = node_data_type = "BLOB"
     node_id_column = "id INTEGER PRIMARY KEY"
     for_update = ""
-    floor_function = "MAX"
     begin_write = "BEGIN IMMEDIATE"
+
+    @staticmethod
+    def is_dup_key(exc):
+        return isinstance(exc, sqlite3.IntegrityError)
+
+    def open(self, endpoint):
+        return SqliteDb(endpoint, self)
