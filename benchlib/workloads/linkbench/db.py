@@ -39,10 +39,15 @@ class Db:
         """A connection with autocommit off (the driver's own way)."""
         raise NotImplementedError
 
-    def begin(self) -> None:
+    def open_writes(self) -> None:
+        """The link-write connection, opened before the first request (as LinkStoreSql
+        opens both at start), so that no request's latency holds a connect."""
         if self.wconn is None:
             self.wconn = self.open_writer()
             self.wcur = self.wconn.cursor()
+
+    def begin(self) -> None:
+        self.open_writes()
 
     def tx_rows(self, sql: str, args) -> list:
         self.wcur.execute(sql, args)

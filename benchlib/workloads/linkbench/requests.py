@@ -78,6 +78,7 @@ class RequestClient(DbClient):
         self._bind()
 
     def _bind(self):
+        self.db.open_writes()
         self.fns = [self.add_link, self.delete_link, self.update_link, self.count_link,
                     self.multiget_link, self.get_links_list, self.add_node, self.update_node,
                     self.delete_node, self.get_node]

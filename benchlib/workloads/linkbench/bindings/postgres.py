@@ -3,13 +3,16 @@ bigserial node id set past the loaded ids after the load, the added link's count
 INSERT … ON CONFLICT DO UPDATE, ADD_NODE returning the new id; psycopg 3, the load as
 COPY text.
 
-A link write's first statement goes in one pipeline with the BEGIN that psycopg sends
-for it (the connection has autocommit off), so the BEGIN costs no round trip of its
-own, as with the JDBC driver LinkStorePgsql uses."""
+A link write's connection is autocommit, as every connection of a target: the binding
+sends BEGIN itself, in one pipeline with the transaction's first statement (one round
+trip for both, as the JDBC driver LinkStorePgsql uses sends them), then COMMIT or
+ROLLBACK. (psycopg's own transactions, autocommit off, wait for BEGIN's answer.)"""
 from __future__ import annotations
 
 from ..db import Db
 from .base import LinkBenchSql
+
+IDLE = 0   # libpq's PQTRANS_IDLE: no transaction open
 
 
 class PgDb(Db):
@@ -18,13 +21,12 @@ class PgDb(Db):
     bulk_text = True   # the load sends COPY text
 
     def open_writer(self):
-        conn = self.endpoint.connect()
-        conn.autocommit = False
-        return conn
+        return self.endpoint.connect()   # autocommit: BEGIN is sent by _tx
 
     def _tx(self, sql, args):
-        if self.wconn.info.transaction_status == 0:   # IDLE: psycopg sends BEGIN first
+        if self.wconn.info.transaction_status == IDLE:   # the transaction's first statement
             with self.wconn.pipeline():
+                self.wcur.execute("BEGIN")
                 self.wcur.execute(sql, args)
         else:
             self.wcur.execute(sql, args)
@@ -35,6 +37,16 @@ class PgDb(Db):
 
     def tx_run(self, sql, args):
         return self._tx(sql, args).rowcount
+
+    def commit(self):
+        self.wcur.execute("COMMIT")
+
+    def rollback(self):
+        try:
+            if self.wconn.info.transaction_status != IDLE:
+                self.wcur.execute("ROLLBACK")
+        except Exception:
+            pass
 
     def bulk(self, table, cols, text):
         with self.cur.copy(f"COPY {table} ({cols}) FROM STDIN") as cp:

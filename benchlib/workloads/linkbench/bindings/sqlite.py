@@ -11,8 +11,11 @@ from .base import LinkBenchSql
 class SqliteDb(Db):
     """sqlite3: one connection for everything (a second one would wait on the first's lock)."""
 
-    def begin(self):
+    def open_writes(self):
         self.wconn, self.wcur = self.conn, self.cur
+
+    def begin(self):
+        self.open_writes()
         self.cur.execute(self.st.begin_write)
 
     def bulk(self, table, cols, rows):
