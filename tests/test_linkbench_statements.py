@@ -187,3 +187,20 @@ def test_mariadb_statements_per_request_are_linkstoresql_s(mysql_own_db, mysql_d
         target.stop()
     check(seen, expected, statuses)
     assert all(w["Com_begin"] == 0 for _, w in seen.values())   # no BEGIN sent
+
+
+def test_list_tail_history_keeps_one_entry_per_list():
+    """LinkBenchRequest's list-tail cache: one entry per (id1, link_type), a random one
+    replaced when full, an entry removed when its list has no further page."""
+    import random
+    tails = R.ListTails(random.Random(3))
+    for i in range(R.HISTORY_LIMIT + 50):
+        tails.add((i, T, 100))
+        tails.add((i, T, 99))                  # the same list again: kept once
+    assert len(tails.items) == R.HISTORY_LIMIT
+    assert all(tails.index[e[:2]] == k for k, e in enumerate(tails.items))
+    tails.replace(0, (tails.items[0][0], T, 5))    # a further page: its last time
+    assert tails.items[0][2] == 5
+    for _ in range(R.HISTORY_LIMIT):
+        tails.replace(tails.pick(), None)          # no further page: removed
+    assert tails.items == [] and tails.index == {}
