@@ -161,12 +161,41 @@ def bare_step(conninfo, maxid1, secs) -> dict:
     return {"ops": ops, "secs": max(r[1] for r in res), "cpu_us": sum(r[2] for r in res) / ops * 1e6}
 
 
+def inproc_cpu(conninfo, maxid1, n: int, reps: int) -> list[tuple[float, float]]:
+    """CPU µs per request in this one process: the same n planned operations through
+    RequestClient's functions and through the bare ones, alternating (no runner: what
+    the request code adds over the driver, without timing and recording)."""
+    p = from_properties({"maxid1": maxid1})
+    st = binding(PostgresTarget.dialect, p)
+    client = R.RequestClient(p, st, Endpoint("postgres", {"conninfo": conninfo}), 5, None)
+    ops = [(c, a) for ch in (client.next_chunk(1000) for _ in range(-(-n // 1000)))
+           for c, a in zip(ch.codes, ch.args)][:n]
+    conn = psycopg.connect(conninfo, autocommit=True)
+    wconn = psycopg.connect(conninfo, autocommit=True)
+    bare = _bare_ops(conn, wconn, st, p)
+    out = []
+    for _ in range(reps):
+        per = []
+        for fns in (client.fns, bare):
+            cpu0 = time.process_time()
+            for code, a in ops:
+                fns[code](*a)
+            per.append((time.process_time() - cpu0) / len(ops) * 1e6)
+        out.append(tuple(per))
+    client.close()
+    conn.close()
+    wconn.close()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--maxid1", type=int, default=100_001)
     ap.add_argument("--secs", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--inproc", type=int, default=0, help="also: N requests in one process, "
+                    "RequestClient's functions against the bare ones (CPU µs/request)")
     a = ap.parse_args()
     with psycopg.connect(a.url, autocommit=True) as c:
         c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
@@ -177,6 +206,7 @@ def main() -> int:
         load = benchlib_step(url, data, "load", a.maxid1, True, None)
         with psycopg.connect(url) as c:
             links = c.execute("SELECT COUNT(*) FROM linktable").fetchone()[0]
+        inproc = inproc_cpu(url, a.maxid1, a.inproc, 3) if a.inproc else []
         rows = []
         for r in range(a.rounds):
             bare = bare_step(url, a.maxid1, a.secs)
@@ -195,6 +225,9 @@ def main() -> int:
     for i, (b, m) in enumerate(rows, 1):
         rb, rm = b["ops"] / b["secs"], m["ops"] / m["secs"]
         print(f"| {i} | {rb:,.0f} | {rm:,.0f} | {rm / rb:.2f} | {b['cpu_us']:.0f} / {m['cpu_us']:.0f} |")
+    for i, (m, b) in enumerate(inproc, 1):
+        print(f"In one process, rep {i}: {a.inproc:,} requests, CPU µs/request: "
+              f"RequestClient {m:.0f} / bare {b:.0f}")
     print(f"\nLoad (2 link/count loaders + the node loader, 3 processes, COPY batches of 1024): "
           f"{links:,} links in {load['secs']:.1f} s = **{links / load['secs']:,.0f} links/s** "
           f"({load['ops'] / load['secs']:,.0f} rows/s with nodes and counts; client CPU "
