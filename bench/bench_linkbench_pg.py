@@ -6,9 +6,11 @@ loader, each its own process, COPY batches of 1024 rows as LinkBench's batch siz
 the load's links/s is LinkBench's "Links/s" (links loaded / load seconds). Then,
 alternating so that both see the same machine, ``--rounds`` times: the request
 phase with 2 requesters through benchlib (a loop of ``--secs``), and the bare loop —
-2 processes, each a psycopg connection running the same planned operations
-(RequestClient's chunks, drawn before the clock starts, as in benchlib) with the
-same statements and transactions, and nothing else: no timing, no histograms. Client
+2 processes, each running the same planned operations (RequestClient's chunks, drawn
+before the clock starts, as in benchlib) with the same statements and transactions —
+LinkStoreSql's (mdcallag/linkbench): reads and node writes on an autocommit psycopg
+connection, link writes on a second one, BEGIN pipelined with a transaction's first
+statement — and nothing else: no timing, no histograms, no status codes. Client
 CPU µs per request: benchlib from the sampler's client_cpu_s during the loop; the
 bare loop from its processes' own CPU time over the loop.
 
@@ -33,7 +35,8 @@ from benchlib.store.folders import load_results
 from benchlib.targets.base import Endpoint
 from benchlib.workloads.linkbench import requests as R
 from benchlib.workloads.linkbench.properties import from_properties
-from benchlib.workloads.linkbench.workload import statements
+from benchlib.targets.postgres import PostgresTarget
+from benchlib.workloads.linkbench.bindings import binding
 
 DB = "lbbench"
 
@@ -60,48 +63,77 @@ def benchlib_step(url, data, name, maxid1, load, secs) -> dict:
             "cpu_us": cpu / float(row["ops"]) * 1e6}
 
 
-def _bare_ops(conn, st, p):
-    """The ten requests with psycopg and nothing else (RequestClient's statements)."""
-    ex = conn.execute
+def _bare_ops(conn, wconn, st, p):
+    """The ten requests with psycopg and nothing else (RequestClient's statements and
+    transactions, written out plainly)."""
+    ex, w = conn.execute, wconn.cursor()
     ms = lambda: int(time.time() * 1000)  # noqa: E731
 
-    def write(id1, t, id2, data):
-        ex("BEGIN")
-        row = ex(st.get_visibility, (id1, id2, t)).fetchall()
+    def first(sql, args):   # BEGIN goes in one round trip with the first statement
+        with wconn.pipeline():
+            w.execute("BEGIN")
+            w.execute(sql, args)
+        return w
+
+    def insert(id1, t, id2, data):
+        now = ms()
+        try:
+            first(st.insert_link, (id1, id2, t, 1, data, 0, now))
+        except psycopg.errors.UniqueViolation:
+            w.execute("ROLLBACK")
+            return False
+        w.execute(st.count_add, (id1, t, 1, now, 1, now))
+        w.execute("COMMIT")
+        return True
+
+    def update(id1, t, id2, data):
+        row = first(st.get_visibility, (id1, id2, t)).fetchall()
         if not row:
-            ex(st.insert_link, (id1, id2, t, 1, data, ms(), 0))
-            ex(st.count_inc, (id1, t, ms()))
-        else:
-            ex(st.update_link, (1, data, ms(), id1, id2, t))
-            if row[0][0] != 1:
-                ex(st.count_inc, (id1, t, ms()))
-        ex("COMMIT")
+            w.execute("ROLLBACK")
+            return False
+        now = ms()
+        w.execute(st.update_link, (1, data, 0, now, id1, id2, t))
+        if row[0][0] != 1:
+            w.execute(st.count_change, (1, now, id1, t))
+        w.execute("COMMIT")
+        return True
+
+    def add(id1, t, id2, data):
+        insert(id1, t, id2, data) or update(id1, t, id2, data)
+
+    def upd(id1, t, id2, data):
+        update(id1, t, id2, data) or insert(id1, t, id2, data)
 
     def delete(id1, t, id2):
-        ex("BEGIN")
-        row = ex(st.get_visibility, (id1, id2, t)).fetchall()
-        if row and row[0][0] == 1:
-            ex(st.hide_link, (id1, id2, t))
-            ex(st.count_dec, (id1, t, ms()))
-        ex("COMMIT")
+        row = first(st.get_visibility, (id1, id2, t)).fetchall()
+        if not row or row[0][0] != 1:
+            w.execute("ROLLBACK")
+            return
+        w.execute(st.hide_link, (id1, id2, t))
+        w.execute(st.count_change, (-1, ms(), id1, t))
+        w.execute("COMMIT")
 
-    return [write, delete, write,
+    def links_list(a, t, h):
+        ex(st.get_links_list, (a, t, 0, R.MAX_TIME, p.range_limit, 0)).fetchall()
+
+    return [add, delete, upd,
             lambda a, t: ex(st.count_links, (a, t)).fetchall(),
-            lambda a, t, ids: ex(st.multiget_any, (a, t, ids)).fetchall(),
-            lambda a, t, h: ex(st.get_links_list, (a, t, 0, R.MAX_TIME, p.range_limit)).fetchall(),
-            lambda d: ex(st.add_node, (2048, int(time.time()), d)),
-            lambda a, d: ex(st.update_node, (int(time.time()), d, a, 2048)),
+            lambda a, t, ids: ex(*st.multiget(a, t, ids)).fetchall(),
+            links_list,
+            lambda d: ex(st.add_node, (2048, 1, int(time.time()), d)).fetchall(),
+            lambda a, d: ex(st.update_node, (2, int(time.time()), d, a, 2048)),
             lambda a: ex(st.delete_node, (a, 2048)),
             lambda a: ex(st.get_node, (a,)).fetchall()]
 
 
 def bare_worker(conninfo, maxid1, seed, secs, start_at, out_q):
     p = from_properties({"maxid1": maxid1})
-    st = statements(p, "postgres")
+    st = binding(PostgresTarget.dialect, p)
     planner = R.RequestClient(p, st, Endpoint("postgres", {"conninfo": conninfo}), seed, None)
     chunks = [planner.next_chunk(1000) for _ in range(200)]   # drawn before the clock
     conn = psycopg.connect(conninfo, autocommit=True)
-    fns = _bare_ops(conn, st, p)
+    wconn = psycopg.connect(conninfo, autocommit=True)
+    fns = _bare_ops(conn, wconn, st, p)
     while time.time() < start_at:
         time.sleep(0.001)
     cpu0, t0, n, end = time.process_time(), time.perf_counter(), 0, time.perf_counter() + secs
@@ -129,12 +161,41 @@ def bare_step(conninfo, maxid1, secs) -> dict:
     return {"ops": ops, "secs": max(r[1] for r in res), "cpu_us": sum(r[2] for r in res) / ops * 1e6}
 
 
+def inproc_cpu(conninfo, maxid1, n: int, reps: int) -> list[tuple[float, float]]:
+    """CPU µs per request in this one process: the same n planned operations through
+    RequestClient's functions and through the bare ones, alternating (no runner: what
+    the request code adds over the driver, without timing and recording)."""
+    p = from_properties({"maxid1": maxid1})
+    st = binding(PostgresTarget.dialect, p)
+    client = R.RequestClient(p, st, Endpoint("postgres", {"conninfo": conninfo}), 5, None)
+    ops = [(c, a) for ch in (client.next_chunk(1000) for _ in range(-(-n // 1000)))
+           for c, a in zip(ch.codes, ch.args)][:n]
+    conn = psycopg.connect(conninfo, autocommit=True)
+    wconn = psycopg.connect(conninfo, autocommit=True)
+    bare = _bare_ops(conn, wconn, st, p)
+    out = []
+    for _ in range(reps):
+        per = []
+        for fns in (client.fns, bare):
+            cpu0 = time.process_time()
+            for code, a in ops:
+                fns[code](*a)
+            per.append((time.process_time() - cpu0) / len(ops) * 1e6)
+        out.append(tuple(per))
+    client.close()
+    conn.close()
+    wconn.close()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--maxid1", type=int, default=100_001)
     ap.add_argument("--secs", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--inproc", type=int, default=0, help="also: N requests in one process, "
+                    "RequestClient's functions against the bare ones (CPU µs/request)")
     a = ap.parse_args()
     with psycopg.connect(a.url, autocommit=True) as c:
         c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
@@ -145,6 +206,7 @@ def main() -> int:
         load = benchlib_step(url, data, "load", a.maxid1, True, None)
         with psycopg.connect(url) as c:
             links = c.execute("SELECT COUNT(*) FROM linktable").fetchone()[0]
+        inproc = inproc_cpu(url, a.maxid1, a.inproc, 3) if a.inproc else []
         rows = []
         for r in range(a.rounds):
             bare = bare_step(url, a.maxid1, a.secs)
@@ -163,6 +225,9 @@ def main() -> int:
     for i, (b, m) in enumerate(rows, 1):
         rb, rm = b["ops"] / b["secs"], m["ops"] / m["secs"]
         print(f"| {i} | {rb:,.0f} | {rm:,.0f} | {rm / rb:.2f} | {b['cpu_us']:.0f} / {m['cpu_us']:.0f} |")
+    for i, (m, b) in enumerate(inproc, 1):
+        print(f"In one process, rep {i}: {a.inproc:,} requests, CPU µs/request: "
+              f"RequestClient {m:.0f} / bare {b:.0f}")
     print(f"\nLoad (2 link/count loaders + the node loader, 3 processes, COPY batches of 1024): "
           f"{links:,} links in {load['secs']:.1f} s = **{links / load['secs']:,.0f} links/s** "
           f"({load['ops'] / load['secs']:,.0f} rows/s with nodes and counts; client CPU "

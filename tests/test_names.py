@@ -38,6 +38,8 @@ OTHER_MEANING: dict[str, str] = {
     "benchlib/store/catalog.py": "the catalog is itself a SQLite file (SQLAlchemy), whatever the target",
     "benchlib/store/folders.py": "upgrade_meta: a run folder from before meta.json carried the "
                                  "target's dialect knows it only by its kind",
+    "benchlib/workloads/linkbench/properties.py": "LinkBench's own config keys "
+                                                  "(mysql_bulk_insert_batch …): the tool's words",
 }
 
 CORE = "core: YCSB out of targets/ into workloads/ycsb/bindings/, a Target that knows no workload"
@@ -60,11 +62,6 @@ ALLOWED: dict[str, str] = {
     "benchlib/targets/sql.py": CORE_DIALECT,     # YcsbStatements; quoting by dialect name
     "benchlib/targets/sqlite.py": CORE,          # SqliteYcsb
     "benchlib/workloads/ycsb/workload.py": CORE_DIALECT,  # kind == "redis"
-    "benchlib/workloads/linkbench/db.py": LINKBENCH,
-    "benchlib/workloads/linkbench/properties.py": LINKBENCH,
-    "benchlib/workloads/linkbench/requests.py": LINKBENCH,
-    "benchlib/workloads/linkbench/sql.py": LINKBENCH,
-    "benchlib/workloads/linkbench/workload.py": LINKBENCH,
     "benchlib/summaries/response.py": LATER + "each workload's op order and main ops, declared by "
                                               "the workload instead of listed in the summaries",
     "benchlib/summaries/kv.py": LATER + "kv's own summary table, outside its folder",

@@ -1,11 +1,16 @@
-"""One client thread's connection, the same few calls on every driver: ``rows`` (a
-query's rows), ``run`` (a statement's row count), ``begin``/``commit``/``rollback`` of
-one request's transaction, and the load's bulk writes (PostgreSQL COPY, else a
-multi-row INSERT)."""
+"""One client thread's connections, the same few calls on every driver, with the
+transactions of LinkStoreSql (mdcallag/linkbench): reads and node writes on an
+autocommit connection (``rows``, ``run``: one statement each); a link write on a second
+connection with autocommit off (``begin`` opens it on first use, then ``tx_rows`` /
+``tx_run``, ``commit`` or ``rollback``), where the transaction starts with its first
+statement, no BEGIN of its own; the load's bulk writes in autocommit.
+
+:class:`Db` is a DB-API driver's; a dialect's binding (``bindings/<dialect>.py``)
+subclasses it where its driver differs, and opens it (``binding.open(endpoint)``).
+"""
 from __future__ import annotations
 
 from ..base import WorkloadClient
-from .sql import Statements
 
 LINK_LOAD_COLS = "id1, id2, link_type, visibility, data, time, version"
 COUNT_LOAD_COLS = "id, link_type, count, time, version"
@@ -13,110 +18,70 @@ NODE_LOAD_COLS = "id, type, version, time, data"
 
 
 class Db:
-    """sqlite3 (autocommit connection: explicit BEGIN IMMEDIATE for writes)."""
+    bulk_text = False   # the load sends rows (True: COPY text)
 
-    def __init__(self, endpoint, st: Statements):
+    def __init__(self, endpoint, st):
         self.endpoint, self.st = endpoint, st
-        self.conn = endpoint.connect()
+        self.conn = endpoint.connect()      # autocommit
+        self.cur = self.conn.cursor()
+        self.wconn = self.wcur = None       # link writes, opened by the first begin()
 
     def rows(self, sql: str, args) -> list:
-        return self.conn.execute(sql, args).fetchall()
+        self.cur.execute(sql, args)
+        return self.cur.fetchall()
 
     def run(self, sql: str, args) -> int:
-        return self.conn.execute(sql, args).rowcount
+        self.cur.execute(sql, args)
+        return self.cur.rowcount
+
+    # ------------------------------------------------------------ a link write
+    def open_writer(self):
+        """A connection with autocommit off (the driver's own way)."""
+        raise NotImplementedError
+
+    def open_writes(self) -> None:
+        """The link-write connection, opened before the first request (as LinkStoreSql
+        opens both at start), so that no request's latency holds a connect."""
+        if self.wconn is None:
+            self.wconn = self.open_writer()
+            self.wcur = self.wconn.cursor()
 
     def begin(self) -> None:
-        self.conn.execute(self.st.begin_write)
+        self.open_writes()
+
+    def tx_rows(self, sql: str, args) -> list:
+        self.wcur.execute(sql, args)
+        return self.wcur.fetchall()
+
+    def tx_run(self, sql: str, args) -> int:
+        self.wcur.execute(sql, args)
+        return self.wcur.rowcount
 
     def commit(self) -> None:
-        self.conn.execute("COMMIT")
+        self.wconn.commit()
 
     def rollback(self) -> None:
         try:
-            self.conn.execute("ROLLBACK")
+            self.wconn.rollback()
         except Exception:
             pass
 
+    # ------------------------------------------------------------ the load
     def bulk(self, table: str, cols: str, rows) -> None:
-        """Rows (tuples, or a COPY text on PostgreSQL) in one transaction."""
-        self.begin()
-        try:
-            self.conn.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                                  f"({', '.join(['?'] * len(cols.split(',')))})", rows)
-            self.commit()
-        except BaseException:
-            self.rollback()
-            raise
+        """Rows in autocommit (the drivers send executemany of an INSERT as multi-row ones)."""
+        self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
+                             f"({self.st.markers(len(cols.split(',')))})", rows)
 
     def is_broken(self) -> bool:
         return False
 
     def close(self) -> None:
-        try:
-            self.conn.close()
-        except Exception:
-            pass
-
-
-class PgDb(Db):
-    """psycopg 3 (statements prepared by the driver after a few uses)."""
-
-    bulk_text = True   # the load sends COPY text
-
-    def rows(self, sql, args):
-        return self.conn.execute(sql, args).fetchall()
-
-    def run(self, sql, args):
-        return self.conn.execute(sql, args).rowcount
-
-    def begin(self):
-        self.conn.execute("BEGIN")
-
-    def bulk(self, table, cols, text):
-        with self.conn.cursor().copy(f"COPY {table} ({cols}) FROM STDIN") as cp:
-            cp.write(text)
-
-    def is_broken(self):
-        return bool(self.conn.closed)
-
-
-class MyDb(Db):
-    """mysqlclient or PyMySQL (autocommit connection; begin/commit around a request)."""
-
-    def __init__(self, endpoint, st):
-        super().__init__(endpoint, st)
-        self.cur = self.conn.cursor()
-
-    def rows(self, sql, args):
-        self.cur.execute(sql, args)
-        return self.cur.fetchall()
-
-    def run(self, sql, args):
-        return self.cur.execute(sql, args)
-
-    def begin(self):
-        self.conn.begin()
-
-    def commit(self):
-        self.conn.commit()
-
-    def rollback(self):
-        try:
-            self.conn.rollback()
-        except Exception:
-            pass
-
-    def bulk(self, table, cols, rows):
-        # both libraries rewrite executemany of INSERT … VALUES into multi-row INSERTs
-        self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                             f"({', '.join(['%s'] * len(cols.split(',')))})", rows)
-
-    def is_broken(self):
-        return not getattr(self.conn, "open", True)
-
-
-def open_db(endpoint, st: Statements) -> Db:
-    return {"postgres": PgDb, "mysql": MyDb}.get(st.dialect, Db)(endpoint, st)
+        for c in (self.conn, self.wconn):
+            try:
+                if c is not None:
+                    c.close()
+            except Exception:
+                pass
 
 
 class DbClient(WorkloadClient):
@@ -130,7 +95,7 @@ class DbClient(WorkloadClient):
 
     def reconnect(self) -> None:
         self.db.close()
-        self.db = open_db(self.endpoint, self.st)
+        self.db = self.st.open(self.endpoint)
         self._bind()
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 from ...schema import OK
 from ..base import Chunk
 from ..generators import ValuePool
-from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient, open_db
+from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
     DEFAULT_NODE_TYPE,
@@ -47,8 +47,8 @@ class LoadClient(DbClient):
         self.rng = np.random.default_rng(seed)
         self.pool = ValuePool(self.rng, max(MAX_NODE_LOAD_DATA, MAX_LINK_DATA), as_bytes=True)
         self.graph = Graph(p)
-        self.db = open_db(endpoint, st)
-        self.text = getattr(self.db, "bulk_text", False)
+        self.db = st.open(endpoint)
+        self.text = self.db.bulk_text
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
         self.pending: list = []                          # (code, payload, rows) not yet handed out

@@ -1,20 +1,20 @@
 """LinkBench's request phase (``r.L1`` …): one requester's stream of the ten
-operations, each one short transaction with LinkBenchRequest / LinkStoreMysql's
-semantics.
+operations, with LinkBenchRequest's semantics and LinkStoreSql's statements and
+transactions (mdcallag/linkbench, the maintained client):
 
-- ADD_LINK inserts the link, or revives a hidden one, and bumps counttable, in one
-  transaction; an add that finds the link visible updates its data instead
-  (LinkBench's ``add_to_upd``: status RETRY).
-- UPDATE_LINK is LinkBench's updateLink (an add that expects the link): one that
-  finds none inserts it (``upd_to_add``: RETRY) and bumps the count.
-- DELETE_LINK hides a visible link (LinkBench's default, not expunge) and
-  decrements the count (never below 0); a missing or hidden link: EMPTY.
-- COUNT_LINK reads counttable; MULTIGET_LINK reads 1 … 128 id2s of (id1, type);
-  GET_LINKS_LIST the newest visible links, at most ``range_limit``, and with
-  probability ``getlinklist_history`` % pages back into a list that earlier filled a
-  page (a history query);
-- ADD_NODE inserts a node (auto id), UPDATE_NODE / DELETE_NODE / GET_NODE by id
-  (EMPTY when there is none).
+- node requests, COUNT_LINK, MULTIGET_LINK and GET_LINKS_LIST: one statement each in
+  autocommit;
+- link writes: one transaction on the link-write connection (autocommit off; the
+  transaction starts with its first statement). ADD_LINK inserts the link and adds 1
+  to its count (INSERT … ON CONFLICT / ON DUPLICATE KEY), then COMMIT; a link already
+  there fails the insert (ROLLBACK) and the add becomes an update (LinkBench's
+  ``add_to_upd``: status RETRY). UPDATE_LINK locks the link (SELECT … FOR UPDATE),
+  updates it visible and adds 1 to the count if it was hidden, then COMMIT; no link:
+  ROLLBACK and an insert (``upd_to_add``: RETRY). DELETE_LINK locks the link, hides it
+  and takes 1 from the count, COMMIT; a missing or hidden link: ROLLBACK, EMPTY;
+- GET_LINKS_LIST: the newest visible links, at most ``range_limit``; with probability
+  ``getlinklist_history`` % it pages back (OFFSET 1, up to the time of the last link
+  seen) into a list that filled a page before (LinkBenchRequest's list-tail history).
 
 Everything random is drawn in :meth:`RequestClient.next_chunk`; times (ms for links,
 s for nodes, as LinkBench) are read when the operation runs.
@@ -26,10 +26,10 @@ import time
 
 import numpy as np
 
-from ...schema import EMPTY, OK, RETRY
+from ...schema import EMPTY, ERROR, OK, RETRY
 from ..base import Chunk
 from ..generators import ValuePool
-from .db import DbClient, open_db
+from .db import DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
     DEFAULT_NODE_TYPE,
@@ -51,7 +51,9 @@ REQUEST_OPS = ["ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET
  UPDATE_NODE, DELETE_NODE, GET_NODE) = range(10)
 MAX_NODE_DATA = 4096
 HISTORY_LIMIT = 2048   # LinkBenchRequest's listTailHistoryLimit
-MAX_TIME = 2**62
+MAX_TIME = 2**63 - 1   # Java's Long.MAX_VALUE, getLinkList's upper time bound
+LINK_TIME = 6          # the time column of a link row (bindings' LINK_COLS)
+MAX_SWITCHES = 4       # an insert that finds the link, an update that finds none …
 
 
 class RequestClient(DbClient):
@@ -71,11 +73,12 @@ class RequestClient(DbClient):
         self.cum /= self.cum[-1]
         self.pool = ValuePool(self.rng, MAX_NODE_DATA, as_bytes=True)
         self.remaining = ops_limit
-        self.history: list[tuple[int, int, int]] = []   # (id1, type, oldest time) of full pages
-        self.db = open_db(endpoint, st)
+        self.tails = ListTails(self.py_rng)
+        self.db = st.open(endpoint)
         self._bind()
 
     def _bind(self):
+        self.db.open_writes()
         self.fns = [self.add_link, self.delete_link, self.update_link, self.count_link,
                     self.multiget_link, self.get_links_list, self.add_node, self.update_node,
                     self.delete_node, self.get_node]
@@ -129,77 +132,110 @@ class RequestClient(DbClient):
         return Chunk(ops.tolist(), args)
 
     # ------------------------------------------------------------ link writes
-    def _write(self, id1, ltype, id2, data, expect: bool) -> int:
-        """ADD_LINK (expect False) and UPDATE_LINK (expect True): upsert the link visible."""
+    def _insert(self, id1, ltype, id2, data) -> bool:
+        """addLinkImpl: INSERT the link, add 1 to its count, COMMIT; False (rolled back)
+        when the link is there already."""
         db, st = self.db, self.st
         now = int(time.time() * 1000)
         db.begin()
         try:
-            row = db.rows(st.get_visibility, (id1, id2, ltype))
-            if not row and db.run(st.insert_link, (id1, id2, ltype, 1, data, now, 0)) == 1:
-                db.run(st.count_inc, (id1, ltype, now))
-                status = RETRY if expect else OK
-            else:
-                # found, or inserted by another requester since the read: read it again
-                row = row or db.rows(st.get_visibility, (id1, id2, ltype))
-                db.run(st.update_link, (1, data, now, id1, id2, ltype))
-                if row[0][0] != 1:   # hidden → visible
-                    db.run(st.count_inc, (id1, ltype, now))
-                status = OK if expect else RETRY
+            db.tx_run(st.insert_link, (id1, id2, ltype, 1, data, 0, now))
+        except Exception as e:
+            db.rollback()
+            if st.is_dup_key(e):
+                return False
+            raise
+        try:
+            db.tx_run(st.count_add, (id1, ltype, 1, now, 1, now))
             db.commit()
         except BaseException:
             db.rollback()
             raise
-        return status
+        return True
 
-    def add_link(self, id1, ltype, id2, data):
-        return self._write(id1, ltype, id2, data, False)
-
-    def update_link(self, id1, ltype, id2, data):
-        return self._write(id1, ltype, id2, data, True)
-
-    def delete_link(self, id1, ltype, id2):
+    def _update(self, id1, ltype, id2, data) -> bool:
+        """updateLinkImpl: lock the link (none: ROLLBACK, False), update it visible, add 1
+        to the count if it was hidden, COMMIT (ROLLBACK if nothing changed)."""
         db, st = self.db, self.st
         db.begin()
         try:
-            row = db.rows(st.get_visibility, (id1, id2, ltype))
-            status = EMPTY
-            if row and row[0][0] == 1:
-                db.run(st.hide_link, (id1, id2, ltype))
-                db.run(st.count_dec, (id1, ltype, int(time.time() * 1000)))
-                status = OK
+            row = db.tx_rows(st.get_visibility, (id1, id2, ltype))
+            if not row:
+                db.rollback()
+                return False
+            now = int(time.time() * 1000)
+            if db.tx_run(st.update_link, (1, data, 0, now, id1, id2, ltype)) == 0:
+                db.rollback()   # MariaDB's affected rows: the same values, nothing to commit
+                return True
+            if row[0][0] != 1:
+                db.tx_run(st.count_change, (1, now, id1, ltype))
             db.commit()
         except BaseException:
             db.rollback()
             raise
-        return status
+        return True
+
+    def _write(self, id1, ltype, id2, data, insert_first: bool) -> int:
+        """newLinkLoop: insert (ADD_LINK) or update (UPDATE_LINK) first, the other when
+        the first finds it needed (RETRY)."""
+        insert = insert_first
+        for _ in range(MAX_SWITCHES):
+            if (self._insert if insert else self._update)(id1, ltype, id2, data):
+                return OK if insert == insert_first else RETRY
+            insert = not insert
+        return ERROR
+
+    def add_link(self, id1, ltype, id2, data):
+        return self._write(id1, ltype, id2, data, True)
+
+    def update_link(self, id1, ltype, id2, data):
+        return self._write(id1, ltype, id2, data, False)
+
+    def delete_link(self, id1, ltype, id2):
+        """deleteLinkImpl: lock the link (missing or hidden: ROLLBACK, EMPTY), hide it,
+        take 1 from its count, COMMIT."""
+        db, st = self.db, self.st
+        db.begin()
+        try:
+            row = db.tx_rows(st.get_visibility, (id1, id2, ltype))
+            if not row or row[0][0] != 1:
+                db.rollback()
+                return EMPTY
+            db.tx_run(st.hide_link, (id1, id2, ltype))
+            db.tx_run(st.count_change, (-1, int(time.time() * 1000), id1, ltype))
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        return OK
 
     # ------------------------------------------------------------ link reads
     def count_link(self, id1, ltype):
         return OK if self.db.rows(self.st.count_links, (id1, ltype)) else EMPTY
 
     def multiget_link(self, id1, ltype, id2s):
-        st = self.st
-        args = (id1, ltype, id2s) if st.dialect == "postgres" else (id1, ltype, *id2s)
-        return OK if self.db.rows(st.multiget(len(id2s)), args) else EMPTY
+        return OK if self.db.rows(*self.st.multiget(id1, ltype, id2s)) else EMPTY
 
     def get_links_list(self, id1, ltype, history):
-        limit, max_t = self.p.range_limit, MAX_TIME
-        if history and self.history:   # page back into a list that filled a page before
-            id1, ltype, oldest = self.history.pop(self.py_rng.randrange(len(self.history)))
-            max_t = oldest - 1
-        rows = self.db.rows(self.st.get_links_list, (id1, ltype, 0, max_t, limit))
-        if len(rows) >= limit and len(self.history) < HISTORY_LIMIT:
-            self.history.append((id1, ltype, rows[-1][5]))
+        limit, tails, st = self.p.range_limit, self.tails, self.st
+        if history and tails.items:   # page back into a list that filled a page before
+            i = tails.pick()
+            id1, ltype, last_time = tails.items[i]
+            rows = self.db.rows(st.get_links_list, (id1, ltype, 0, last_time, limit, 1))
+            tails.replace(i, (id1, ltype, rows[-1][LINK_TIME]) if len(rows) == limit else None)
+        else:
+            rows = self.db.rows(st.get_links_list, (id1, ltype, 0, MAX_TIME, limit, 0))
+            if len(rows) >= limit:
+                tails.add((id1, ltype, rows[-1][LINK_TIME]))
         return OK if rows else EMPTY
 
     # ------------------------------------------------------------ nodes
     def add_node(self, data):
-        self.db.run(self.st.add_node, (DEFAULT_NODE_TYPE, int(time.time()), data))
+        self.db.run(self.st.add_node, (DEFAULT_NODE_TYPE, 1, int(time.time()), data))
         return OK
 
     def update_node(self, id_, data):
-        n = self.db.run(self.st.update_node, (int(time.time()), data, id_, DEFAULT_NODE_TYPE))
+        n = self.db.run(self.st.update_node, (2, int(time.time()), data, id_, DEFAULT_NODE_TYPE))
         return OK if n else EMPTY
 
     def delete_node(self, id_):
@@ -209,3 +245,42 @@ class RequestClient(DbClient):
         rows = self.db.rows(self.st.get_node, (id_,))
         return OK if rows and rows[0][1] == DEFAULT_NODE_TYPE else EMPTY
 
+
+
+class ListTails:
+    """LinkBenchRequest's list-tail history: (id1, link_type, time of the last link) of
+    lists that filled a page, one per (id1, link_type), at most HISTORY_LIMIT (a random
+    one replaced when full)."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.items: list[tuple[int, int, int]] = []
+        self.index: dict[tuple[int, int], int] = {}
+
+    def pick(self) -> int:
+        return self.rng.randrange(len(self.items))
+
+    def add(self, entry: tuple[int, int, int]) -> None:
+        if entry[:2] in self.index:
+            return
+        if len(self.items) < HISTORY_LIMIT:
+            self.index[entry[:2]] = len(self.items)
+            self.items.append(entry)
+        else:
+            self.replace(self.pick(), entry)
+
+    def replace(self, i: int, entry: tuple[int, int, int] | None) -> None:
+        """The i-th entry replaced by ``entry``, or removed (None; the last fills its place)."""
+        old = self.items[i]
+        if entry is not None and entry[:2] == old[:2]:
+            self.items[i] = entry
+            return
+        del self.index[old[:2]]
+        if entry is not None:
+            self.items[i] = entry
+            self.index[entry[:2]] = i
+            return
+        last = self.items.pop()
+        if i < len(self.items):
+            self.items[i] = last
+            self.index[last[:2]] = i

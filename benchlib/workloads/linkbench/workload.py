@@ -16,22 +16,10 @@ import pandas as pd
 
 from ... import schema
 from ..base import StepSpec, Workload
+from .bindings import BINDINGS, binding
 from .load import LoadClient
-from .properties import LinkBenchProperties, from_properties, read_config
+from .properties import from_properties, read_config
 from .requests import RequestClient
-from .sql import Statements
-
-INDEX_NAME = "id1_type"
-
-
-def quote(dialect: str, name: str) -> str:
-    """A table name (checked by the properties: a plain identifier) quoted for the dialect."""
-    return f"`{name}`" if dialect == "mysql" else f'"{name}"'
-
-
-def statements(p: LinkBenchProperties, dialect: str) -> Statements:
-    return Statements(dialect, quote(dialect, p.linktable), quote(dialect, p.counttable),
-                      quote(dialect, p.nodetable))
 
 
 class LinkBenchWorkload(Workload):
@@ -54,15 +42,15 @@ class LinkBenchWorkload(Workload):
 
     @classmethod
     def check_experiment(cls, exp) -> None:
+        """The properties, and a binding for every target's dialect (one line if not)."""
         cls(exp.workload_properties())
         from ...targets.registry import target_class, target_kind
-        dialects = {}
         for t in exp.targets:
             try:
-                dialects[t.name] = target_class(target_kind(t.url)).dialect.name
+                dialect = target_class(target_kind(t.url)).dialect
             except (ImportError, ValueError):
                 continue   # an unknown URL or a missing driver is reported where targets start
-        LinkBenchProperties.check_targets(dialects)
+            BINDINGS.check(dialect.name, t.name)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         p, steps = self.p, []
@@ -95,17 +83,17 @@ class LinkBenchWorkload(Workload):
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            st = statements(self.p, target.dialect.name)
+            st = binding(target.dialect, self.p)
             engine = getattr(target, "engine", None)
-            self._exec(target, st.drop_tables() + st.create_tables(engine))
+            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions))
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":
-            self._exec(target, statements(self.p, target.dialect.name).after_load())
+            self._exec(target, binding(target.dialect, self.p).after_load())
 
     def run_in_controller(self, target, step) -> int:
-        st = statements(self.p, target.dialect.name)
-        self._exec(target, [st.create_index(quote(target.dialect.name, INDEX_NAME))])
+        st = binding(target.dialect, self.p)
+        self._exec(target, [st.create_index()])
         conn = target.connect()
         try:
             cur = conn.cursor()
@@ -116,7 +104,7 @@ class LinkBenchWorkload(Workload):
 
     # ------------------------------------------------------------ clients
     def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
-        st = statements(self.p, endpoint.dialect.name)
+        st = binding(endpoint.dialect, self.p)
         if step.phase == "load":
             return LoadClient(self.p, st, endpoint, index, total, seed, batch_size)
         per = None

@@ -1,0 +1,65 @@
+"""LinkBench on the toy target (tests/toy: SQLite under the dialect ``toy``) through
+``benchlib run``: it runs through the one binding file tests/toy/linkbench.py, and
+loads the graph its properties describe; without that binding it is refused in one
+line before anything runs."""
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import toy  # noqa: F401  (registers the toy target and its bindings)
+
+from benchlib import cli, load_results
+from benchlib.workloads.linkbench.bindings import BINDINGS
+from benchlib.workloads.linkbench.dists import Graph
+from benchlib.workloads.linkbench.properties import from_properties
+
+MAXID1 = 801
+
+
+def write_yaml(tmp_path, name="lbtoy"):
+    yaml = tmp_path / f"{name}.yaml"
+    yaml.write_text(f"experiment: {name}\nworkload: linkbench\n"
+                    f"properties: {{maxid1: {MAXID1}, loaders: 1}}\n"
+                    "targets: [{name: toy, url: toy}]\nload: {batch_size: 256}\n"
+                    "run: {threads: [1], processes: 1, loops: 1, loop_secs: 0.3, "
+                    "status_interval_s: 60}\nseed: 5\n")
+    return yaml
+
+
+def test_linkbench_runs_on_the_toy_target(tmp_path):
+    data = tmp_path / "data"
+    assert cli.main(["run", str(write_yaml(tmp_path)), "--data-dir", str(data),
+                     "--no-progress"]) == 0
+    steps = load_results(data / "lbtoy")["steps"].set_index("step")
+    assert list(steps.index) == ["l.pre", "l.post", "r.L1"]
+    assert (steps["status"] == "ok").all() and steps.loc["r.L1", "ops"] > 0
+    p = from_properties({"maxid1": MAXID1})
+    ids = np.arange(p.startid1, p.maxid1)
+    links = int(Graph(p).nlinks(ids).sum())
+    counts = len(ids) * p.link_type_count
+    assert steps.loc["l.pre", "ops"] == len(ids) + links + counts
+    assert steps.loc["l.post", "ops"] == links
+    conn = sqlite3.connect(next((data / "lbtoy").glob("toy-*")) / "db.sqlite")
+    try:
+        # the requests add nodes and links: at least what was loaded, counts one per row
+        assert conn.execute("SELECT COUNT(*) FROM nodetable").fetchone()[0] >= len(ids)
+        assert conn.execute("SELECT COUNT(*) FROM linktable").fetchone()[0] >= links
+        n_counts, total = conn.execute("SELECT COUNT(*), SUM(count) FROM counttable").fetchone()
+        visible = conn.execute("SELECT COUNT(*) FROM linktable WHERE visibility = 1").fetchone()
+        assert n_counts >= counts and total == visible[0]
+    finally:
+        conn.close()
+
+
+def test_without_its_binding_the_toy_target_is_refused_in_one_line(tmp_path, capsys):
+    ref = BINDINGS._refs.pop("toy")
+    try:
+        data = tmp_path / "data"
+        code = cli.main(["run", str(write_yaml(tmp_path)), "--data-dir", str(data)])
+    finally:
+        BINDINGS.register("toy", ref)
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert code == 2 and len(err) == 1, err
+    assert "linkbench does not run on target 'toy' (toy)" in err[0]
+    assert not data.exists() or not any(data.rglob("*"))
