@@ -19,7 +19,7 @@ may turn a chunk's arguments into what its calls take before they are timed
 """
 from __future__ import annotations
 
-from ...targets.sql import quote_ident
+from ...targets.dialect import quote_ident
 
 OK, NOT_FOUND, ERROR = 0, 1, 2
 

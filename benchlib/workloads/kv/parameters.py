@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ...targets.sql import IDENTIFIER
+from ...targets.dialect import IDENTIFIER
 
 MIX_KEYS = ("read", "insert", "remove", "update", "scan")
 ALIASES = {"a": "read", "b": "insert", "c": "remove", "d": "update", "e": "scan"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...targets.sql import quote_ident
+from ...targets.dialect import quote_ident
 
 
 @dataclass(frozen=True)
