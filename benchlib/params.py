@@ -167,11 +167,10 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
-        if self.run.driver == "c":   # a question to the workload's binding for each dialect
-            from .targets.registry import target_class
-            for t in self.targets:
-                if m := self.workload_class().native_missing(target_class(t.kind).dialect.name):
-                    raise ValueError(f"run.driver: c: target {t.name}: {m}")
+        from .targets.registry import target_class   # a C loop: the workload's binding says
+        for t in self.targets if self.run.driver == "c" else ():
+            if m := self.workload_class().native_missing(target_class(t.kind).dialect.name):
+                raise ValueError(f"run.driver: c: target {t.name}: {m}")
         return self
 
     def workload_class(self) -> type:
