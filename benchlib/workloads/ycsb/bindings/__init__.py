@@ -15,6 +15,7 @@ refused in one line before anything runs.
 """
 from __future__ import annotations
 
+from ....targets.base import TargetError
 from ...base import STATUS_NAMES
 from ...bindings import Bindings
 
@@ -74,7 +75,6 @@ def native_missing(dialect: str) -> str | None:
 def open_binding(endpoint, cfg, driver: str = "python"):
     """A connected binding (one per client thread) for the endpoint's dialect; with
     ``driver`` c or auto, one whose run loop is in C where the dialect has it built."""
-    from ....targets.base import TargetError
     dialect = endpoint.dialect.name
     cls = binding_class(dialect)
     missing = cls.native_missing(dialect)
