@@ -123,3 +123,12 @@ def test_without_the_extension_auto_runs_the_python_binding(mysql_own_db, monkey
     b = open_binding(ep, config_from({"recordcount": 10}), "auto")
     assert isinstance(b, MysqlYcsb)
     b.close()
+
+
+def test_a_storage_engine_that_is_not_a_name_is_refused_before_any_sql():
+    from benchlib.workloads.ycsb.bindings.mysql import MysqlYcsb
+    from benchlib.workloads.ycsb.workload import config_from
+    target = make_target("my", "mysql://root@127.0.0.1:1/test",
+                         {"library": "pymysql", "engine": "InnoDB; DROP TABLE x"})
+    with pytest.raises(TargetError, match="my: engine .* is not a storage engine's name"):
+        MysqlYcsb.create_table(target, config_from({"recordcount": 10}))

@@ -76,3 +76,14 @@ def test_a_workload_without_a_binding_for_the_dialect_is_one_line(nowhere, tmp_p
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1
     assert not (tmp_path / "data" / "refused").exists()   # refused before anything ran
+
+
+def test_no_target_module_names_a_workload():
+    """A target knows no workload: YCSB's per-DBMS code lives in its bindings."""
+    from pathlib import Path
+
+    import benchlib.targets
+    folder = Path(benchlib.targets.__file__).parent
+    named = [p.name for p in folder.iterdir()   # sources only: a stale build's .so may linger
+             if p.suffix in (".py", ".c", ".h") and "ycsb" in p.read_text().lower()]
+    assert named == []
