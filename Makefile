@@ -4,26 +4,28 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+YCSB_C := benchlib/workloads/ycsb/bindings
 
 .PHONY: quickstart test install mysql-c clean-data
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
-		benchlib/targets/_pgloop.c benchlib/targets/_myloop.c benchlib/targets/_ycsbplan.h
+		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
-	@$(BIN)/python -c "from benchlib.targets import pg_native as n; n.AVAILABLE or print('note: ' + n.MISSING)"
+	@$(BIN)/python -c "from benchlib.workloads.ycsb.bindings import postgres_native as n; n.AVAILABLE or print('note: ' + n.MISSING)"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 
 # MariaDB's C client (mysqlclient) and benchlib's C loop over libmariadb
-# (targets/_myloop.c) build against libmariadb-dev with pkg-config, which need root to
-# install: tried at each make until it is there, PyMySQL and the Python loop meanwhile
+# (workloads/ycsb/bindings/_myloop.c) build against libmariadb-dev with pkg-config, which
+# need root to install: tried at each make until it is there, PyMySQL and the Python loop
+# meanwhile
 mysql-c: $(BIN)/.installed
 	@$(BIN)/python -c 'import MySQLdb' 2>/dev/null \
 	  || $(BIN)/python -m pip install --quiet 'mysqlclient>=2.1' >/dev/null 2>&1 \
 	  || echo "mysqlclient not installed, MariaDB goes through PyMySQL: apt-get install libmariadb-dev pkg-config, then make install"
-	@$(BIN)/python -c 'from benchlib.targets import _myloop' 2>/dev/null \
+	@$(BIN)/python -c 'from benchlib.workloads.ycsb.bindings import _myloop' 2>/dev/null \
 	  || { mariadb_config --include >/dev/null 2>&1 && $(BIN)/python -m pip install --quiet --no-deps -e . >/dev/null 2>&1; } \
 	  || echo "the C loop over libmariadb is not built, MariaDB's run loops are Python's: apt-get install libmariadb-dev, then make install"
 

@@ -3,12 +3,13 @@ summary lines (benchlib/importers/linescan.py). It is optional: without a C comp
 benchlib installs all the same and reads those lines by regular expressions, slower.
 (setuptools' ext-modules table in pyproject.toml is still experimental.)
 
-The C hot loop over libpq (benchlib/targets/_pgloop.c, see targets/pg_native.py) is
+YCSB's C hot loop over libpq (benchlib/workloads/ycsb/bindings/_pgloop.c, see
+bindings/postgres_native.py beside it) is
 optional too: it needs libpq's headers (Debian: libpq-dev) and a C compiler; without
 them the PostgreSQL run loops go through psycopg in Python, as before. Its twin over
-libmariadb (benchlib/targets/_myloop.c, see targets/mysql_native.py) needs
+libmariadb (bindings/_myloop.c, see bindings/mysql_native.py) needs
 libmariadb-dev; without it MariaDB's run loops go through mysqlclient or PyMySQL.
-Both include benchlib/targets/_ycsbplan.h, what the two loops share."""
+Both include bindings/_ycsbplan.h, what the two loops share."""
 import subprocess
 
 from setuptools import Extension, setup
@@ -31,13 +32,14 @@ def _mariadb_include() -> list[str]:
         return ["/usr/include/mariadb"]
 
 
-PLAN_H = ["benchlib/targets/_ycsbplan.h"]
+YCSB = "benchlib/workloads/ycsb/bindings"
+PLAN_H = [f"{YCSB}/_ycsbplan.h"]
 
 setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
                              extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.targets._pgloop", ["benchlib/targets/_pgloop.c"],
+                   Extension("benchlib.workloads.ycsb.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
                              include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H,
                              extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.targets._myloop", ["benchlib/targets/_myloop.c"],
+                   Extension("benchlib.workloads.ycsb.bindings._myloop", [f"{YCSB}/_myloop.c"],
                              include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H,
                              extra_compile_args=["-O2"], optional=True)])

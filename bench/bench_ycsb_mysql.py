@@ -1,8 +1,8 @@
 """benchlib's driver on MariaDB against a C client fetching the same rows, in one session.
 
 YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4 and 16
-clients, through benchlib's C loop over libmariadb (``run.driver: c``, targets/_myloop.c)
-and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
+clients, through benchlib's C loop over libmariadb (``run.driver: c``,
+workloads/ycsb/bindings/_myloop.c) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
 the reference: sysbench (C, LuaJIT) running a script that sends the same statement —
 ``SELECT * FROM <table> WHERE YCSB_KEY = '<key>'`` over the text protocol, the row
 fetched whole (mysql_store_result) — with keys drawn as benchlib draws them: YCSB's

@@ -170,9 +170,9 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
-        missing = [f"target {t.name}: {m}" for t in self.targets if (m := target_class(t.kind).native_missing())]
-        if self.run.driver == "c" and (missing or not self.workload_class().native_ops):
-            raise ValueError(f"run.driver: c: {(missing or [f'workload {self.workload} has none'])[0]}")
+        for t in self.targets if self.run.driver == "c" else ():
+            if m := self.workload_class().native_missing(target_class(t.kind).dialect.name):
+                raise ValueError(f"run.driver: c: target {t.name}: {m}")
         return self
 
     def workload_class(self) -> type:

@@ -179,7 +179,7 @@ def test_ycsb_on_redis_is_refused_before_it_runs(tmp_path, capsys):
         "experiment": "y", "workload": "ycsb", "properties": {"recordcount": 10, "operationcount": 10},
         "targets": [{"name": "r", "url": "redis://127.0.0.1:6379/0"}]}))
     assert cli.main(["run", str(path), "--data-dir", str(tmp_path / "d")]) == 2
-    assert "workload ycsb does not run on redis" in capsys.readouterr().err
+    assert "workload ycsb does not run on target 'r' (redis)" in capsys.readouterr().err
 
 
 def test_the_basic_target_runs_the_mix(tmp_path):

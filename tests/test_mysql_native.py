@@ -11,7 +11,7 @@ from conftest import mysql_rows, small_experiment
 from loops import assert_paced, assert_same_outcomes, run_mix
 
 from benchlib.params import ParameterError, validate
-from benchlib.targets import mysql_native
+from benchlib.workloads.ycsb.bindings import mysql_native, open_binding
 from benchlib.targets.base import Endpoint, TargetError, make_target
 
 needs_c = pytest.mark.skipif(not mysql_native.AVAILABLE, reason=mysql_native.MISSING)
@@ -37,15 +37,15 @@ def test_the_c_loop_paced_records_intended_latencies(mysql_own_db, tmp_path):
 
 
 def _bindings(url: str):
-    from benchlib.targets.mysql import MysqlYcsb, connect_params
+    from benchlib.targets.mysql import connect_params
+    from benchlib.workloads.ycsb.bindings.mysql import MysqlYcsb
     from benchlib.workloads.ycsb.workload import config_from
     cfg = config_from({"recordcount": 10, "table": "usertable"})
-    target = make_target("my", url)
+    target = make_target("my", url, {"library": "pymysql"})
     target.start()
-    target.ycsb_create_table(cfg.table, cfg.field_names)
+    MysqlYcsb.create_table(target, cfg)
     target.stop()
-    params = connect_params(url)
-    return MysqlYcsb(params, "pymysql", cfg), mysql_native.MysqlYcsbNative(params, cfg)
+    return MysqlYcsb(target.endpoint(), cfg), mysql_native.MysqlYcsbNative(connect_params(url), cfg)
 
 
 @needs_c
@@ -100,7 +100,7 @@ def test_a_server_that_is_not_there_is_one_line_without_the_password():
                             "library": "pymysql"})
     from benchlib.workloads.ycsb.workload import config_from
     with pytest.raises(TargetError) as e:
-        ep.ycsb_binding(config_from({"recordcount": 10}), "c")
+        open_binding(ep, config_from({"recordcount": 10}), "c")
     msg = str(e.value)
     assert msg.startswith("cannot connect to mysql://root@127.0.0.1:1/test: ")
     assert len(msg.splitlines()) == 1 and "s3cret-pw" not in msg
@@ -115,10 +115,20 @@ def test_driver_c_on_mariadb_without_the_extension_is_refused(monkeypatch):
 
 @pytest.mark.mysql
 def test_without_the_extension_auto_runs_the_python_binding(mysql_own_db, monkeypatch):
-    from benchlib.targets.mysql import MysqlYcsb, connect_params
+    from benchlib.targets.mysql import connect_params
+    from benchlib.workloads.ycsb.bindings.mysql import MysqlYcsb
     from benchlib.workloads.ycsb.workload import config_from
     monkeypatch.setattr(mysql_native, "AVAILABLE", False)
     ep = Endpoint("mysql", {"params": connect_params(mysql_own_db), "library": "pymysql"})
-    b = ep.ycsb_binding(config_from({"recordcount": 10}), "auto")
+    b = open_binding(ep, config_from({"recordcount": 10}), "auto")
     assert isinstance(b, MysqlYcsb)
     b.close()
+
+
+def test_a_storage_engine_that_is_not_a_name_is_refused_before_any_sql():
+    from benchlib.workloads.ycsb.bindings.mysql import MysqlYcsb
+    from benchlib.workloads.ycsb.workload import config_from
+    target = make_target("my", "mysql://root@127.0.0.1:1/test",
+                         {"library": "pymysql", "engine": "InnoDB; DROP TABLE x"})
+    with pytest.raises(TargetError, match="my: engine .* is not a storage engine's name"):
+        MysqlYcsb.create_table(target, config_from({"recordcount": 10}))

@@ -52,16 +52,6 @@ LATER = "no part of issue 22 yet: "
 # Remove an entry when its part lands (test_no_stale_allowance says which).
 ALLOWED: dict[str, str] = {
     "benchlib/targets/base.py": CORE,            # ycsb_* members; 'postgres' install extra
-    "benchlib/targets/basic.py": CORE,           # BasicYcsb, the kv binding's basic
-    "benchlib/targets/mysql.py": CORE,           # MysqlYcsb
-    "benchlib/targets/mysql_native.py": CORE,    # NativeYcsb (C loop) for MariaDB
-    "benchlib/targets/native_ops.py": CORE,      # YCSB's op codes for the C loops
-    "benchlib/targets/pg_native.py": CORE,       # NativeYcsb for PostgreSQL
-    "benchlib/targets/postgres.py": CORE,        # PostgresYcsb
-    "benchlib/targets/redis.py": CORE,           # RedisYcsb, kv
-    "benchlib/targets/sql.py": CORE_DIALECT,     # YcsbStatements; quoting by dialect name
-    "benchlib/targets/sqlite.py": CORE,          # SqliteYcsb
-    "benchlib/workloads/ycsb/workload.py": CORE_DIALECT,  # kind == "redis"
     "benchlib/summaries/response.py": LATER + "each workload's op order and main ops, declared by "
                                               "the workload instead of listed in the summaries",
     "benchlib/summaries/kv.py": LATER + "kv's own summary table, outside its folder",
@@ -90,7 +80,8 @@ def _owned(rel: str) -> set[str] | None:
     if parts[1] == "workloads" and len(parts) > 3:          # inside a workload's folder
         own = {parts[2]}
         if "bindings" in parts[3:-1]:                         # its bindings/<dialect>.py
-            own |= set(DIALECTS) if stem == "__init__" else {stem}   # __init__: their registry
+            # bindings/<dialect>[_part].py; __init__: their registry
+            own |= set(DIALECTS) if stem == "__init__" else {stem.split("_")[0]}
         return own
     if parts[1] in ("targets", "importers") and len(parts) == 3:
         words = stem.strip("_").split("_")                    # embedded_postgres, ycsb_stream

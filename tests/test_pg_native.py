@@ -10,7 +10,7 @@ from loops import MIX, assert_paced, assert_same_outcomes, run_mix
 
 from benchlib import load_results, run_experiment
 from benchlib.params import ParameterError, validate
-from benchlib.targets import pg_native
+from benchlib.workloads.ycsb.bindings import postgres_native as pg_native
 
 needs_c = pytest.mark.skipif(not pg_native.AVAILABLE, reason=pg_native.MISSING)
 
@@ -59,16 +59,19 @@ def _table(url: str):
     from benchlib.targets.postgres import PostgresTarget
     from benchlib.workloads.ycsb.workload import config_from
     cfg = config_from({"recordcount": 10, "table": "usertable"})
+    from benchlib.workloads.ycsb.bindings.postgres import PostgresYcsb
     target = PostgresTarget("pg", url)
-    target.ycsb_create_table(cfg.table, cfg.field_names)
+    PostgresYcsb.create_table(target, cfg)
     target.stop()
     return cfg
 
 
 def _bindings(url: str):
-    from benchlib.targets.postgres import PostgresYcsb
+    from benchlib.targets.postgres import PostgresTarget
+    from benchlib.workloads.ycsb.bindings.postgres import PostgresYcsb
     cfg = _table(url)
-    return cfg, PostgresYcsb(url, cfg), pg_native.PostgresYcsbNative(url, cfg)
+    ep = PostgresTarget("pg", url).endpoint()
+    return cfg, PostgresYcsb(ep, cfg), pg_native.PostgresYcsbNative(url, cfg)
 
 
 @needs_c
@@ -96,7 +99,7 @@ def test_a_failing_statement_is_an_error_of_its_operation_on_both_paths(pg_own_d
 def test_driver_values_are_checked(monkeypatch):
     with pytest.raises(ParameterError, match="run.driver"):
         validate(small_experiment("d", "sqlite", run={"driver": "fast"}), "t")
-    with pytest.raises(ParameterError, match="run.driver: c: target d: target kind sqlite has no C loop"):
+    with pytest.raises(ParameterError, match="run.driver: c: target d: ycsb has no C loop for dialect sqlite"):
         validate(small_experiment("d", "sqlite", run={"driver": "c"}), "t")
     monkeypatch.setattr(pg_native, "AVAILABLE", False)   # as where it could not be built
     with pytest.raises(ParameterError, match="not built"):
@@ -106,13 +109,15 @@ def test_driver_values_are_checked(monkeypatch):
 
 @pytest.mark.postgres
 def test_without_the_extension_auto_runs_the_python_binding(pg_own_db, monkeypatch):
-    from benchlib.targets.base import Endpoint, TargetError
-    from benchlib.targets.postgres import PostgresYcsb
+    from benchlib.targets.base import TargetError
+    from benchlib.targets.postgres import PostgresTarget
+    from benchlib.workloads.ycsb.bindings import open_binding
+    from benchlib.workloads.ycsb.bindings.postgres import PostgresYcsb
     cfg = _table(pg_own_db)   # no C binding: this test runs where the extension is not built
     monkeypatch.setattr(pg_native, "AVAILABLE", False)
-    ep = Endpoint("postgres", {"conninfo": pg_own_db})
-    b = ep.ycsb_binding(cfg, "auto")
+    ep = PostgresTarget("pg", pg_own_db).endpoint()
+    b = open_binding(ep, cfg, "auto")
     assert isinstance(b, PostgresYcsb)
     b.close()
     with pytest.raises(TargetError, match="not built"):
-        ep.ycsb_binding(cfg, "c")
+        open_binding(ep, cfg, "c")

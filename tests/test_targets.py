@@ -100,7 +100,7 @@ def test_postgres(letter, pg_url, data_dir):
     check(letter, exp, rd, make_target("pg", pg_url))
     assert load_results(rd)["runs"].iloc[0]["dbms"] == "PostgreSQL"
     # run.driver auto: the C loop where it is built (tests/test_pg_native.py compares the two)
-    from benchlib.targets import pg_native
+    from benchlib.workloads.ycsb.bindings import postgres_native as pg_native
     assert load_results(rd)["runs"].iloc[0]["meta"]["driver_path"] == \
         ("c-libpq" if pg_native.AVAILABLE else "python")
 
@@ -110,7 +110,7 @@ def test_postgres(letter, pg_url, data_dir):
 def test_mariadb(letter, mysql_url, mysql_driver, data_dir):
     # mysqlclient with the run loops in C (run.driver auto: benchlib's loop over libmariadb
     # where it is built); PyMySQL with the Python loop
-    from benchlib.targets import mysql_native
+    from benchlib.workloads.ycsb.bindings import mysql_native
     url = driver_url(mysql_url, mysql_driver)
     loop = "auto" if mysql_driver == "c" else "python"
     exp, rd = run_workload(letter, url, data_dir, f"mariadb-{mysql_driver}", loop)

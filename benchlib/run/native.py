@@ -1,7 +1,7 @@
 """A thread per connection whose operations run in C, a chunk at a time.
 
 Where the workload's client has ``native`` ops (YCSB on PostgreSQL with the C
-extension built: ``targets/pg_native.py``), this thread hands each chunk of prepared
+extension built: ``workloads/ycsb/bindings/postgres_native.py``), this thread hands each chunk of prepared
 operations to C, which issues, awaits and times them without the GIL and returns at
 the end of the chunk, at the first completion in a new second, when the paced
 schedule passes the step's end, or on a lost connection. The thread then files the

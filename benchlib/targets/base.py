@@ -1,14 +1,17 @@
 """The target protocol: what the driver, the sampler and the workloads ask of a DBMS.
 
-A :class:`Target` lives in the controlling process: it starts (embedded) or checks
-(by URL) the server, creates the schema, names the server's processes for the
-sampler and measures the database size. Client processes get a small picklable
+A :class:`Target` knows no workload. It lives in the controlling process: it starts
+(embedded) or checks (by URL) the server, gives connections of the DB driver's own
+(:meth:`Target.connect`), names the server's processes for the sampler and measures the
+database size; its :class:`~.dialect.Dialect` says how to speak to it, and is the key
+under which each workload finds its binding (``workloads/<w>/bindings/``), which does
+the schema work on such a connection. Client processes get a small picklable
 :class:`Endpoint` and open their own connections from it — the hot path then calls
-the DB driver's own connection (psycopg, sqlite3, mysqlclient or PyMySQL), never
-SQLAlchemy.
+the DB driver's own connection (psycopg, sqlite3, mysqlclient or PyMySQL, redis-py),
+never SQLAlchemy.
 
 Targets are found by kind in :mod:`benchlib.targets.registry` (``sqlite``,
-``postgres``, ``embedded-postgres``, ``mysql``, ``basic``), imported lazily so that a
+``postgres``, ``embedded-postgres``, ``mysql``, ``redis``, ``basic``), imported lazily so that a
 missing optional driver only matters to whoever uses that target.
 """
 from __future__ import annotations
@@ -41,16 +44,6 @@ class Endpoint:
             register(self.kind, import_ref(self.ref))
         return target_class(self.kind)
 
-    def ycsb_binding(self, props, driver: str = "python"):
-        """A connected YCSB binding (one per client thread) for this endpoint; with
-        ``driver`` c or auto, one whose run loop is in C where the target has it."""
-        cls = self.target_class()
-        if driver != "python" and cls.native_missing() is None:
-            return cls.ycsb_native_binding(self, props)
-        if driver == "c":
-            raise TargetError(f"run.driver c: {cls.native_missing()}")
-        return cls.ycsb_binding(self, props)
-
     def connect(self):
         """A new connection of the DB driver's own (psycopg, sqlite3, MySQLdb/PyMySQL, redis-py),
         autocommit, for a workload's client thread; None for ``basic``."""
@@ -71,16 +64,6 @@ class Target:
     # the client library the connections go through (meta's client_library), where a
     # family has more than one (MariaDB: mysqlclient or pymysql); run.driver is the loop's
     client_library: str | None = None
-
-    @classmethod
-    def native_missing(cls) -> str | None:
-        """Why this target's run loop cannot run in C (None: it can; see run.driver)."""
-        return f"target kind {cls.kind} has no C loop"
-
-    @classmethod
-    def ycsb_native_binding(cls, endpoint, props):
-        """A YCSB binding with ``native(op_names)`` ops, a chunk run in C."""
-        raise NotImplementedError
 
     def __init__(self, name: str, url: str, options: dict | None = None,
                  data_dir: Path | None = None):
@@ -125,7 +108,7 @@ class Target:
     def db_size_bytes(self) -> int | None:
         return None
 
-    # --- connections (workloads other than YCSB write their own statements per dialect)
+    # --- connections (each workload's bindings write their own statements per dialect)
     def connect(self):
         """A new connection of the driver's own, autocommit, in the controlling process
         (a workload's schema, checks); the caller closes it."""
@@ -148,21 +131,9 @@ class Target:
         conn.ping()
 
     def quote_ident(self, name: str) -> str:
-        """``name`` quoted as an identifier of this DBMS (the driver's own quoting where
-        it has one); names are checked by params before they get here."""
-        return '"' + name.replace('"', '""') + '"'
-
-    # --- schema
-    def ycsb_create_table(self, table: str, fields: list[str]) -> None:
-        raise NotImplementedError
-
-    def create_index(self, table: str, column: str) -> None:
-        raise NotImplementedError
-
-    # --- client side
-    @classmethod
-    def ycsb_binding(cls, endpoint: Endpoint, props):
-        raise NotImplementedError
+        """``name`` checked to be a plain name and quoted as an identifier of this DBMS
+        (its dialect's way)."""
+        return self.dialect.quote_ident(name)
 
 
 def make_target(name: str, url: str, options: dict | None = None,

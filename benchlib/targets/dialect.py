@@ -48,3 +48,27 @@ class Dialect:
         if not d:
             return None
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+def named(dialect: str) -> Dialect:
+    """The :class:`Dialect` called ``dialect``, as a registered target declares it."""
+    if dialect not in _NAMED:
+        from .registry import kinds, target_class
+        for kind in kinds():
+            try:
+                found = target_class(kind).dialect
+            except ImportError:   # a target whose optional driver is not installed
+                continue
+            _NAMED.setdefault(found.name, found)
+    if dialect not in _NAMED:
+        raise ValueError(f"no registered target speaks dialect {dialect!r}")
+    return _NAMED[dialect]
+
+
+_NAMED: dict[str, Dialect] = {}
+
+
+def quote_ident(name: str, dialect: str) -> str:
+    """``name`` checked and quoted in the way of the dialect called ``dialect``, for code
+    that holds a dialect's name rather than its object."""
+    return named(dialect).quote_ident(name)

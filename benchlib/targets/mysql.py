@@ -1,8 +1,8 @@
 """MariaDB / MySQL by URL, through mysqlclient (C) or PyMySQL (:mod:`.mysql_driver`).
 
 Neither uses server-side prepared statements; statements are formatted client-side
-(the library's escaping), and the load sends multi-row INSERTs of ``batch_size`` rows —
-what the JDBC binding's ``rewriteBatchedStatements`` does.
+(the library's escaping). The option ``engine`` (InnoDB) is the storage engine a
+workload's tables are created with.
 """
 from __future__ import annotations
 
@@ -17,9 +17,6 @@ from .base import (
     process_tree,
 )
 from .dialect import Dialect
-from .sql import YcsbStatements, index_sql, quote_ident
-
-OK, NOT_FOUND, ERROR = 0, 1, 2
 
 
 def connect_params(url: str) -> dict:
@@ -73,9 +70,6 @@ class MysqlTarget(Target):
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         mysql_driver.choose(url, options)
-
-    def quote_ident(self, name: str) -> str:
-        return "`" + name.replace("`", "``") + "`"
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
@@ -133,91 +127,3 @@ class MysqlTarget(Target):
             c.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
                       "information_schema.tables WHERE table_schema = DATABASE()")
             return int(c.fetchone()[0])
-
-    def ycsb_create_table(self, table, fields):
-        st = YcsbStatements(table, fields, "%s", dialect="mysql")
-        self._q(f"DROP TABLE IF EXISTS {st.table}")
-        self._q(st.create_table("TEXT") + f" ENGINE={self.engine}")
-
-    def create_index(self, table, column):
-        self._q(index_sql(table, column, "mysql", prefix_len=32, if_not_exists=False))
-
-    def after_load(self, table):
-        self._q(f"ANALYZE TABLE {quote_ident(table, 'mysql')}")
-
-    @classmethod
-    def ycsb_binding(cls, endpoint, props):
-        return MysqlYcsb(endpoint.params["params"], endpoint.params["library"], props)
-
-    @classmethod
-    def native_missing(cls) -> str | None:
-        from . import mysql_native
-        return None if mysql_native.AVAILABLE else mysql_native.MISSING
-
-    @classmethod
-    def ycsb_native_binding(cls, endpoint, props):
-        from .mysql_native import MysqlYcsbNative
-        try:
-            return MysqlYcsbNative(endpoint.params["params"], props)
-        except ConnectionError as e:
-            raise TargetError(_cannot_connect(endpoint.params["params"], e)) from None
-
-
-class MysqlYcsb:
-    def __init__(self, params: dict, library: str, props):
-        self.conn = _connect(params, library)
-        self.cur = self.conn.cursor()
-        self.st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
-        self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
-        if library == "mysqlclient":
-            self.read, self.scan = self._c_read_scan()
-
-    def _c_read_scan(self):
-        """Reads and scans through mysqlclient's connection itself (query, store_result,
-        fetch_row: C calls), not its cursor's Python: the same statement text, escaped by
-        the same string_literal, the same errors; a few µs less client CPU per read."""
-        query, store, lit = self.conn.query, self.conn.store_result, self.conn.string_literal
-        reads = {f: sql.encode() for f, sql in self.st.read.items()}
-        scans = {f: sql.encode() for f, sql in self.st.scan.items()}
-
-        def read(key, field):
-            query(reads[field] % (lit(key.encode()),))
-            return OK if store().fetch_row(0) else NOT_FOUND
-
-        def scan(key, count, field):
-            query(scans[field] % (lit(key.encode()), b"%d" % count))
-            store().fetch_row(0)
-            return OK
-        return read, scan
-
-    def read(self, key, field):
-        n = self.cur.execute(self.st.read[field], (key,))
-        self.cur.fetchall()
-        return OK if n else NOT_FOUND
-
-    def scan(self, key, count, field):
-        self.cur.execute(self.st.scan[field], (key, count))
-        self.cur.fetchall()
-        return OK
-
-    def update(self, key, field, values):
-        n = self.cur.execute(self.st.update[field], (*values, key))
-        # MariaDB reports rows *changed*; an identical value counts 0 — not an error
-        return OK if n >= 0 else ERROR
-
-    def insert(self, key, values):
-        self.cur.execute(self.st.insert, (key, *values))
-        return OK
-
-    def delete(self, key):
-        self.cur.execute(self.st.delete, (key,))
-        return OK
-
-    def insert_batch(self, rows):
-        # keys and values are alphanumeric (ycsb.ValuePool): quoting is enough
-        body = ",".join("('" + "','".join(r) + "')" for r in rows)
-        self.cur.execute(self.insert_prefix + body)
-        return OK  # the records are counted from the chunk's units
-
-    def close(self):
-        self.conn.close()

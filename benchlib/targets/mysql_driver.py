@@ -13,8 +13,8 @@ MULTI_STATEMENTS (mysqlclient turns it on by default; PyMySQL does not).
 The choice is the target's ``library`` option (``auto`` | ``mysqlclient`` | ``pymysql``)
 or the URL's scheme (``mysql+mysqldb://`` is mysqlclient, ``mysql+pymysql://`` is
 PyMySQL). It is the connections' library (loads, and the Python run loop); the run loop
-itself is ``run.driver`` (YCSB's runs go through benchlib's own C loop over libmariadb
-where it is built: targets/mysql_native.py). The option's first name, ``driver: c|python``,
+itself is ``run.driver`` (a workload's binding may have its own C loop over libmariadb,
+where it is built). The option's first name, ``driver: c|python``,
 is still read.
 """
 from __future__ import annotations

@@ -2,8 +2,8 @@
 socket form ``unix:///path/to/redis.sock?db=0``.
 
 Redis has no tables: a workload writes its own commands (``dialect = "redis"``,
-e.g. :mod:`benchlib.workloads.kv`). YCSB's workload does not run here (it needs
-fields in columns); params says so before anything runs.
+e.g. :mod:`benchlib.workloads.kv`); a workload with no binding for the dialect is
+refused before anything runs.
 
 For the sampler: the DBMS process is the ``redis-server`` listening on the URL's
 port (or, for a Unix socket, the ``process_id`` of ``INFO server``); the database
@@ -53,13 +53,6 @@ class RedisTarget(Target):
 
     def quote_ident(self, name: str) -> str:
         return name  # Redis has no identifiers: names become key prefixes as they are
-
-    def ycsb_create_table(self, table, fields):
-        raise TargetError(f"{self.name}: workload ycsb does not run on redis; use workload: kv")
-
-    @classmethod
-    def ycsb_binding(cls, endpoint, props):
-        raise TargetError("workload ycsb does not run on redis; use workload: kv")
 
     def endpoint(self) -> Endpoint:
         return self.make_endpoint({"url": self.url})

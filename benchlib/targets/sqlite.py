@@ -13,9 +13,6 @@ from pathlib import Path
 
 from .base import Endpoint, Target
 from .dialect import Dialect
-from .sql import YcsbStatements, index_sql
-
-OK, NOT_FOUND, ERROR = 0, 1, 2
 
 
 class SqliteTarget(Target):
@@ -68,26 +65,6 @@ class SqliteTarget(Target):
         return sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal"))
                    if os.path.exists(p))
 
-    def _exec(self, *sqls):
-        conn = _connect(self.endpoint())
-        try:
-            for sql in sqls:
-                conn.execute(sql)
-            conn.commit()
-        finally:
-            conn.close()
-
-    def ycsb_create_table(self, table, fields):
-        st = YcsbStatements(table, fields, "?", dialect="sqlite")
-        self._exec(f"DROP TABLE IF EXISTS {st.table}", st.create_table("TEXT"))
-
-    def create_index(self, table, column):
-        self._exec(index_sql(table, column, "sqlite"))
-
-    @classmethod
-    def ycsb_binding(cls, endpoint, props):
-        return SqliteYcsb(endpoint, props)
-
 
 def _connect(ep: Endpoint) -> sqlite3.Connection:
     conn = sqlite3.connect(ep.params["path"], timeout=ep.params["busy_timeout_ms"] / 1000,
@@ -95,46 +72,3 @@ def _connect(ep: Endpoint) -> sqlite3.Connection:
     for k, v in ep.params["pragmas"].items():
         conn.execute(f"PRAGMA {k}={v}")
     return conn
-
-
-class SqliteYcsb:
-    """YCSB's DB interface on one sqlite3 connection (autocommit, cached statements)."""
-
-    def __init__(self, ep: Endpoint, props):
-        self.conn = _connect(ep)
-        self.st = YcsbStatements(props.table, props.field_names, "?", dialect="sqlite")
-        self.nfields = len(props.field_names)
-
-    def read(self, key, field):
-        row = self.conn.execute(self.st.read[field], (key,)).fetchone()
-        return OK if row is not None else NOT_FOUND
-
-    def scan(self, key, count, field):
-        self.conn.execute(self.st.scan[field], (key, count)).fetchall()
-        return OK
-
-    def update(self, key, field, values):
-        cur = self.conn.execute(self.st.update[field], (*values, key))
-        return OK if cur.rowcount else NOT_FOUND
-
-    def insert(self, key, values):
-        self.conn.execute(self.st.insert, (key, *values))
-        return OK
-
-    def delete(self, key):
-        self.conn.execute(self.st.delete, (key,))
-        return OK
-
-    def insert_batch(self, rows):
-        c = self.conn
-        c.execute("BEGIN")
-        try:
-            c.executemany(self.st.insert, rows)
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        return OK  # the records are counted from the chunk's units
-
-    def close(self):
-        self.conn.close()

@@ -98,9 +98,6 @@ class Workload:
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
-    # its run clients can give the driver ``native`` ops (a chunk run in C), where the
-    # target's binding has them (run.driver)
-    native_ops: bool = False
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)
@@ -111,6 +108,12 @@ class Workload:
         """True when a property file given to ``benchlib run`` as it is belongs to this
         workload (LinkBench's configs name ``linkstore``); YCSB is the default."""
         return False
+
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        """Why the run clients cannot hand the driver ``native`` ops (a chunk run in C) on
+        ``dialect`` (None: they can; run.driver c is refused otherwise)."""
+        return f"workload {cls.name} has no C loop"
 
     @classmethod
     def read_properties_file(cls, path) -> dict:

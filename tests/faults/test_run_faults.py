@@ -239,14 +239,14 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
 @pytest.mark.parametrize("driver,multiplex", [("python", True), ("c", True), ("c", False)])
 def test_clients_reconnect_when_the_server_ends_their_connections(driver, multiplex, pg_own_db, tmp_path):
     """One thread multiplexing the connections, in Python (psycopg) or in C, or a thread
-    per connection running each chunk in C (targets/_pgloop.c)."""
+    per connection running each chunk in C (workloads/ycsb/bindings/_pgloop.c)."""
     import threading
 
     import psycopg
 
     from benchlib import load_results
     from benchlib.params import validate
-    from benchlib.targets import pg_native
+    from benchlib.workloads.ycsb.bindings import postgres_native as pg_native
     if driver == "c" and not pg_native.AVAILABLE:
         pytest.skip(pg_native.MISSING)
     exp = validate(small_experiment("mux", pg_own_db, properties={
@@ -294,7 +294,8 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
 
     from benchlib import load_results, run_experiment
     from benchlib.params import validate
-    from benchlib.targets import mysql_driver, mysql_native
+    from benchlib.targets import mysql_driver
+    from benchlib.workloads.ycsb.bindings import mysql_native
     if library == "c" and mysql_driver.c_client_error():
         pytest.skip(mysql_driver.c_client_error())
     if loop == "c" and not mysql_native.AVAILABLE:

@@ -18,6 +18,7 @@ import numpy as np
 from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..generators import ValuePool, build_key_names
+from .bindings import BINDINGS, binding_class, native_missing, open_binding
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .properties import (
     CLIENT_KEYS,
@@ -69,7 +70,6 @@ class YcsbWorkload(Workload):
     name = "ycsb"
     # YCSB times RMW's inner read and update as READ and UPDATE too
     compound_ops = {"READ-MODIFY-WRITE": 2}
-    native_ops = True
 
     def __init__(self, properties: dict):
         super().__init__(properties)
@@ -81,10 +81,9 @@ class YcsbWorkload(Workload):
         props = exp.workload_properties()
         core = cls(props).core
         check_unknown_keys(props, tuple(type(exp).model_fields))
-        for t in exp.targets:
-            if t.kind == "redis":  # no tables of fields there: kv is the workload for it
-                raise ValueError(f"workload ycsb does not run on redis (target {t.name!r}); "
-                                 "use workload: kv")
+        from ...targets.registry import target_class
+        for t in exp.targets:   # a dialect without a binding (redis: no tables of fields)
+            BINDINGS.check(target_class(t.kind).dialect.name, t.name)
         if int(props.get("recordcount", 0) or 0) <= 0:
             # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
             raise ValueError("recordcount: required, a number of records > 0")
@@ -113,17 +112,21 @@ class YcsbWorkload(Workload):
         self.index_column = exp.index.column
         return steps
 
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        return native_missing(dialect)
+
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            target.ycsb_create_table(self.cfg.table, self.cfg.field_names)
+            binding_class(target.dialect.name).create_table(target, self.cfg)
 
     def after_step(self, target, step, outcome) -> None:
-        hook = getattr(target, "after_load", None)
-        if step.phase == "load" and hook:
-            hook(self.cfg.table)
+        if step.phase == "load":
+            binding_class(target.dialect.name).after_load(target, self.cfg.table)
 
     def run_in_controller(self, target, step) -> int:
-        target.create_index(self.cfg.table, getattr(self, "index_column", "field0"))
+        binding_class(target.dialect.name).create_index(target, self.cfg.table,
+                                                        getattr(self, "index_column", "field0"))
         return step.ops_total or 0
 
     def records(self) -> int:
@@ -150,7 +153,7 @@ class _YcsbClient(WorkloadClient):
     def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
         self.rng = np.random.default_rng(seed)
-        self.binding = endpoint.ycsb_binding(cfg, self.driver)
+        self.binding = open_binding(endpoint, cfg, self.driver)
         self.as_bytes = bool(getattr(self.binding, "bytes_args", False))
         self.pool = ValuePool(self.rng, int(self.core.fieldlength), as_bytes=self.as_bytes)
         self.lengths = field_length_generator(self.core, self.rng)
@@ -184,7 +187,7 @@ class _YcsbClient(WorkloadClient):
             self.binding.close()
         except Exception:
             pass
-        self.binding = self.endpoint.ycsb_binding(self.cfg, self.driver)
+        self.binding = open_binding(self.endpoint, self.cfg, self.driver)
         self._bind()
 
     def close(self) -> None:

@@ -3,11 +3,11 @@
  * The twin of _pgloop.c (libpq) for MariaDB: the driver hands over a Plan (a chunk
  * of operations parsed once, _ycsbplan.h) and run_plan issues, awaits and times each
  * of them without the GIL. What a statement is on the wire is what the Python path
- * (targets/mysql.py, mysqlclient or PyMySQL) sends: the statement's text with each
+ * (bindings/mysql.py, mysqlclient or PyMySQL) sends: the statement's text with each
  * key and value escaped by the connection (mysql_real_escape_string, which follows
  * the connection's character set and NO_BACKSLASH_ESCAPES) and quoted, a scan's
  * length as a number; results fetched whole (mysql_store_result). Statuses are judged
- * as targets/mysql.py judges them: a read that finds no row is NOT_FOUND; an update
+ * as bindings/mysql.py judges them: a read that finds no row is NOT_FOUND; an update
  * is OK whatever it changed (MariaDB counts rows changed, not matched); a failed
  * statement is an ERROR, and the connection is lost when the server says so or no
  * longer answers a ping (asked only after an error, as mysqlclient's `open` is there).
@@ -15,7 +15,7 @@
  * The connection is the extension's own (mysqlclient links the same library, but its
  * MYSQL handle is not to be shared).
  */
-#define PLAN_TYPE_NAME "benchlib.targets._myloop.Plan"
+#define PLAN_TYPE_NAME "benchlib.workloads.ycsb.bindings._myloop.Plan"
 #include "_ycsbplan.h"
 
 #include <errmsg.h>
@@ -293,7 +293,7 @@ static PyGetSetDef conn_getset[] = {
     {NULL}};
 
 static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.targets._myloop.Conn",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.ycsb.bindings._myloop.Conn",
     .tp_basicsize = sizeof(Conn),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "a libmariadb connection with YCSB's statements",

@@ -12,8 +12,9 @@ the Python path and ``c`` is refused with that reason.
 """
 from __future__ import annotations
 
+from ....targets.postgres import PostgresTarget
 from .native_ops import NativeYcsb
-from .sql import YcsbStatements
+from .statements import YcsbStatements
 
 try:
     from . import _pgloop
@@ -22,7 +23,7 @@ except ImportError:   # built without libpq-dev or a C compiler: the Python path
 
 AVAILABLE = _pgloop is not None
 DRIVER_PATH = "c-libpq"
-MISSING = ("the C extension benchlib.targets._pgloop is not built (it needs libpq-dev and a "
+MISSING = ("the C extension benchlib.workloads.ycsb.bindings._pgloop is not built (it needs libpq-dev and a "
            "C compiler when benchlib is installed; see README)")
 
 
@@ -36,7 +37,7 @@ class PostgresYcsbNative(NativeYcsb):
     def __init__(self, conninfo_: str, props):
         if _pgloop is None:
             raise RuntimeError(MISSING)
-        st = YcsbStatements(props.table, props.field_names, "", numbered=True)
+        st = YcsbStatements(props.table, props.field_names, PostgresTarget.dialect)  # $1 …
         self.nfields = len(st.fields)
         fields = range(-1, self.nfields)
         self.conn = _pgloop.Conn(conninfo_)

@@ -1,4 +1,4 @@
-"""What the YCSB bindings whose run loop is in C share (``pg_native`` over libpq's
+"""What the YCSB bindings whose run loop is in C share (``postgres_native`` over libpq's
 ``_pgloop``, ``mysql_native`` over libmariadb's ``_myloop``; the two extensions share
 ``_ycsbplan.h``): the chunk's operations handed to C (:class:`NativeOps`, what
 ``benchlib.run.native`` drives) and the single-operation methods of YCSB's DB interface

@@ -10,7 +10,7 @@
  * process), the paced schedule passes the step's end, or the connection is lost.
  *
  * What it records per operation is what the Python path records (_ycsbplan.h, the
- * Plan and the loop it shares with _myloop.c), statuses judged as targets/postgres.py
+ * Plan and the loop it shares with _myloop.c), statuses judged as bindings/postgres.py
  * judges them.
  *
  * Conn.run drives one connection with libpq's synchronous PQexecPrepared (a thread
@@ -19,7 +19,7 @@
  * The connection is the extension's own (psycopg's binary wheel bundles another
  * libpq, whose PGconn this one must not touch).
  */
-#define PLAN_TYPE_NAME "benchlib.targets._pgloop.Plan"
+#define PLAN_TYPE_NAME "benchlib.workloads.ycsb.bindings._pgloop.Plan"
 #include "_ycsbplan.h"
 
 #include <libpq-fe.h>
@@ -141,7 +141,7 @@ static inline const char *stmt(const Conn *c, int kind, int idx) {
     }
 }
 
-/* the status of a statement's result, as targets/postgres.py judges it */
+/* the status of a statement's result, as bindings/postgres.py judges it */
 static int judge(PGresult *r, int kind) {
     if (!r) return ST_ERROR;
     ExecStatusType s = PQresultStatus(r);
@@ -254,7 +254,7 @@ static PyGetSetDef conn_getset[] = {
     {NULL}};
 
 static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.targets._pgloop.Conn",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.ycsb.bindings._pgloop.Conn",
     .tp_basicsize = sizeof(Conn),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "a libpq connection with YCSB's statements prepared",

@@ -1,11 +1,11 @@
 """MariaDB/MySQL's YCSB binding with its run loop in C (``_myloop.c``, over libmariadb).
 
-The twin of :mod:`.pg_native`: a whole chunk of operations goes into C, where each
+The twin of :mod:`.postgres_native`: a whole chunk of operations goes into C, where each
 statement is built (keys and values escaped by the connection and quoted, as
 mysqlclient and PyMySQL format them), sent, fetched whole and timed without the GIL.
 It is used for YCSB's run loops when the extension is built (``run.driver: auto``, the
 default, or ``c``); the load and the other workloads keep the target's client library
-(mysqlclient or PyMySQL, the target's ``library``), and meta.json says both.
+(mysqlclient or PyMySQL, the target's ``library``: :mod:`.mysql`), and meta.json says both.
 
 The extension is optional: ``pip install`` builds it where libmariadb's headers and a
 C compiler are (Debian: ``libmariadb-dev``, ``gcc``); without it ``run.driver: auto``
@@ -13,8 +13,9 @@ runs the Python path and ``c`` is refused with that reason.
 """
 from __future__ import annotations
 
+from ....targets.mysql import MysqlTarget
 from .native_ops import NativeYcsb
-from .sql import YcsbStatements
+from .statements import YcsbStatements
 
 try:
     from . import _myloop
@@ -23,7 +24,7 @@ except ImportError:   # built without libmariadb-dev or a C compiler: the Python
 
 AVAILABLE = _myloop is not None
 DRIVER_PATH = "c-libmariadb"
-MISSING = ("the C extension benchlib.targets._myloop is not built (it needs libmariadb-dev and "
+MISSING = ("the C extension benchlib.workloads.ycsb.bindings._myloop is not built (it needs libmariadb-dev and "
            "a C compiler when benchlib is installed; see README)")
 
 
@@ -36,7 +37,7 @@ class MysqlYcsbNative(NativeYcsb):
     def __init__(self, params: dict, props):
         if _myloop is None:
             raise RuntimeError(MISSING)
-        st = YcsbStatements(props.table, props.field_names, "%s", dialect="mysql")
+        st = YcsbStatements(props.table, props.field_names, MysqlTarget.dialect)
         self.nfields = len(st.fields)
         fields = range(-1, self.nfields)
         self.conn = _myloop.Conn(params["host"], params["user"], params["password"], params["database"],

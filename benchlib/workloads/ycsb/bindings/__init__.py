@@ -1,0 +1,81 @@
+"""YCSB's bindings: YCSB's DB interface (read, scan, update, insert, delete, insert_batch)
+and its schema work, one module per dialect, found by the target's dialect name.
+
+A target knows no workload: the workload asks :data:`BINDINGS` for the class of
+``target.dialect.name`` (``endpoint.dialect.name`` in a client process). A class has
+the schema work as classmethods on a connection from ``target.connect()``
+(:meth:`YcsbBinding.create_table`, ``create_index``, ``after_load``), its instances are
+connected bindings, one per client thread; where a dialect has a run loop in C
+(``postgres_native`` over libpq, ``mysql_native`` over libmariadb) the class says whether it
+is built (:meth:`YcsbBinding.native_missing`) and opens it (``open_native``).
+
+A target registered from a plugin adds its line with ``BINDINGS.register(dialect,
+"module:Class")``; a dialect without one (``redis``: no tables of fields there) is
+refused in one line before anything runs.
+"""
+from __future__ import annotations
+
+from ....targets.base import TargetError
+from ....schema import ERROR, NOT_FOUND, OK  # noqa: F401 - the bindings' statuses
+from ...bindings import Bindings
+
+_HERE = __name__
+BINDINGS = Bindings("ycsb", {
+    "sqlite": f"{_HERE}.sqlite:SqliteYcsb",
+    "postgres": f"{_HERE}.postgres:PostgresYcsb",
+    "mysql": f"{_HERE}.mysql:MysqlYcsb",
+    "basic": f"{_HERE}.basic:BasicYcsb",
+})
+
+
+class YcsbBinding:
+    """What every dialect's binding class answers; the schema work does nothing here
+    (``basic`` has no database)."""
+
+    bytes_args = False   # keys and values handed over as bytes (the workload encodes them)
+
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        """Why the run loop cannot run in C on ``dialect`` (None: it can; run.driver)."""
+        return f"ycsb has no C loop for dialect {dialect}"
+
+    @classmethod
+    def open_native(cls, endpoint, cfg):
+        """A connected binding with ``native(op_names)`` ops, a chunk run in C."""
+        raise NotImplementedError
+
+    @classmethod
+    def create_table(cls, target, cfg) -> None:
+        """Drop and create the table of ``cfg`` (table, field names) before the load."""
+
+    @classmethod
+    def create_index(cls, target, table: str, column: str) -> None:
+        """The index step's index on ``column``."""
+
+    @classmethod
+    def after_load(cls, target, table: str) -> None:
+        """After a load that ended ok (fresh statistics)."""
+
+
+def binding_class(dialect: str) -> type:
+    """The binding class for a dialect's name; ValueError (one line) where there is none."""
+    return BINDINGS.get(dialect)
+
+
+def native_missing(dialect: str) -> str | None:
+    if not BINDINGS.supports(dialect):
+        return f"workload ycsb does not run on dialect {dialect}"
+    return binding_class(dialect).native_missing(dialect)
+
+
+def open_binding(endpoint, cfg, driver: str = "python"):
+    """A connected binding (one per client thread) for the endpoint's dialect; with
+    ``driver`` c or auto, one whose run loop is in C where the dialect has it built."""
+    dialect = endpoint.dialect.name
+    cls = binding_class(dialect)
+    missing = cls.native_missing(dialect)
+    if driver != "python" and missing is None:
+        return cls.open_native(endpoint, cfg)
+    if driver == "c":
+        raise TargetError(f"run.driver c: {missing}")
+    return cls(endpoint, cfg)
