@@ -1,49 +1,55 @@
-"""kv and ybio clients reconnect when the server ends their connections mid-run (issue 28):
+"""kv, ybio and LinkBench clients reconnect when the server ends their connections mid-run (issue 28):
 PostgreSQL's pg_terminate_backend, MariaDB's KILL CONNECTION through mysqlclient and
 PyMySQL, Redis's CLIENT KILL. Each test waits until the run's clients are at work (their
 statements seen on the server), kills every one of their connections, and asserts that the
 run ends ok, that each connection cost at most 2 errors, that the clients went on, and that
-what the run counts as done is what the database holds (failed calls count nothing)."""
+what the run counts as done is what the database holds (failed calls count nothing).
+LinkBench's clients hold two connections each (reads and node writes; link writes): both
+are killed, in the load and in the request loop, and its count rows still sum to the
+visible links. SQLite has no connection to lose: it has no case here."""
 from __future__ import annotations
 
 import threading
 import time
 import uuid
 
+import numpy as np
 import pytest
 from conftest import driver_url
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
 from benchlib.targets.base import make_target
+from benchlib.workloads.linkbench.dists import Graph
+from benchlib.workloads.linkbench.properties import from_properties
 
 THREADS = 4
 # a statement only the run loop's clients send (not the load, not the controller)
 RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM"}
 
 
-def _kill_pg(url: str, pattern: str) -> list:
+def _kill_pg(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
     import psycopg
     mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
             "AND backend_type = 'client backend'")
     with psycopg.connect(url, autocommit=True) as c:
-        seen, end = set(), time.monotonic() + 120
-        while len(seen) < THREADS and time.monotonic() < end:
+        seen, end = set(), time.monotonic() + wait_s
+        while len(seen) < want and time.monotonic() < end:
             seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
             time.sleep(0.05)
         time.sleep(0.3)
         return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
 
 
-def _kill_mysql(url: str, pattern: str) -> list:
+def _kill_mysql(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
     import pymysql
     db = url.rsplit("/", 1)[1]
     c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
     killed = []
     try:
         with c.cursor() as cur:
-            seen, end = set(), time.monotonic() + 120
-            while len(seen) < THREADS and time.monotonic() < end:
+            seen, end = set(), time.monotonic() + wait_s
+            while len(seen) < want and time.monotonic() < end:
                 cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s AND "
                             "id <> CONNECTION_ID() AND info LIKE %s", (db, pattern + "%"))
                 seen |= {r[0] for r in cur.fetchall()}
@@ -60,13 +66,13 @@ def _kill_mysql(url: str, pattern: str) -> list:
     return killed
 
 
-def _kill_redis(url: str, pattern: str) -> list:
+def _kill_redis(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
     import redis
     r = redis.Redis.from_url(url)
     try:
-        seen, end = set(), time.monotonic() + 120
+        seen, end = set(), time.monotonic() + wait_s
         me = r.client_id()
-        while len(seen) < THREADS and time.monotonic() < end:
+        while len(seen) < want and time.monotonic() < end:
             seen |= {c["id"] for c in r.client_list(_type="normal")
                      if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me}
             time.sleep(0.02)
@@ -160,25 +166,73 @@ def _check_ybio(name, t, url):
     assert b["errors"] >= 1
 
 
-@pytest.mark.postgres
+def _lb_experiment(url: str, name: str, phase: str) -> dict:
+    """A LinkBench graph in tables of the test's own; ``load``: a graph big enough for the
+    kill to meet its loaders (node loader, one link loader), no request loop."""
+    props = {"maxid1": 40001 if phase == "load" else 3001, "loaders": 1,
+             **{t: f"{name}_{t}" for t in ("linktable", "counttable", "nodetable")}}
+    run = ({"skip": True} if phase == "load" else
+           {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 4})
+    return validate({"experiment": name, "workload": "linkbench", "properties": props,
+                     "targets": [{"name": "t", "url": url}], "load": {"batch_size": 256},
+                     "run": run, "seed": 3}, name)
+
+
+def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
+    """Kill every connection of LinkBench's clients (two per requester) mid-load or mid-run;
+    each lost connection costs at most 2 errors; the graph's counts hold."""
+    name = f"rc_lb_{uuid.uuid4().hex[:8]}"
+    exp = _lb_experiment(url, name, phase)
+    want = 2 if phase == "load" else 2 * THREADS
+    killed: list = []
+    killer = threading.Thread(target=lambda: killed.extend(
+        KILLERS[kind](url, "%" + name, want, 30)))
+    killer.start()
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    assert killed
+    t = load_results(tmp_path / "d" / name)
+    step = t["steps"].set_index("step").loc["l.pre" if phase == "load" else "r.L1"]
+    assert step.status == "ok" and 1 <= step.errors <= 2 * len(killed)
+    q = make_target("q", url).dialect.quote_ident
+    link, count, node = (q(f"{name}_{t}") for t in ("linktable", "counttable", "nodetable"))
+    visible = _query(url, f"SELECT count(*) FROM {link} WHERE visibility = 1")[0]
+    assert _query(url, f"SELECT coalesce(sum(count), 0) FROM {count}")[0] == visible
+    assert _query(url, f"SELECT count(*) FROM {count} c WHERE count <> (SELECT count(*) FROM "
+                       f"{link} l WHERE l.id1 = c.id AND l.link_type = c.link_type "
+                       f"AND l.visibility = 1)")[0] == 0
+    if phase == "load":   # the failed batches were sent again: the whole graph is there
+        p = from_properties(exp.properties)
+        ids = np.arange(p.startid1, p.maxid1)
+        assert _query(url, f"SELECT count(*) FROM {node}")[0] == len(ids)
+        assert visible == int(Graph(p).nlinks(ids).sum())
+    return step
+
+
+def _pair_url(request, kind: str, library: str) -> str:
+    if kind == "postgres":
+        return request.getfixturevalue("pg_own_db")
+    if kind == "mysql":
+        return driver_url(request.getfixturevalue("mysql_own_db"), library)
+    return request.getfixturevalue("redis_url")
+
+
+_MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redis": []}
+# every workload × target × client library whose connection can be lost (SQLite's cannot:
+# it is a file in the client's process)
+PAIRS = [(w, k, lib) for w in ("kv", "ybio", "linkbench-load", "linkbench")
+         for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
+PAIRS.insert(3, ("kv", "redis", "redis-py"))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("workload", ["kv", "ybio"])
-def test_postgres_terminate_backend(workload, pg_own_db, tmp_path):
-    name, t = _run_and_kill(workload, pg_own_db, "postgres", tmp_path)
-    _check_kv(name, t, pg_own_db, "postgres") if workload == "kv" else _check_ybio(name, t, pg_own_db)
-
-
-@pytest.mark.mysql
-@pytest.mark.slow
-@pytest.mark.parametrize("workload", ["kv", "ybio"])
-@pytest.mark.parametrize("library", ["c", "python"])
-def test_mariadb_kill_connection(workload, library, mysql_own_db, tmp_path):
-    url = driver_url(mysql_own_db, library)
-    name, t = _run_and_kill(workload, url, "mysql", tmp_path)
-    _check_kv(name, t, url, "mysql") if workload == "kv" else _check_ybio(name, t, url)
-
-
-@pytest.mark.slow
-def test_redis_client_kill(redis_url, tmp_path):
-    name, t = _run_and_kill("kv", redis_url, "redis", tmp_path)
-    _check_kv(name, t, redis_url, "redis")
+@pytest.mark.parametrize("workload,kind,library",
+                         [pytest.param(*pr, marks=_MARK[pr[1]], id="-".join(pr)) for pr in PAIRS])
+def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
+    url = _pair_url(request, kind, library)
+    if workload.startswith("linkbench"):
+        _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path)
+        return
+    name, t = _run_and_kill(workload, url, kind, tmp_path)
+    _check_kv(name, t, url, kind) if workload == "kv" else _check_ybio(name, t, url)
