@@ -25,7 +25,8 @@ from benchlib.workloads.linkbench.properties import from_properties
 
 THREADS = 4
 # a statement only the run loop's clients send (not the load, not the controller)
-RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM"}
+RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM",
+                 "ycsb": "SELECT %{name}"}
 
 
 def _kill_pg(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
@@ -86,15 +87,20 @@ KILLERS = {"postgres": _kill_pg, "mysql": _kill_mysql, "redis": _kill_redis}
 
 
 def _experiment(workload: str, url: str, name: str) -> dict:
-    if workload == "kv":
+    run = {"threads": [THREADS], "processes": 1, "loop_secs": 4}
+    if workload.startswith("ycsb"):   # ycsb: the C loop where there is one; ycsb-python: not
+        props = {"table": name, "recordcount": 2000, "operationcount": 0, "readproportion": 0.5,
+                 "updateproportion": 0.5, "requestdistribution": "uniform"}
+        run["driver"] = "python" if workload.endswith("python") else "auto"
+    elif workload == "kv":
         # no removes: every read and update finds its key, so every error is a failed call
         props = {"a": 0.5, "b": 0.25, "d": 0.25, "key_count": 2000, "op_count": 0, "table": name}
     else:
         props = {"tab_prefix": f"{name}_", "tab_rows": 2000, "batch_size": 20, "pct_update": 30,
                  "status_every_s": 0}
-    return validate({"experiment": name, "workload": workload, "properties": props,
+    return validate({"experiment": name, "workload": workload.split("-")[0], "properties": props,
                      "targets": [{"name": "t", "url": url}], "load": {"threads": 1},
-                     "run": {"threads": [THREADS], "processes": 1, "loop_secs": 4}, "seed": 3},
+                     "run": run, "seed": 3},
                     name)
 
 
@@ -128,11 +134,19 @@ def _stored_kv(url: str, kind: str, table: str) -> int:
     return _query(url, f"SELECT count(*) FROM {make_target('q', url).dialect.quote_ident(table)}")[0]
 
 
+def _figures(workload: str, url: str, step, killed: list) -> None:
+    """The case's figures in one line (pytest -s shows them): kills, errors, ops/s."""
+    print(f"\nKILLED {workload} {url.split(':', 1)[0]}: {len(killed)} connections killed, "
+          f"{step.errors} errors ({step.errors / len(killed):.2f} per kill), "
+          f"{step.ops_per_s:,.0f} ops/s")
+
+
 def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
-    name = f"rc_{workload}_{uuid.uuid4().hex[:8]}"
+    name = f"rc_{workload.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
     exp = _experiment(workload, url, name)
+    pattern = RUN_STATEMENT[workload.split("-")[0]].format(name=name)
     killed: list = []
-    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, RUN_STATEMENT[workload])))
+    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, pattern)))
     killer.start()
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join()
@@ -141,6 +155,7 @@ def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
     t = load_results(tmp_path / "d" / name)
     run = t["steps"].set_index("step").loc["r.L1"]
     assert run.status == "ok" and 1 <= run.errors <= 2 * len(killed)
+    _figures(workload, url, run, killed)
     iv = t["intervals"][t["intervals"].step == "r.L1"]
     assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # the clients went on
     return name, t
@@ -152,6 +167,11 @@ def _check_kv(name, t, url, kind):
     # an insert cut by the kill may have been done before its reply was lost
     stored = _stored_kv(url, kind, name) - 2000
     assert ok[("r.L1", "INSERT")] <= stored <= lat.loc[("r.L1", "INSERT"), "count"]
+
+
+def _check_ycsb(name, t, url):
+    """Reads and updates only: the table holds its records, whatever was lost."""
+    assert _query(url, f"SELECT count(*) FROM {make_target('q', url).dialect.quote_ident(name)}")[0] == 2000
 
 
 def _check_ybio(name, t, url):
@@ -195,6 +215,7 @@ def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
     t = load_results(tmp_path / "d" / name)
     step = t["steps"].set_index("step").loc["l.pre" if phase == "load" else "r.L1"]
     assert step.status == "ok" and 1 <= step.errors <= 2 * len(killed)
+    _figures(f"linkbench-{phase}", url, step, killed)
     q = make_target("q", url).dialect.quote_ident
     link, count, node = (q(f"{name}_{t}") for t in ("linktable", "counttable", "nodetable"))
     visible = _query(url, f"SELECT count(*) FROM {link} WHERE visibility = 1")[0]
@@ -221,9 +242,10 @@ def _pair_url(request, kind: str, library: str) -> str:
 _MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redis": []}
 # every workload × target × client library whose connection can be lost (SQLite's cannot:
 # it is a file in the client's process)
-PAIRS = [(w, k, lib) for w in ("kv", "ybio", "linkbench-load", "linkbench")
+PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
          for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
-PAIRS.insert(3, ("kv", "redis", "redis-py"))
+PAIRS.remove(("ycsb-python", "mysql", "python"))   # PyMySQL: the Python loop anyway
+PAIRS.insert(8, ("kv", "redis", "redis-py"))
 
 
 @pytest.mark.slow
@@ -235,4 +257,7 @@ def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
         _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path)
         return
     name, t = _run_and_kill(workload, url, kind, tmp_path)
-    _check_kv(name, t, url, kind) if workload == "kv" else _check_ybio(name, t, url)
+    if workload.startswith("ycsb"):
+        _check_ycsb(name, t, url)
+    else:
+        _check_kv(name, t, url, kind) if workload == "kv" else _check_ybio(name, t, url)
