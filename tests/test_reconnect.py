@@ -69,3 +69,23 @@ def test_a_connection_that_cannot_be_reopened_is_given_up_with_the_reason(tmp_pa
                                              r"reopened in \d+ attempts over 0\.\d s \(OperationalError"):
         link.reopen()
     assert link.failed_attempts >= 3
+
+
+@pytest.mark.postgres
+def test_a_session_of_two_connections_is_lost_when_either_is(pg_own_db):
+    """LinkBench's client: reads and node writes on one connection, link writes on another;
+    an error no code judges, then either one gone, is a lost session."""
+    import psycopg
+    from benchlib.targets.postgres import PostgresTarget
+
+    def open_():
+        return tuple(psycopg.connect(pg_own_db, autocommit=True) for _ in range(2))
+    link = Reconnecting(open_, "linkbench client", PostgresTarget, conn_of=lambda s: s)
+    try:
+        assert link.lost(RuntimeError("no code")) is False     # both answer a ping
+        with psycopg.connect(pg_own_db, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (link.session[1].info.backend_pid,))
+        assert link.lost(RuntimeError("no code")) is True
+    finally:
+        for c in link.session:
+            c.close()

@@ -79,7 +79,8 @@ class Reconnecting:
                  backoff: Backoff = Backoff(),
                  conn_of: Callable[[Any], Any] = lambda s: getattr(s, "conn", s)):
         """``target``: the target class whose library the session's connection is of
-        (``endpoint.target_class()``): it judges the library's errors and pings."""
+        (``endpoint.target_class()``): it judges the library's errors and pings;
+        ``conn_of``: the session's connection (a tuple: each is pinged)."""
         self.open_session, self.what, self.backoff, self.conn_of = open_session, what, backoff, conn_of
         self.target = target
         self.lost_count = self.reopened = self.failed_attempts = 0
@@ -91,8 +92,10 @@ class Reconnecting:
         if exc is None:
             exc = sys.exc_info()[1]
         verdict = lost_by_code(exc, self.target)
-        if verdict is None:
-            verdict = not alive(self.conn_of(self.session), self.target)
+        if verdict is None:   # a session of several connections: lost if any one is
+            conns = self.conn_of(self.session)
+            conns = conns if isinstance(conns, tuple) else (conns,)
+            verdict = not all(alive(c, self.target) for c in conns)
         self.lost_count += bool(verdict)
         return verdict
 

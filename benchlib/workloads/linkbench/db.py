@@ -11,6 +11,7 @@ subclasses it where its driver differs, and opens it (``binding.open(endpoint)``
 from __future__ import annotations
 
 from ..base import WorkloadClient
+from ..reconnect import Reconnecting, ReconnectingClient
 
 LINK_LOAD_COLS = "id1, id2, link_type, visibility, data, time, version"
 COUNT_LOAD_COLS = "id, link_type, count, time, version"
@@ -72,9 +73,6 @@ class Db:
         self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
                              f"({self.st.markers(len(cols.split(',')))})", rows)
 
-    def is_broken(self) -> bool:
-        return False
-
     def close(self) -> None:
         for c in (self.conn, self.wconn):
             try:
@@ -84,19 +82,20 @@ class Db:
                 pass
 
 
-class DbClient(WorkloadClient):
-    """A LinkBench client thread on one connection (``self.db``): what the load and the
-    request clients share. Subclasses set ``endpoint``, ``st`` and ``_bind()``."""
+class DbClient(ReconnectingClient, WorkloadClient):
+    """A LinkBench client thread on its connections (``self.db``, both reopened by the
+    reconnection policy when either is lost): what the load and the request clients share.
+    Subclasses set ``endpoint``, ``st`` and ``_bind()``; a write transaction open on a
+    lost connection was rolled back by its server, so none is half-counted."""
 
-    db: Db
+    def _connect(self, what: str) -> None:
+        self.link = Reconnecting(lambda: self.st.open(self.endpoint), what,
+                                 self.endpoint.target_class(), conn_of=_conns)
 
-    def is_broken(self) -> bool:
-        return self.db.is_broken()
+    @property
+    def db(self) -> Db:
+        return self.link.session
 
-    def reconnect(self) -> None:
-        self.db.close()
-        self.db = self.st.open(self.endpoint)
-        self._bind()
 
-    def close(self) -> None:
-        self.db.close()
+def _conns(db: Db) -> tuple:
+    return tuple(c for c in (db.conn, db.wconn) if c is not None)

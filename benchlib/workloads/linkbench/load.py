@@ -47,23 +47,36 @@ class LoadClient(DbClient):
         self.rng = np.random.default_rng(seed)
         self.pool = ValuePool(self.rng, max(MAX_NODE_LOAD_DATA, MAX_LINK_DATA), as_bytes=True)
         self.graph = Graph(p)
-        self.db = st.open(endpoint)
+        self._connect(f"linkbench load client {index}")
         self.text = self.db.bulk_text
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
         self.pending: list = []                          # (code, payload, rows) not yet handed out
+        self.sending = None                              # the batch being sent (code, payload, rows)
         self._bind()
 
     def _bind(self):
         st, db = self.st, self.db
-        self.fns = [lambda rows: self._bulk(st.node, NODE_LOAD_COLS, rows),
-                    lambda rows: self._bulk(st.link, LINK_LOAD_COLS, rows),
-                    lambda rows: self._bulk(st.count, COUNT_LOAD_COLS, rows)]
+        self.fns = [lambda rows: self._bulk(NODE_BULK, st.node, NODE_LOAD_COLS, rows),
+                    lambda rows: self._bulk(LINKS_BULK, st.link, LINK_LOAD_COLS, rows),
+                    lambda rows: self._bulk(COUNTS_BULK, st.count, COUNT_LOAD_COLS, rows)]
         self._db = db
 
-    def _bulk(self, table, cols, rows) -> int:
-        self._db.bulk(table, cols, rows)
+    def _bulk(self, code, table, cols, rows) -> int:
+        self.sending = (code, rows)
+        self._db.bulk(table, cols, rows)   # one statement: all its rows or none
+        self.sending = None
         return OK
+
+    def reconnect(self) -> None:
+        """The batch the lost connection failed (an ERROR, its rows not counted) is sent
+        again on the new one, so that the graph loads whole: nodes, links and their counts."""
+        super().reconnect()
+        if self.sending is not None:
+            code, rows = self.sending
+            n = rows.count("\n") if isinstance(rows, str) else len(rows)
+            self.pending.insert(0, (code, rows, n))
+            self.sending = None
 
     # ------------------------------------------------------------ planning
     def next_chunk(self, max_ops):

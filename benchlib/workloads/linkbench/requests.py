@@ -74,7 +74,7 @@ class RequestClient(DbClient):
         self.pool = ValuePool(self.rng, MAX_NODE_DATA, as_bytes=True)
         self.remaining = ops_limit
         self.tails = ListTails(self.py_rng)
-        self.db = st.open(endpoint)
+        self._connect(f"linkbench request client (seed {seed})")
         self._bind()
 
     def _bind(self):

@@ -19,6 +19,7 @@ from ... import schema
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..generators import ValuePool, build_key_names
 from .bindings import BINDINGS, binding_class, native_missing, open_binding
+from ..reconnect import Reconnecting, ReconnectingClient
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .properties import (
     CLIENT_KEYS,
@@ -147,13 +148,13 @@ class YcsbWorkload(Workload):
                 format_step(o.secs, o.ops, o.latency_rows) for o in outcomes if o.latency_rows}
 
 
-class _YcsbClient(WorkloadClient):
+class _YcsbClient(ReconnectingClient, WorkloadClient):
     driver = "python"   # the run clients' binding may run chunks in C (run.driver)
 
     def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
         self.rng = np.random.default_rng(seed)
-        self.binding = open_binding(endpoint, cfg, self.driver)
+        self.link = Reconnecting(self._open, f"ycsb client (seed {seed})", endpoint.target_class())
         self.as_bytes = bool(getattr(self.binding, "bytes_args", False))
         self.pool = ValuePool(self.rng, int(self.core.fieldlength), as_bytes=self.as_bytes)
         self.lengths = field_length_generator(self.core, self.rng)
@@ -172,26 +173,13 @@ class _YcsbClient(WorkloadClient):
         flat = self.pool.values(self.lengths.next_batch(n * nf))
         return [flat[i:i + nf] for i in range(0, n * nf, nf)]
 
-    def is_broken(self) -> bool:
-        conn = getattr(self.binding, "conn", None)
-        if conn is None:
-            return False
-        closed = getattr(conn, "closed", None)
-        if closed is not None and not callable(closed):
-            return bool(closed)
-        is_open = getattr(conn, "open", None)
-        return is_open is False
+    def _open(self):
+        """The binding on a new connection (the reconnection policy's ``open``)."""
+        return open_binding(self.endpoint, self.cfg, self.driver)
 
-    def reconnect(self) -> None:
-        try:
-            self.binding.close()
-        except Exception:
-            pass
-        self.binding = open_binding(self.endpoint, self.cfg, self.driver)
-        self._bind()
-
-    def close(self) -> None:
-        self.binding.close()
+    @property
+    def binding(self):
+        return self.link.session
 
 
 class YcsbLoadClient(_YcsbClient):

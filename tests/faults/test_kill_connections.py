@@ -1,0 +1,263 @@
+"""kv, ybio and LinkBench clients reconnect when the server ends their connections mid-run (issue 28):
+PostgreSQL's pg_terminate_backend, MariaDB's KILL CONNECTION through mysqlclient and
+PyMySQL, Redis's CLIENT KILL. Each test waits until the run's clients are at work (their
+statements seen on the server), kills every one of their connections, and asserts that the
+run ends ok, that each connection cost at most 2 errors, that the clients went on, and that
+what the run counts as done is what the database holds (failed calls count nothing).
+LinkBench's clients hold two connections each (reads and node writes; link writes): both
+are killed, in the load and in the request loop, and its count rows still sum to the
+visible links. SQLite has no connection to lose: it has no case here."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import numpy as np
+import pytest
+from conftest import driver_url
+
+from benchlib import load_results, run_experiment
+from benchlib.params import validate
+from benchlib.targets.base import make_target
+from benchlib.workloads.linkbench.dists import Graph
+from benchlib.workloads.linkbench.properties import from_properties
+
+THREADS = 4
+# a statement only the run loop's clients send (not the load, not the controller)
+RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM",
+                 "ycsb": "SELECT %{name}"}
+
+
+def _kill_pg(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
+    import psycopg
+    mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'")
+    with psycopg.connect(url, autocommit=True) as c:
+        seen, end = set(), time.monotonic() + wait_s
+        while len(seen) < want and time.monotonic() < end:
+            seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
+            time.sleep(0.05)
+        time.sleep(0.3)
+        return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
+
+
+def _kill_mysql(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
+    import pymysql
+    db = url.rsplit("/", 1)[1]
+    c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    killed = []
+    try:
+        with c.cursor() as cur:
+            seen, end = set(), time.monotonic() + wait_s
+            while len(seen) < want and time.monotonic() < end:
+                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s AND "
+                            "id <> CONNECTION_ID() AND info LIKE %s", (db, pattern + "%"))
+                seen |= {r[0] for r in cur.fetchall()}
+                time.sleep(0.02)
+            time.sleep(0.3)
+            for cid in seen:
+                try:
+                    cur.execute(f"KILL CONNECTION {int(cid)}")
+                    killed.append(cid)
+                except pymysql.err.OperationalError:   # it ended meanwhile
+                    pass
+    finally:
+        c.close()
+    return killed
+
+
+def _kill_redis(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
+    import redis
+    r = redis.Redis.from_url(url)
+    try:
+        seen, end = set(), time.monotonic() + wait_s
+        me = r.client_id()
+        while len(seen) < want and time.monotonic() < end:
+            seen |= {c["id"] for c in r.client_list(_type="normal")
+                     if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me}
+            time.sleep(0.02)
+        time.sleep(0.3)
+        return [cid for cid in seen if r.client_kill_filter(_id=cid)]
+    finally:
+        r.close()
+
+
+KILLERS = {"postgres": _kill_pg, "mysql": _kill_mysql, "redis": _kill_redis}
+
+
+def _experiment(workload: str, url: str, name: str) -> dict:
+    run = {"threads": [THREADS], "processes": 1, "loop_secs": 4}
+    if workload.startswith("ycsb"):   # ycsb: the C loop where there is one; ycsb-python: not
+        props = {"table": name, "recordcount": 2000, "operationcount": 0, "readproportion": 0.5,
+                 "updateproportion": 0.5, "requestdistribution": "uniform"}
+        run["driver"] = "python" if workload.endswith("python") else "auto"
+    elif workload == "kv":
+        # no removes: every read and update finds its key, so every error is a failed call
+        props = {"a": 0.5, "b": 0.25, "d": 0.25, "key_count": 2000, "op_count": 0, "table": name}
+    else:
+        props = {"tab_prefix": f"{name}_", "tab_rows": 2000, "batch_size": 20, "pct_update": 30,
+                 "status_every_s": 0}
+    return validate({"experiment": name, "workload": workload.split("-")[0], "properties": props,
+                     "targets": [{"name": "t", "url": url}], "load": {"threads": 1},
+                     "run": run, "seed": 3},
+                    name)
+
+
+def _query(url: str, sql: str):
+    target = make_target("q", url)
+    target.start()
+    try:
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            return cur.fetchone()
+        finally:
+            conn.close()
+    finally:
+        target.stop()
+
+
+def _stored_kv(url: str, kind: str, table: str) -> int:
+    if kind == "redis":
+        import redis
+        r = redis.Redis.from_url(url)
+        try:
+            keys = list(r.scan_iter(match=f"{table}:*", count=5000))
+            n = r.zcard(f"{table}:index")
+            assert len(keys) - 1 == n   # the index kept in step with the keys
+            r.unlink(*keys)
+            return n
+        finally:
+            r.close()
+    return _query(url, f"SELECT count(*) FROM {make_target('q', url).dialect.quote_ident(table)}")[0]
+
+
+def _figures(workload: str, url: str, step, killed: list) -> None:
+    """The case's figures in one line (pytest -s shows them): kills, errors, ops/s."""
+    print(f"\nKILLED {workload} {url.split(':', 1)[0]}: {len(killed)} connections killed, "
+          f"{step.errors} errors ({step.errors / len(killed):.2f} per kill), "
+          f"{step.ops_per_s:,.0f} ops/s")
+
+
+def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
+    name = f"rc_{workload.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
+    exp = _experiment(workload, url, name)
+    pattern = RUN_STATEMENT[workload.split("-")[0]].format(name=name)
+    killed: list = []
+    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, pattern)))
+    killer.start()
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    assert len(killed) >= THREADS
+    t = load_results(tmp_path / "d" / name)
+    run = t["steps"].set_index("step").loc["r.L1"]
+    assert run.status == "ok" and 1 <= run.errors <= 2 * len(killed)
+    _figures(workload, url, run, killed)
+    iv = t["intervals"][t["intervals"].step == "r.L1"]
+    assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # the clients went on
+    return name, t
+
+
+def _check_kv(name, t, url, kind):
+    lat = t["latency"].set_index(["step", "op"])
+    ok = lat["count"] - lat["errors"]
+    # an insert cut by the kill may have been done before its reply was lost
+    stored = _stored_kv(url, kind, name) - 2000
+    assert ok[("r.L1", "INSERT")] <= stored <= lat.loc[("r.L1", "INSERT"), "count"]
+
+
+def _check_ycsb(name, t, url):
+    """Reads and updates only: the table holds its records, whatever was lost."""
+    assert _query(url, f"SELECT count(*) FROM {make_target('q', url).dialect.quote_ident(name)}")[0] == 2000
+
+
+def _check_ybio(name, t, url):
+    (b,) = t["benchruns"].to_dict("records")
+    lat = t["latency"].set_index("op")
+    ok_batches = (lat.loc[["READ-BATCH", "UPDATE-BATCH"], "count"]
+                  - lat.loc[["READ-BATCH", "UPDATE-BATCH"], "errors"]).sum()
+    assert b["num_rows"] == 20 * ok_batches            # rows of succeeded calls only
+    table = make_target("q", url).dialect.quote_ident(f"{name}_0001")
+    assert _query(url, f"SELECT count(*) FROM {table}")[0] == 2000
+    assert b["num_updated"] == 20 * (lat.loc["UPDATE-BATCH", "count"] - lat.loc["UPDATE-BATCH", "errors"])
+    assert b["errors"] >= 1
+
+
+def _lb_experiment(url: str, name: str, phase: str) -> dict:
+    """A LinkBench graph in tables of the test's own; ``load``: a graph big enough for the
+    kill to meet its loaders (node loader, one link loader), no request loop."""
+    props = {"maxid1": 40001 if phase == "load" else 3001, "loaders": 1,
+             **{t: f"{name}_{t}" for t in ("linktable", "counttable", "nodetable")}}
+    run = ({"skip": True} if phase == "load" else
+           {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 4})
+    return validate({"experiment": name, "workload": "linkbench", "properties": props,
+                     "targets": [{"name": "t", "url": url}], "load": {"batch_size": 256},
+                     "run": run, "seed": 3}, name)
+
+
+def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
+    """Kill every connection of LinkBench's clients (two per requester) mid-load or mid-run;
+    each lost connection costs at most 2 errors; the graph's counts hold."""
+    name = f"rc_lb_{uuid.uuid4().hex[:8]}"
+    exp = _lb_experiment(url, name, phase)
+    want = 2 if phase == "load" else 2 * THREADS
+    killed: list = []
+    killer = threading.Thread(target=lambda: killed.extend(
+        KILLERS[kind](url, "%" + name, want, 30)))
+    killer.start()
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    killer.join()
+    assert res.ok, res.runs
+    assert killed
+    t = load_results(tmp_path / "d" / name)
+    step = t["steps"].set_index("step").loc["l.pre" if phase == "load" else "r.L1"]
+    assert step.status == "ok" and 1 <= step.errors <= 2 * len(killed)
+    _figures(f"linkbench-{phase}", url, step, killed)
+    q = make_target("q", url).dialect.quote_ident
+    link, count, node = (q(f"{name}_{t}") for t in ("linktable", "counttable", "nodetable"))
+    visible = _query(url, f"SELECT count(*) FROM {link} WHERE visibility = 1")[0]
+    assert _query(url, f"SELECT coalesce(sum(count), 0) FROM {count}")[0] == visible
+    assert _query(url, f"SELECT count(*) FROM {count} c WHERE count <> (SELECT count(*) FROM "
+                       f"{link} l WHERE l.id1 = c.id AND l.link_type = c.link_type "
+                       f"AND l.visibility = 1)")[0] == 0
+    if phase == "load":   # the failed batches were sent again: the whole graph is there
+        p = from_properties(exp.properties)
+        ids = np.arange(p.startid1, p.maxid1)
+        assert _query(url, f"SELECT count(*) FROM {node}")[0] == len(ids)
+        assert visible == int(Graph(p).nlinks(ids).sum())
+    return step
+
+
+def _pair_url(request, kind: str, library: str) -> str:
+    if kind == "postgres":
+        return request.getfixturevalue("pg_own_db")
+    if kind == "mysql":
+        return driver_url(request.getfixturevalue("mysql_own_db"), library)
+    return request.getfixturevalue("redis_url")
+
+
+_MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redis": []}
+# every workload × target × client library whose connection can be lost (SQLite's cannot:
+# it is a file in the client's process)
+PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
+         for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
+PAIRS.remove(("ycsb-python", "mysql", "python"))   # PyMySQL: the Python loop anyway
+PAIRS.insert(8, ("kv", "redis", "redis-py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workload,kind,library",
+                         [pytest.param(*pr, marks=_MARK[pr[1]], id="-".join(pr)) for pr in PAIRS])
+def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
+    url = _pair_url(request, kind, library)
+    if workload.startswith("linkbench"):
+        _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path)
+        return
+    name, t = _run_and_kill(workload, url, kind, tmp_path)
+    if workload.startswith("ycsb"):
+        _check_ycsb(name, t, url)
+    else:
+        _check_kv(name, t, url, kind) if workload == "kv" else _check_ybio(name, t, url)
