@@ -16,15 +16,17 @@ See :mod:`benchlib.run.clients` for the client side. The controller
 from __future__ import annotations
 
 import queue
+import socket
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable
 
 import numpy as np
 
 from .. import measure, schema
+from ..workloads import keycounter
 from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
@@ -75,14 +77,40 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
              batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
              status_out=sys.stderr, progress: bool | None = None,
              on_clients: Callable[[list[int]], None] | None = None,
-             executor=None) -> StepOutcome:
+             executor=None, key_counter=None) -> StepOutcome:
     """Run one step with its client processes; returns what was measured.
 
     ``executor`` starts them (:mod:`.executors`: local processes by default, or Dask
     tasks); the rest is the same whoever started them. Never raises for a failure of
     the clients or the DBMS during the step: the outcome says ``failed`` with a
-    one-line error and keeps every completed second.
+    one-line error and keeps every completed second. ``key_counter``: the run's
+    acknowledged-insert counter (:mod:`..workloads.keycounter`); without one, a run step
+    of a workload that inserts gets one of its own.
     """
+    counter, own_counter = _step_counter(step, workload, key_counter)
+    if counter is not None:
+        step = replace(step, key_counter=counter.name)
+    try:
+        return _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out,
+                         progress, on_clients, executor)
+    finally:
+        if own_counter:
+            counter.close(unlink=True)
+
+
+def _step_counter(step: StepSpec, workload: WorkloadSpec, given):
+    """(the counter a run step's inserts claim keys from, whether this step made it)."""
+    if step.phase != "run":
+        return None, False
+    if given is not None:
+        given.settle()           # the previous step's claims that never ran: holes
+        return given, False
+    start = workload.build().insert_counter_start()
+    return (None, False) if start is None else (keycounter.create(start, step.threads), True)
+
+
+def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out, progress,
+              on_clients, executor) -> StepOutcome:
     clients = None
     try:
         clients = (executor or LocalExecutor()).start_clients(
@@ -96,6 +124,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
         msg = str(e) if isinstance(e, StepError) else "interrupted before the step started"
         return StepOutcome(step, now, now, 0.0, 0, 0,
                            "interrupted" if isinstance(e, KeyboardInterrupt) else "failed", msg)
+    if step.key_counter and any(p.host and p.host != socket.gethostname() for p in clients.placements()):
+        print(keycounter.ACROSS_HOSTS, file=status_out or sys.stderr, flush=True)
     if on_clients:
         # announced only now, connected and prepared, so that the sampler's client CPU
         # excludes the interpreters' start-up and the chunk preparation

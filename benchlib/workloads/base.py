@@ -51,6 +51,7 @@ class StepSpec:
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
+    key_counter: str | None = None  # the host's acknowledged-insert counter (keycounter)
 
 
 class WorkloadClient:
@@ -131,6 +132,11 @@ class Workload:
         with a message that starts with the key it names."""
         for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
             cls({**exp.workload_properties(), **point})
+
+    def insert_counter_start(self) -> int | None:
+        """The first key run-phase inserts claim from the run's shared acknowledged
+        counter (:mod:`.keycounter`); None: the workload has none."""
+        return None
 
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
