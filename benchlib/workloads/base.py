@@ -168,6 +168,16 @@ class Workload:
         return {}
 
 
+def returns_table(run_id: str, outcomes: list) -> dict:
+    """``{"returns": frame}``: per step and op, how many operations ended in each
+    status (OK, EMPTY, RETRY, NOT_FOUND, ERROR), from the steps' latency rows."""
+    import pandas as pd
+    rows = [{"run_id": run_id, "step": o.step.name, "op": r["op"], "status": k, "count": int(v)}
+            for o in outcomes for r in o.latency_rows
+            if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
+    return {"returns": pd.DataFrame(rows)} if rows else {}
+
+
 def matrix_points(properties: dict, names: Sequence[str]) -> list[dict[str, Any]]:
     """The points of a workload's own matrix: every combination of the values of the
     ``names`` whose property is a list, in the order given ([{}] when none is)."""

@@ -1,8 +1,8 @@
 """The key-value operations on each dialect: one binding per client thread.
 
 Every binding has ``read(key)``, ``insert(key, value)``, ``delete(key)``,
-``update(key, value)``, ``scan(key, n)`` returning a status (0 OK, 1 NOT_FOUND,
-2 ERROR), and ``load(pairs)`` / ``remove(keys)`` for the prepare's batches. A binding
+``update(key, value)``, ``scan(key, n)`` returning a status (0 OK, 4 EMPTY: the
+key was not there, a miss, an outcome and not an error; 2 ERROR), and ``load(pairs)`` / ``remove(keys)`` for the prepare's batches. A binding
 may turn a chunk's arguments into what its calls take before they are timed
 (``prepare(codes, args)``: Redis packs its commands, as redis-benchmark does).
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...targets.sql import quote_ident
 
-OK, NOT_FOUND, ERROR = 0, 1, 2
+OK, ERROR, MISS = 0, 2, 4   # MISS: EMPTY (workloads.base), a key a remove took away
 
 
 def quote(dialect: str, name: str) -> str:
@@ -93,7 +93,7 @@ class SqlKv:
     def read(self, key):
         cur = self.cur
         cur.execute(self.st.read, (key,))
-        return OK if cur.fetchone() is not None else NOT_FOUND
+        return OK if cur.fetchone() is not None else MISS
 
     def insert(self, key, value):
         self.cur.execute(self.st.insert, (key, value))
@@ -102,12 +102,12 @@ class SqlKv:
     def delete(self, key):
         cur = self.cur
         cur.execute(self.st.delete, (key,))
-        return OK if cur.rowcount else NOT_FOUND
+        return OK if cur.rowcount else MISS
 
     def update(self, key, value):
         cur = self.cur
         cur.execute(self.st.update, (value, key))
-        return OK if cur.rowcount else NOT_FOUND
+        return OK if cur.rowcount else MISS
 
     def scan(self, key, n):
         cur = self.cur
@@ -215,7 +215,7 @@ class RedisKv:
     # the timed operations: each takes its packed command (see prepare)
     def read(self, packed):
         self._send(packed, False)
-        return OK if self._recv() is not None else NOT_FOUND
+        return OK if self._recv() is not None else MISS
 
     def insert(self, packed):
         set_ok, _ = self._exec(packed, 2)
@@ -223,11 +223,11 @@ class RedisKv:
 
     def delete(self, packed):
         n, _ = self._exec(packed, 2)
-        return OK if n else NOT_FOUND
+        return OK if n else MISS
 
     def update(self, packed):
         self._send(packed, False)
-        return OK if self._recv() is not None else NOT_FOUND
+        return OK if self._recv() is not None else MISS
 
     def scan(self, packed):
         self._send(packed, False)
