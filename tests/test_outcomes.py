@@ -2,8 +2,11 @@
 insert returned, at any number of client threads and processes."""
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from conftest import small_experiment
+from test_kv import _redis_drop
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
@@ -48,3 +51,55 @@ def test_ycsb_d_python_driver_postgres(data_dir, pg_own_db):
 @pytest.mark.parametrize("processes", [1, 2])
 def test_ycsb_d_reads_only_acknowledged_inserts_mariadb(data_dir, mysql_own_db, processes):
     _assert_no_read_misses(_run_d(f"dmy{processes}", mysql_own_db, data_dir, [1, 2, 8], processes))
+
+
+def _kv(tmp_path, props: dict, targets: list[dict], threads: int = 2) -> dict:
+    import yaml
+
+    from benchlib import cli
+    exp = {"experiment": "kvo", "workload": "kv", "properties": props, "targets": targets,
+           "load": {"threads": 1, "batch_size": 500},
+           "run": {"threads": [threads], "loops": 2, "processes": 2}, "seed": 7}
+    path = tmp_path / "kv.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    assert cli.main(["run", str(path), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    return load_results(tmp_path / "d" / "kvo")
+
+
+def _returns(res: dict) -> dict:
+    r = res["returns"]
+    r = r[r["step"].str.startswith("r.")]
+    return r.groupby(["config", "op", "status"])["count"].sum().to_dict()
+
+
+def test_kv_reads_only_inserted_keys_after_a_partial_prepare(tmp_path, redis_url):
+    """prepare_insert_ratio leaves keys out for the run's inserts: a read-only run
+    never asks for them (zero misses), on Redis and SQLite alike."""
+    table = "o" + uuid.uuid4().hex[:10]
+    props = {"a": 1.0, "key_count": 3000, "op_count": 6000, "prepare_insert_ratio": 0.1,
+             "table": table, "request_distribution": "zipfian"}
+    try:
+        res = _kv(tmp_path, props, [{"name": "redis", "url": redis_url}, {"name": "lite", "url": "sqlite"}])
+    finally:
+        _redis_drop(redis_url, table)
+    got = _returns(res)
+    for cnf in ("redis", "lite"):
+        assert got[(cnf, "READ", "OK")] == 12_000 and (cnf, "READ", "EMPTY") not in got
+
+
+def test_kv_mix5_misses_are_outcomes_not_errors(tmp_path, redis_url):
+    """Reads and updates of kv-mix5 miss only keys a remove took away: EMPTY, beside
+    OK, and no error; the inserts of loop 1 are read in loop 2 (the counter goes on)."""
+    table = "o" + uuid.uuid4().hex[:10]
+    props = {"a": 0.6, "b": 0.1, "c": 0.1, "d": 0.1, "e": 0.1, "prepare_insert_ratio": 0.1,
+             "key_count": 3000, "op_count": 8000, "table": table, "request_distribution": "latest"}
+    try:
+        res = _kv(tmp_path, props, [{"name": "redis", "url": redis_url}])
+    finally:
+        _redis_drop(redis_url, table)
+    lat = res["latency"]
+    run = lat[lat["step"].str.startswith("r.")]
+    assert (run["errors"] == 0).all(), run[["step", "op", "count", "errors"]]
+    got = _returns(res)
+    assert got[("redis", "READ", "EMPTY")] > 0 and got[("redis", "READ", "OK")] > got[("redis", "READ", "EMPTY")]
+    assert ("redis", "READ", "NOT_FOUND") not in got and ("redis", "READ", "ERROR") not in got

@@ -136,6 +136,14 @@ class KeyCounter:
                 self.shm.unlink()
 
 
+def in_holes(keys: np.ndarray, holes: np.ndarray) -> np.ndarray:
+    """Which keys lie in one of the (lo, hi) ranges of :meth:`KeyCounter.holes`."""
+    bad = np.zeros(len(keys), dtype=bool)
+    for lo, hi in holes.tolist():
+        bad |= (keys >= lo) & (keys < hi)
+    return bad
+
+
 def _size(slots: int) -> int:
     return 8 * (_HEAD + 2 * slots + 2 * HOLE_RANGES)
 

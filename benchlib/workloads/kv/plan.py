@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import keycounter
 from ..ycsb.generators import MAX_REDRAW_ROUNDS, ScrambledZipfian, SkewedLatest, UniformLong
 from .parameters import KvParameters
 
@@ -119,10 +120,9 @@ class RequestKeys:
         raise RuntimeError("kv: request keys keep falling past the last inserted key")
 
     def _in_holes(self, keys: np.ndarray) -> np.ndarray:
-        bad = np.zeros(len(keys), dtype=bool)
-        for lo, hi in self.holes.tolist():
-            bad |= (keys >= lo) & (keys < hi)
-        return bad
+        """Keys claimed by an earlier step whose inserts never ran (redrawn, as YCSB
+        redraws a key past lastValue)."""
+        return keycounter.in_holes(keys, self.holes)
 
 
 class KeyStreams:

@@ -191,10 +191,7 @@ class CoreWorkloadPlan:
     def _in_holes(self, keys: np.ndarray) -> np.ndarray:
         """Keys claimed by an earlier step whose inserts never ran (redrawn, as YCSB
         redraws a key past lastValue)."""
-        bad = np.zeros(len(keys), dtype=bool)
-        for lo, hi in self.holes.tolist():
-            bad |= (keys >= lo) & (keys < hi)
-        return bad
+        return keycounter.in_holes(keys, self.holes)
 
 
 def load_keynums(props: CoreWorkloadProperties, loader_index: int = 0,
