@@ -191,11 +191,9 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             # latency is the op's, its rows are the step's operations)
             state.units[name] = state.units.get(name, 0) + units
         elif name in batch_units and units:
-            # a batch of u records taking t µs counts as u records of t/u µs each
+            # a batch's records: counted, but no latency of their own (nobody waited
+            # for one record of a batch: the batch's latency is its own op's)
             unit_name = batch_units[name]
-            per = np.maximum(svc_us // max(units // max(n, 1), 1), 1)
-            measure.record_many(state.hists.setdefault(unit_name, measure.new_histogram()), per,
-                                count_each=max(units // max(n, 1), 1))
             ur = state.returns.setdefault(unit_name, {})
             ur["OK"] = ur.get("OK", 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units

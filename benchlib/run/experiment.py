@@ -120,7 +120,7 @@ def step_line(run_id: str, o: StepOutcome) -> str:
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
              f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"]
     for r in o.latency_rows:
-        if not schema.is_intended(r["op"]) and r["count"]:
+        if not schema.is_intended(r["op"]) and r["count"] and r["p99_us"] == r["p99_us"]:
             parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
     if o.status != "ok":
         parts.append(f"[{o.status.upper()}: {o.error}]")
