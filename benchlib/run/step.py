@@ -143,6 +143,7 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
                           placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
+    outcome.latency_rows = with_defined_ops(outcome.latency_rows, workload.build().defined_ops(step))
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -315,6 +316,17 @@ class _Collector:
             print(status_line(elapsed_s, self.total_ops, rate, self.window), file=self.status_out,
                   flush=True)
             self.last_status, self.status_ops, self.window = now, self.total_ops, {}
+
+
+def with_defined_ops(rows: list[dict], defined: list[str] | None) -> list[dict]:
+    """``rows`` and a blank row (count 0) for every defined op that did not run."""
+    have = {r["op"] for r in rows}
+    missing = [op for op in defined or () if op not in have]
+    if not missing:
+        return rows
+    empty = measure.new_histogram()
+    blank = {**measure.summarize(empty), "errors": 0, "hdr": measure.encode(empty), "returns": {}}
+    return sorted(rows + [{"op": op, **blank} for op in missing], key=lambda r: r["op"])
 
 
 def latency_rows(client_results: list[measure.ClientResult], batch_units: dict | None = None,

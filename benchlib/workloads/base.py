@@ -133,6 +133,12 @@ class Workload:
         for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
             cls({**exp.workload_properties(), **point})
 
+    def defined_ops(self, step: StepSpec) -> list[str] | None:
+        """The ops a step of this workload can run (a share > 0 of its mix): every one
+        has a latency row, a blank one where the dice gave it no turn, so that summary
+        lines have the same columns whatever ran; None: those that ran."""
+        return None
+
     def insert_counter_start(self) -> int | None:
         """The first key run-phase inserts claim from the run's shared acknowledged
         counter (:mod:`.keycounter`); None: the workload has none."""

@@ -104,6 +104,12 @@ class KvWorkload(Workload):
         counter = keycounter.attach(step.key_counter, self.p.keys_loaded, total, index, step.loop)
         return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per, counter)
 
+    def defined_ops(self, step) -> list[str]:
+        if step.phase != "run":
+            ops = KvLoadClient.op_names
+            return ops if self.p.prepare_remove_ratio > 0 else ops[:2]
+        return [op for op, x in zip(RUN_OPS, self.p.mix) if x > 0]
+
     def insert_counter_start(self) -> int:
         """Run inserts claim fresh keys from keys_loaded on (the share the prepare left out first)."""
         return self.p.keys_loaded

@@ -17,7 +17,7 @@ import pandas as pd
 from ..base import StepSpec, Workload
 from .load import LoadClient
 from .properties import LinkBenchProperties, from_properties, read_config
-from .requests import RequestClient
+from .requests import REQUEST_OPS, RequestClient
 from .sql import Statements
 
 INDEX_NAME = "id1_type"
@@ -124,6 +124,10 @@ class LinkBenchWorkload(Workload):
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         return RequestClient(self.p, st, endpoint, seed, per)
+
+    def defined_ops(self, step) -> list[str] | None:
+        """The request mix's ops (a share > 0): each has its columns, run or not."""
+        return [o for o in REQUEST_OPS if self.p.mix[o] > 0] if step.phase == "run" else None
 
     # ------------------------------------------------------------ outputs
     def extra_tables(self, run_id: str, outcomes: list) -> dict:

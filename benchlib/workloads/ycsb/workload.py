@@ -163,6 +163,15 @@ class YcsbWorkload(Workload):
         counter = keycounter.attach(step.key_counter, int(self.core.recordcount), total, index, step.loop)
         return YcsbRunClient(self.cfg, endpoint, index, total, seed, per, step.driver, counter)
 
+    def defined_ops(self, step) -> list[str]:
+        if step.phase != "run":
+            return YcsbLoadClient.op_names
+        p = self.core
+        shares = [p.readproportion, p.updateproportion, p.insertproportion, p.scanproportion,
+                  p.readmodifywriteproportion]
+        inner = {"READ", "UPDATE"} if p.readmodifywriteproportion > 0 else set()  # RMW's parts
+        return [op for op, x in zip(RUN_OPS, shares) if x > 0 or op in inner]
+
     def insert_counter_start(self) -> int:
         """Run-phase inserts claim keys from recordcount on (YCSB's transaction counter)."""
         return int(self.core.recordcount)
