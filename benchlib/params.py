@@ -286,11 +286,8 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply ``-p key=value``: a dotted path into the experiment (``run.threads=[1,4]``),
     or else a workload property (``recordcount=1000``, ``basicdb.verbose=true``)."""
     top = set(Experiment.model_fields)
-    changed = []
     for item in overrides:
         key, value = parse_override(item)
-        if key not in ("description", "experiment", "source"):
-            changed.append(key)
         head = key.split(".", 1)[0]
         if head in top and head != "properties":
             node = data
@@ -303,11 +300,6 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
         else:
             key = key.removeprefix("properties.")
             data.setdefault("properties", {})[key] = value
-    if changed and isinstance(data.get("description"), str) and data["description"] \
-            and not any(parse_override(i)[0] == "description" for i in overrides):
-        # the file's words were written for its values: say which ones -p changed (names
-        # only: a value may be a URL with a password)
-        data["description"] += f" (as written for the file; -p changed {', '.join(dict.fromkeys(changed))})"
     return data
 
 

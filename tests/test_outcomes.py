@@ -103,3 +103,50 @@ def test_kv_mix5_misses_are_outcomes_not_errors(tmp_path, redis_url):
     got = _returns(res)
     assert got[("redis", "READ", "EMPTY")] > 0 and got[("redis", "READ", "OK")] > got[("redis", "READ", "EMPTY")]
     assert ("redis", "READ", "NOT_FOUND") not in got and ("redis", "READ", "ERROR") not in got
+
+
+def test_intervals_have_their_length_and_status_brackets_cover_the_line(data_dir, capfd):
+    """A loop's last interval is as long as it was (a sliver is not a second); a status
+    line's brackets add up to the operations since the previous line, as YCSB's do."""
+    import re
+    exp = validate(small_experiment("ivl", "sqlite", properties=WORKLOAD_D,
+                                    run={"threads": [2], "loops": 2, "loop_secs": 2,
+                                         "status_interval_s": 0.5}), "test")
+    res = run_experiment(exp, data_dir, progress=False)
+    assert res.ok, res.runs
+    (rid,) = res.runs
+    t = load_results(data_dir / "ivl" / rid)
+    iv = t["intervals"]
+    assert iv["interval_s"].notna().all()
+    secs = t["steps"].set_index("step")["secs"]
+    for step, g in iv[iv.step.str.startswith("r.")].groupby("step"):
+        last = g["second"].max()
+        assert (g.loc[g.second < last, "interval_s"] == 1.0).all()
+        assert g.loc[g.second == last, "interval_s"].iloc[0] == pytest.approx(secs[step] - last, abs=1e-3)
+    err = capfd.readouterr().err
+    lines = [ln for ln in err.splitlines() if " sec: " in ln and "operations;" in ln]
+    assert lines
+    before = 0
+    for ln in lines:
+        total = int(re.search(r"sec: (\d+) operations", ln).group(1))
+        counts = [int(c) for c in re.findall(r"Count=(\d+)", ln)]
+        # the line's operations since the previous line of its step (a step's first
+        # line: all of them; the text does not say where a step begins)
+        assert sum(counts) in (total - before, total), ln
+        before = total
+
+
+def test_a_description_that_p_changed_says_so(tmp_path):
+    import json
+
+    import yaml
+
+    from benchlib import cli
+    exp = small_experiment("desc", "sqlite", description="2,000 records, 2 threads")
+    path = tmp_path / "d.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    assert cli.main(["run", str(path), "-p", "recordcount=500", "--data-dir", str(tmp_path / "d"),
+                     "--no-progress"]) == 0
+    (meta,) = (tmp_path / "d" / "desc").glob("*/meta.json")
+    desc = json.loads(meta.read_text())["parameters"]["description"]
+    assert desc == "2,000 records, 2 threads (as written for the file; -p changed recordcount)"
