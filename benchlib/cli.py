@@ -157,6 +157,11 @@ def cmd_run(args) -> int:
         from .targets.registry import default
         exp = params.experiment_from_property_file(src, args.target or default(), args.threads,
                                                    args.overrides)
+    keys = list(dict.fromkeys(params.parse_override(i)[0] for i in args.overrides))
+    if keys and "description" not in keys and exp.description:
+        # written for the file's values: which ones -p changed (names only: a value may hold a password)
+        exp = exp.model_copy(update={"description": f"{exp.description} (as written for the file; "
+                                                    f"-p changed {', '.join(keys)})"})
     if args.dry_run:
         return _print_plan(exp)
     from . import run_experiment

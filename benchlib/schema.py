@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # pandas is imported where a table is built: client processes
 
 # Format history of run folders (meta.json "format_version"):
 # 1 - first format: meta.json + steps/latency/intervals/hw Parquet + histograms + ycsb.txt
-FORMAT_VERSION = 1
+# 2 - intervals carry interval_s, their length (a step's last second is partial); read
+#     from a version-1 folder, it is 1 s but for each step's last second (from its secs)
+FORMAT_VERSION = 2
 
 # ---------------------------------------------------------------- op and step vocabulary
 
@@ -243,7 +245,8 @@ LATENCY = {
 INTERVALS = {
     "run_id": "string",
     "step": "string",
-    "second": "Int64",
+    "second": "Int64",          # where the interval starts, s since the step's start
+    "interval_s": "float64",    # its length: 1 s, a step's last one shorter (ops / this = rate)
     "op": "string",
     "ops": "Int64",
     "errors": "Int64",

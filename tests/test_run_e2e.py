@@ -7,7 +7,7 @@ import sys
 
 from conftest import small_experiment
 
-from benchlib import __version__, load_results, run_experiment
+from benchlib import __version__, load_results, run_experiment, schema
 from benchlib.params import validate
 from benchlib.store.folders import read_meta
 
@@ -23,7 +23,7 @@ def test_sqlite_run_folder_is_complete(data_dir):
     (run_id,) = res.runs
     rd = data_dir / "sq" / run_id
     meta = json.loads((rd / "meta.json").read_text())
-    assert meta["status"] == "ok" and meta["format_version"] == 1
+    assert meta["status"] == "ok" and meta["format_version"] == schema.FORMAT_VERSION
     assert meta["dbms"]["name"] == "SQLite" and meta["host"]["cores"] >= 1
     # the runner fills the versioned model, read back typed
     typed = read_meta(rd)

@@ -302,20 +302,55 @@ def test_zipfian_plan_hottest_key_and_expected_new_keys():
     assert np.bincount(c.keynum).argmax() == fnvhash64(0) % 1001  # itemcount = insertcount + 1
 
 
-def test_run_phase_inserts_interleave_across_clients_and_chunks():
-    p = props(readproportion=0.5, updateproportion=0.0, insertproportion=0.5)
-    keys = []
-    for client in range(3):
-        plan = CoreWorkloadPlan(p, client, 3, seed=23)
-        mine = []
-        for _ in range(4):
+def test_run_phase_inserts_claim_from_one_acknowledged_counter():
+    # YCSB's AcknowledgedCounterGenerator shared by the clients (threads or processes):
+    # inserts claim keys from it; reads stay at or below the highest key below which
+    # every claimed insert returned, whichever client claimed it
+    from benchlib.workloads import keycounter
+    p = props(readproportion=0.5, updateproportion=0.0, insertproportion=0.5,
+              requestdistribution="latest")
+    shared = keycounter.create(1000, 3)
+    try:
+        plans = [CoreWorkloadPlan(p, c, 3, seed=23, counter=keycounter.attach(shared.name, 1000, 3, c, 1))
+                 for c in range(3)]
+        keys = []
+        for plan in plans:
             c = plan.next_chunk(250)
-            mine += c.keynum[c.op == INSERT].tolist()
-            assert (c.keynum[c.op == READ] <= plan.last_keynum).all()
-        assert mine == list(range(1000 + client, 1000 + client + 3 * len(mine), 3))
-        assert plan.last_keynum == 999 + 3 * len(mine)
-        keys += mine
-    assert len(set(keys)) == len(keys)
+            keys += c.keynum[c.op == INSERT].tolist()
+            assert (c.keynum[c.op == READ] <= shared.last_value()).all()
+        # claimed and unacknowledged: nobody reads them
+        assert shared.last_value() == 999
+        assert sorted(keys) == list(range(1000, 1000 + len(keys)))
+        plans[1].acknowledge(10**6)          # client 1's block, all returned
+        plans[2].acknowledge(10**6)
+        assert shared.last_value() == 999    # client 0's block is still below theirs
+        plans[0].acknowledge(10**6)
+        assert shared.last_value() == 999 + len(keys)
+        c = plans[0].next_chunk(20_000)
+        assert c.keynum[c.op == READ].max() <= 999 + len(keys)
+        assert (c.keynum[c.op == READ] > 999 + len(keys) - 50).any()   # latest: the newest
+    finally:
+        shared.close(unlink=True)
+
+
+def test_claimed_keys_a_step_never_inserted_are_not_read():
+    from benchlib.workloads import keycounter
+    p = props(recordcount=10, readproportion=0.5, updateproportion=0.0, insertproportion=0.5,
+              requestdistribution="latest")
+    shared = keycounter.create(10, 1)
+    try:
+        CoreWorkloadPlan(p, 0, 1, seed=3, counter=shared).next_chunk(20)   # never ran
+        shared.settle()
+        plan = CoreWorkloadPlan(p, 0, 1, seed=4, counter=shared)
+        lo, hi = plan.holes[0]
+        plan.acknowledge(0)
+        c = plan.next_chunk(400)
+        plan.acknowledge(int((c.op == INSERT).sum()))
+        c = plan.next_chunk(4000)
+        reads = c.keynum[c.op == READ]
+        assert not ((reads >= lo) & (reads < hi)).any() and reads.max() >= hi
+    finally:
+        shared.close(unlink=True)
 
 
 def test_plan_fields_when_not_all_fields_and_reproducibility():

@@ -160,10 +160,16 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
     return fig
 
 
+MIN_RATE_S = 0.1     # an interval shorter than this has no rate worth drawing
+
+
 def _intervals_in_time(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
     """The per-second rows of real ops (no ``Intended-`` or batch rows) with their time
-    ``t`` on the run's axis (the middle of the second) and ``rate`` (ops/s; a step's
-    last, partial second scaled to its true length)."""
+    ``t`` on the run's axis (the middle of the interval) and ``rate``: ops over the
+    interval's real length (``interval_s``: a step's last interval is partial; a folder
+    without it, over the step's ``secs``). An interval shorter than MIN_RATE_S (a
+    sliver: the operations that ended just after the loop's end) is too short for a
+    rate: left out of the rate lines rather than drawn as a fall or a spike."""
     if not len(iv):
         return iv
     ops = iv["op"].astype("object")
@@ -173,10 +179,13 @@ def _intervals_in_time(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
     start = dict(zip(st["step"].astype("object"), st["t_start"]))
     secs = dict(zip(st["step"].astype("object"), st["secs"]))
     sec = pd.to_numeric(iv["second"]).astype("float64")
-    length = (iv["step"].astype("object").map(secs) - sec).clip(upper=1.0)
-    length = length.where(length > 0.05, 1.0)  # never blow up a sliver
+    derived = (iv["step"].astype("object").map(secs) - sec).clip(upper=1.0)
+    length = pd.to_numeric(iv["interval_s"], errors="coerce") if "interval_s" in iv else derived
+    length = length.fillna(derived).fillna(1.0)
     iv["t"] = iv["step"].astype("object").map(start) + sec + length / 2
-    iv["rate"] = pd.to_numeric(iv["ops"], errors="coerce") / length
+    iv["rate"] = (pd.to_numeric(iv["ops"], errors="coerce") / length).where(length >= MIN_RATE_S)
+    # nor are the latencies of a sliver's few operations a second's percentiles
+    iv.loc[length < MIN_RATE_S, [c for c in ("p99_us", "mean_us") if c in iv]] = float("nan")
     return iv
 
 
@@ -232,6 +241,9 @@ def _op_lines(ax_tp, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
                 ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
                            alpha=0.8, label=lab)
             p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
+            mean = pd.to_numeric(gs["mean_us"], errors="coerce") if "mean_us" in gs else p99
+            if p99.isna().all() and mean.isna().all():
+                continue   # counted only (a batch's records): no latency of its own
             if p99.notna().any() or "mean_us" not in gs:
                 kinds.add("p99")
                 ax_lat.plot(gs["t"], p99, color=colors[op], marker=".", ms=4, lw=1.2, label=lab)

@@ -195,16 +195,9 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             # latency is the op's, its rows are the step's operations)
             state.units[name] = state.units.get(name, 0) + units
         elif name in batch_units and units:
-            # a batch of u records taking t µs counts as u records of t/u µs each; the
-            # records are the succeeded batches' (a failed one's are none), spread so that
-            # the histogram counts exactly ``units`` of them
+            # a batch's records: counted, but no latency of their own (nobody waited
+            # for one record of a batch: the batch's latency is its own op's)
             unit_name = batch_units[name]
-            each, more = divmod(units, max(n, 1))
-            per = np.maximum(svc_us // max(each, 1), 1)
-            hist = state.hists.setdefault(unit_name, measure.new_histogram())
-            measure.record_many(hist, per[:more], count_each=each + 1)
-            if each:
-                measure.record_many(hist, per[more:], count_each=each)
             ur = state.returns.setdefault(unit_name, {})
             ur[STATUS_NAMES[OK]] = ur.get(STATUS_NAMES[OK], 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units

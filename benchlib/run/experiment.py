@@ -28,6 +28,7 @@ from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
+from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
 from . import registry
@@ -120,7 +121,7 @@ def step_line(run_id: str, o: StepOutcome) -> str:
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
              f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"]
     for r in o.latency_rows:
-        if not schema.is_intended(r["op"]) and r["count"]:
+        if not schema.is_intended(r["op"]) and r["count"] and r["p99_us"] == r["p99_us"]:
             parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
     if o.status != "ok":
         parts.append(f"[{o.status.upper()}: {o.error}]")
@@ -187,6 +188,25 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
 
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
+    counter = open_key_counter(workload, steps)
+    try:
+        return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
+                          executor, wspec, client_pids, set_client_pids, counter)
+    finally:
+        if counter is not None:
+            counter.close(unlink=True)
+
+
+def open_key_counter(workload, steps: list[StepSpec]):
+    """The run's acknowledged-insert counter, shared by its run loops (each loop's
+    inserts go on where the previous one's stopped), or None."""
+    start = workload.insert_counter_start()
+    threads = max((s.threads for s in steps if s.phase == "run"), default=0)
+    return keycounter.create(start, threads) if start is not None and threads else None
+
+
+def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
+               wspec, client_pids, set_client_pids, counter) -> tuple[str, str | None]:
     for step in steps:
         workload.setup(target, step)
         run.log.step = step.name
@@ -199,7 +219,7 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
             else:
                 o = run_step(step, wspec, target.endpoint(), seed=seed, batch_size=exp.load.batch_size,
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
-                             executor=executor)
+                             executor=executor, key_counter=counter)
             if o.status == "ok":
                 workload.after_step(target, step, o)
         finally:

@@ -16,21 +16,24 @@ See :mod:`benchlib.run.clients` for the client side. The controller
 from __future__ import annotations
 
 import queue
+import socket
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable
 
-import numpy as np
 
 from .. import measure, schema
+from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
+from .intervals import interval_rows, is_batch, status_line
 from .recording import NS, SecondMerger, StepError
 
 READY_TIMEOUT_S = 300.0
+
 
 
 @dataclass
@@ -62,27 +65,44 @@ def _split(n: int, parts: int) -> list[int]:
     return [n // parts + (1 if i < n % parts else 0) for i in range(parts)]
 
 
-def _status_line(elapsed_s: float, total_ops: int, cur_ops_s: float, last: dict) -> str:
-    now = datetime.now().strftime("%Y-%m-%d %H:%M:%S:%f")[:-3]
-    blocks = " ".join(
-        f"[{op}: Count={v['count']}, Max={v['max']:.0f}, Min={v['min']:.0f}, Avg={v['mean']:.2f}, "
-        f"99={v['p99']:.0f}]" for op, v in last.items())
-    return (f"{now} {int(elapsed_s)} sec: {total_ops} operations; {cur_ops_s:.2f} current ops/sec; "
-            f"{blocks}").rstrip()
-
-
 def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
              batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
              status_out=sys.stderr, progress: bool | None = None,
              on_clients: Callable[[list[int]], None] | None = None,
-             executor=None) -> StepOutcome:
+             executor=None, key_counter=None) -> StepOutcome:
     """Run one step with its client processes; returns what was measured.
 
     ``executor`` starts them (:mod:`.executors`: local processes by default, or Dask
     tasks); the rest is the same whoever started them. Never raises for a failure of
     the clients or the DBMS during the step: the outcome says ``failed`` with a
-    one-line error and keeps every completed second.
+    one-line error and keeps every completed second. ``key_counter``: the run's
+    acknowledged-insert counter (:mod:`..workloads.keycounter`); without one, a run step
+    of a workload that inserts gets one of its own.
     """
+    counter, own_counter = _step_counter(step, workload, key_counter)
+    if counter is not None:
+        step = replace(step, key_counter=counter.name)
+    try:
+        return _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out,
+                         progress, on_clients, executor)
+    finally:
+        if own_counter:
+            counter.close(unlink=True)
+
+
+def _step_counter(step: StepSpec, workload: WorkloadSpec, given):
+    """(the counter a run step's inserts claim keys from, whether this step made it)."""
+    if step.phase != "run":
+        return None, False
+    if given is not None:
+        given.settle()           # the previous step's claims that never ran: holes
+        return given, False
+    start = workload.build().insert_counter_start()
+    return (None, False) if start is None else (keycounter.create(start, step.threads), True)
+
+
+def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out, progress,
+              on_clients, executor) -> StepOutcome:
     clients = None
     try:
         clients = (executor or LocalExecutor()).start_clients(
@@ -96,6 +116,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
         msg = str(e) if isinstance(e, StepError) else "interrupted before the step started"
         return StepOutcome(step, now, now, 0.0, 0, 0,
                            "interrupted" if isinstance(e, KeyboardInterrupt) else "failed", msg)
+    if step.key_counter and any(p.host and p.host != socket.gethostname() for p in clients.placements()):
+        print(keycounter.ACROSS_HOSTS, file=status_out or sys.stderr, flush=True)
     if on_clients:
         # announced only now, connected and prepared, so that the sampler's client CPU
         # excludes the interpreters' start-up and the chunk preparation
@@ -121,6 +143,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
                           placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
+    outcome.latency_rows = with_defined_ops(outcome.latency_rows, workload.build().defined_ops(step))
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -191,6 +214,8 @@ class _Collector:
         self.status, self.error, self.interrupted = "ok", None, False
         self.total_ops = self.total_err = 0
         self.last_status, self.status_ops = time.monotonic(), 0
+        self.window: dict[str, dict] = {}    # op -> count, raw latencies since the last status line
+        self._held: list[dict] = []          # the latest second's rows (see _emit_complete)
 
     def run(self) -> None:
         while len(self.results) < self.clients.n:
@@ -205,10 +230,22 @@ class _Collector:
                 msg = None
             if msg is not None:
                 self._on_message(msg)
-            rows = [r for s, parts in self.merger.complete()
-                    for r in _interval_rows(s, parts, self.batch_units)]
-            if rows:
-                self._emit(rows)
+            self._emit_complete()
+        self._emit_complete()
+
+    def _emit_complete(self) -> None:
+        """The seconds every client is past; the latest held back until a later one
+        comes or every client is done: only then is it known whether it is the step's
+        last, partial one (its length)."""
+        rows = self._held + [r for s, parts in self.merger.complete()
+                             for r in interval_rows(s, parts, self.batch_units)]
+        self._held = []
+        if rows and len(self.results) < self.clients.n:
+            last = rows[-1]["second"]
+            self._held = [r for r in rows if r["second"] == last]
+            rows = [r for r in rows if r["second"] != last]
+        if rows:
+            self._emit(rows)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -243,30 +280,53 @@ class _Collector:
             if self.results[p].error:
                 self._fail(self.results[p].error)
 
+    def _interval_lengths(self, rows: list[dict]) -> None:
+        """Each row's ``interval_s``: 1 s, but the step's last second, which ends with
+        its last operation: its true length (a sliver is what it is, not a full second)."""
+        end_s = None
+        if len(self.results) == self.clients.n:
+            ends = [r.ended_ns for r in self.results.values() if r.ended_ns]
+            end_s = (max(ends) - self.start_ns) / NS if ends else None
+        for r in rows:
+            left = None if end_s is None else end_s - r["second"]
+            r["interval_s"] = 1.0 if left is None or left >= 1.0 else max(left, 1e-6)
+
     def _emit(self, rows: list[dict]) -> None:
-        n = sum(r.get("_records", r["ops"]) for r in rows if not r.get("_inner"))
+        self._interval_lengths(rows)
+        counted = [r for r in rows if not r.get("_inner")]
+        n = sum(r.get("_records", r["ops"]) for r in counted)
         self.total_ops += n
-        self.total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
+        self.total_err += sum(r["errors"] for r in counted)
         if self.bar is not None:
             self.bar.update(n)
+        for r in counted:   # the status line's window: every operation since the last line
+            w = self.window.setdefault(r["op"], {"count": 0, "svc": []})
+            w["count"] += r.get("_records", r["ops"])
+            if r.get("_svc") is not None and "_records" not in r:
+                w["svc"].append(r["_svc"])
         for r in rows:
-            r.pop("_inner", None)
-            r.pop("_records", None)
+            for k in ("_inner", "_records", "_svc"):
+                r.pop(k, None)
         if self.on_intervals:
             self.on_intervals(rows)
         now = time.monotonic()
         if self.status_out is not None and now - self.last_status >= self.step.status_interval_s:
-            last = {r["op"]: {"count": r["ops"], "max": r["max_us"], "min": r.get("min_us", np.nan),
-                              "mean": r["mean_us"], "p99": r["p99_us"]}
-                    for r in rows if r["second"] == rows[-1]["second"] and r["ops"]}
             rate = (self.total_ops - self.status_ops) / (now - self.last_status)
             elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
-            print(_status_line(elapsed_s, self.total_ops, rate, last), file=self.status_out, flush=True)
-            self.last_status, self.status_ops = now, self.total_ops
+            print(status_line(elapsed_s, self.total_ops, rate, self.window), file=self.status_out,
+                  flush=True)
+            self.last_status, self.status_ops, self.window = now, self.total_ops, {}
 
 
-def _is_batch(op: str, batch_units: dict | None) -> bool:
-    return op in batch_units if batch_units else schema.is_batch(op)
+def with_defined_ops(rows: list[dict], defined: list[str] | None) -> list[dict]:
+    """``rows`` and a blank row (count 0) for every defined op that did not run."""
+    have = {r["op"] for r in rows}
+    missing = [op for op in defined or () if op not in have]
+    if not missing:
+        return rows
+    empty = measure.new_histogram()
+    blank = {**measure.summarize(empty), "errors": 0, "hdr": measure.encode(empty), "returns": {}}
+    return sorted(rows + [{"op": op, **blank} for op in missing], key=lambda r: r["op"])
 
 
 def latency_rows(client_results: list[measure.ClientResult], batch_units: dict | None = None,
@@ -289,7 +349,7 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
             si = measure.summarize(m["intended_hdr"])
             rows.append({"op": schema.intended(op), **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not _is_batch(op, batch_units):  # a batch's records are counted under its unit op
+        if not is_batch(op, batch_units):  # a batch's records are counted under its unit op
             ops += n_all
         elif batch_units and batch_units.get(op, "") is None:
             ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
@@ -299,41 +359,6 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
         if op in merged:
             ops -= inner * sum(merged[op]["returns"].values())
     return rows, ops, errors
-
-
-def _interval_rows(second: int, payloads: list[dict], batch_units: dict | None = None) -> list[dict]:
-    """One second's interval rows, merged exactly from the processes' raw latencies; a
-    batched op's records get a row of their own (or, with no record op, its ops count
-    in records: ``_records``)."""
-    by_op: dict[str, list] = {}
-    for payload in payloads:
-        for op, part in payload.items():
-            by_op.setdefault(op, []).append(part)
-    rows = []
-    for op, parts in sorted(by_op.items()):
-        svc = np.concatenate([x[0] for x in parts])
-        itd = np.concatenate([x[1] for x in parts])
-        units = sum(x[3] for x in parts)
-        mean, p99, mx = measure.interval_stats(svc)
-        imean, ip99, imx = measure.interval_stats(itd)
-        row = {"second": second, "op": op, "ops": len(svc), "errors": int(sum(x[2] for x in parts)),
-               "mean_us": mean, "p99_us": p99, "max_us": mx,
-               "min_us": float(svc.min()) if len(svc) else np.nan,
-               "intended_mean_us": imean, "intended_p99_us": ip99,
-               "intended_max_us": imx, "_inner": _is_batch(op, batch_units)}
-        rows.append(row)
-        unit_op = (batch_units or {}).get(op, schema.unit_op(op))
-        if row["_inner"] and unit_op is None:
-            row["_inner"], row["_records"] = False, int(units)  # counted in records
-        elif row["_inner"] and units:
-            # the batch's records, each taking latency / (records per batch)
-            per = len(svc) / units
-            rows.append({**row, "op": unit_op, "ops": int(units),
-                         "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
-                         "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
-                         "intended_p99_us": ip99 * per, "intended_max_us": imx * per,
-                         "_inner": False})
-    return rows
 
 
 def _progress_bar(step: StepSpec, progress: bool | None):

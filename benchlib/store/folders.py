@@ -295,7 +295,25 @@ def _read_run(rd: Path, tables: tuple, statuses) -> tuple[schema.RunMeta | None,
     if meta.get("status") == "ok" and meta.get("source", "benchlib") == "benchlib" \
             and not (rd / "steps.parquet").exists():
         raise ResultsError(f"{rd / 'steps.parquet'}: missing from a finished run")
-    return meta, {t: read_table(rd, t) for t in tables}
+    out = {t: read_table(rd, t) for t in tables}
+    if "intervals" in out and int(meta.get("format_version") or 1) < 2:
+        steps = out["steps"] if "steps" in out else read_table(rd, "steps")
+        out["intervals"] = upgrade_intervals(out["intervals"], steps)
+    return meta, out
+
+
+def upgrade_intervals(intervals: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """Format 1's intervals have no length: each is 1 s but a step's last, which ends
+    with the step (its ``secs``); an importer's ``interval_s`` is kept."""
+    if not len(intervals):
+        return intervals
+    secs = dict(zip(steps["step"].astype("object"), pd.to_numeric(steps["secs"], errors="coerce"))) \
+        if len(steps) else {}
+    left = intervals["step"].astype("object").map(secs) - pd.to_numeric(intervals["second"]).astype("float64")
+    derived = left.where(left < 1.0, 1.0).clip(lower=1e-6).fillna(1.0)
+    intervals = intervals.copy()
+    intervals["interval_s"] = intervals["interval_s"].fillna(derived)
+    return intervals
 
 
 def run_row(run_dir: Path, meta: dict | schema.RunMeta) -> dict:

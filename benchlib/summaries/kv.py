@@ -10,7 +10,10 @@ operation and one ``ALL`` row:
   with one client the seed's 1e6 / op/s (``ALL`` only: an operation's share of a mix
   has no such figure; its ``mean_us`` is measured);
 - ``share_pct``: the operation's share of the loop's operations (the measured mix);
-- ``mean_us``, ``p99_us``: measured per operation.
+- ``mean_us``, ``p99_us``: measured per operation;
+- ``hit_pct``: of an operation that looks a key up (READ, UPDATE, DELETE), the share
+  that found it; a miss (EMPTY: a key a remove took away) is an outcome, not an error
+  (``errors`` counts what failed).
 
 :func:`kv_compare` puts systems (``config``) side by side per operation, and
 :func:`kv_lines` prints the seed's lines.
@@ -23,6 +26,7 @@ from ..schema import INTENDED_PREFIX
 
 ALL = "ALL"
 OP_ORDER = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN", ALL]
+LOOKUPS = ("READ", "UPDATE", "DELETE")      # ops that find their key or miss it
 
 
 def kv_table(results: dict) -> pd.DataFrame:
@@ -31,6 +35,7 @@ def kv_table(results: dict) -> pd.DataFrame:
     steps = steps[steps["phase"] == "run"]
     lat = results["latency"]
     lat = lat[~lat["op"].astype(str).str.startswith(INTENDED_PREFIX)]
+    hits = _hits(results.get("returns"))
     rows = []
     for _, s in steps.iterrows():
         mine = lat[(lat["run_id"] == s["run_id"]) & (lat["step"] == s["step"])]
@@ -43,7 +48,8 @@ def kv_table(results: dict) -> pd.DataFrame:
             rows.append({**base, "op": m["op"], "count": n, "errors": int(m["errors"] or 0),
                          "share_pct": 100.0 * n / total if total else None,
                          "ops_per_s": n / secs if secs else None, "us_per_op": None,
-                         "mean_us": m["mean_us"], "p99_us": m["p99_us"]})
+                         "mean_us": m["mean_us"], "p99_us": m["p99_us"],
+                         "hit_pct": hits.get((s["run_id"], s["step"], m["op"]))})
         ops_s = total / secs if secs else None
         rows.append({**base, "op": ALL, "count": total, "errors": int(mine["errors"].sum()),
                      "share_pct": 100.0 if total else None, "ops_per_s": ops_s,
@@ -55,6 +61,20 @@ def kv_table(results: dict) -> pd.DataFrame:
     df["op"] = pd.Categorical(df["op"], [o for o in OP_ORDER] +
                               sorted(set(df["op"]) - set(OP_ORDER)), ordered=True)
     return df.sort_values(["config", "run_id", "step", "op"]).reset_index(drop=True)
+
+
+def _hits(returns: pd.DataFrame | None) -> dict:
+    """{(run_id, step, op): % of OK among OK + EMPTY} for ops that had a miss or may have."""
+    if returns is None or returns.empty:
+        return {}
+    r = returns[returns["status"].isin(["OK", "EMPTY"])]
+    wide = r.pivot_table(index=["run_id", "step", "op"], columns="status", values="count",
+                         aggfunc="sum", fill_value=0, observed=True)
+    ok = wide.get("OK", 0)
+    empty = wide["EMPTY"] if "EMPTY" in wide else ok * 0
+    pct = 100.0 * ok / (ok + empty)
+    lookups = [i for i in pct.index if i[2] in LOOKUPS]
+    return {i: float(pct[i]) for i in lookups}
 
 
 def _weighted_mean(lat: pd.DataFrame):
@@ -86,6 +106,7 @@ def kv_lines(results: dict) -> str:
         if r["op"] == ALL and pd.notna(r["ops_per_s"]):
             out.append(f"{head} {r['ops_per_s']:.0f} op/s = {r['us_per_op']:.2f}us")
         elif r["op"] != ALL:
+            hit = f", {r['hit_pct']:.1f}% hits" if pd.notna(r.get("hit_pct")) else ""
             out.append(f"{head} mean {r['mean_us']:.2f}us, p99 {r['p99_us']:.0f}us, "
-                       f"{r['share_pct']:.1f}% of ops")
+                       f"{r['share_pct']:.1f}% of ops{hit}")
     return "\n".join(out)

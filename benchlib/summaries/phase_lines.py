@@ -15,7 +15,7 @@ r/s rMB/s wMB/s cpu engine``:
     rss     DBMS resident size at the end of the loop, GB
     un gn ul gl / rd up …  p99 response time of the main operations, ms
             (LinkBench's UPDATE_NODE GET_NODE UPDATE_LINK GET_LINKS_LIST, else the
-            most frequent operations of the run loops, at most four)
+            most frequent operations of the run loops, at most five)
     r/s     storage reads per second = mean(disk_reads/s)
     rMB/s   MB read per second = mean(disk_read_kb/s) / 1000
     wMB/s   MB written per second = mean(disk_write_kb/s) / 1000

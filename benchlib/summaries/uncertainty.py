@@ -64,6 +64,19 @@ def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
               & ~op.str.endswith(FAILED_SUFFIXES)]
 
 
+def interval_rates(iv: pd.DataFrame) -> pd.DataFrame:
+    """Per (step, second): the operations' rate over the interval's real length
+    (``interval_s``; 1 s where a source has none) and whether the interval is whole.
+    A partial one (a step's last, which ends with its last operation) is shorter than
+    the step's others: rates of whole intervals only are compared over time."""
+    length = pd.to_numeric(iv["interval_s"], errors="coerce") if "interval_s" in iv else None
+    iv = iv.assign(interval_s=1.0 if length is None else length.fillna(1.0))
+    g = iv.groupby(["step", "second"]).agg(ops=("ops", "sum"), interval_s=("interval_s", "max"))
+    g["rate"] = g["ops"] / g["interval_s"]
+    g["whole"] = g["interval_s"] >= 0.999 * g.groupby(level=0)["interval_s"].transform("max")
+    return g
+
+
 def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
     v = per_second.to_numpy(dtype=float)
     if len(v) < 2:
@@ -97,10 +110,9 @@ def run_samples(results: dict) -> pd.DataFrame:
                 row[f"{op}_p99_us"] = float(g["p99_us"].max())
         if iv is not None and len(iv):
             r = _unit_ops(iv[(iv["run_id"] == run_id) & iv["step"].isin(st["step"])])
-            per_sec = r.groupby(["step", "second"])["ops"].sum()
-            # a loop's last second is partial (the loop ended inside it): left out
-            per_sec = per_sec.groupby(level=0, group_keys=False).apply(lambda s: s.iloc[:-1])
-            row["ops_per_s_batches"] = _batch_means(per_sec)
+            rates = interval_rates(r)
+            # a loop's last interval is partial (the loop ended inside it): left out
+            row["ops_per_s_batches"] = _batch_means(rates.loc[rates["whole"], "rate"])
         rows.append(row)
     out = pd.DataFrame(rows)
     keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
@@ -258,14 +270,17 @@ def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
     """Per run loop, the trend of its per-second throughput: the drift over the loop
     (slope × duration, as a share of the mean) and whether it is larger than the noise
     (|t| of the slope > 2, on batch means) and than ``min_drift``. A loop that drifts
-    was not at a steady state: its mean depends on how long it ran."""
+    was not at a steady state: its mean depends on how long it ran. Rates are over
+    each interval's real length; partial intervals (a loop's last) are left out, and
+    ``partial_left_out`` says how many."""
     iv = results.get("intervals")
     if iv is None or not len(iv):
         return pd.DataFrame()
     iv = iv[iv["step"].astype(str).str.startswith("r.")]
     rows = []
     for (run_id, step), g in _unit_ops(iv).groupby(["run_id", "step"]):
-        per_sec = g.groupby("second")["ops"].sum().iloc[:-1]
+        rates = interval_rates(g)
+        per_sec = rates.loc[rates["whole"], "rate"]
         if len(per_sec) < 6:
             continue
         y = np.asarray(_batch_means(per_sec, min(BATCHES, len(per_sec) // 2)))
@@ -276,5 +291,6 @@ def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
         drift = slope * (len(y) - 1) / y.mean() if y.mean() else math.nan
         t = slope / se if se else math.inf
         rows.append({"run_id": run_id, "step": step, "drift": drift, "t": t,
-                     "steady": not (abs(t) > 2 and abs(drift) > min_drift)})
+                     "steady": not (abs(t) > 2 and abs(drift) > min_drift),
+                     "partial_left_out": int((~rates["whole"]).sum())})
     return pd.DataFrame(rows)

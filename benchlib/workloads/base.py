@@ -44,6 +44,7 @@ class StepSpec:
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
+    key_counter: str | None = None  # the host's acknowledged-insert counter (keycounter)
 
 
 class WorkloadClient:
@@ -128,6 +129,17 @@ class Workload:
         for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
             cls({**exp.workload_properties(), **point})
 
+    def defined_ops(self, step: StepSpec) -> list[str] | None:
+        """The ops a step of this workload can run (a share > 0 of its mix): every one
+        has a latency row, a blank one where the dice gave it no turn, so that summary
+        lines have the same columns whatever ran; None: those that ran."""
+        return None
+
+    def insert_counter_start(self) -> int | None:
+        """The first key run-phase inserts claim from the run's shared acknowledged
+        counter (:mod:`.keycounter`); None: the workload has none."""
+        return None
+
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
         raise NotImplementedError
@@ -156,6 +168,16 @@ class Workload:
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """Tables of the workload's own (name -> DataFrame), written into the run folder."""
         return {}
+
+
+def returns_table(run_id: str, outcomes: list) -> dict:
+    """``{"returns": frame}``: per step and op, how many operations ended in each
+    status (OK, EMPTY, RETRY, NOT_FOUND, ERROR), from the steps' latency rows."""
+    import pandas as pd
+    rows = [{"run_id": run_id, "step": o.step.name, "op": r["op"], "status": k, "count": int(v)}
+            for o in outcomes for r in o.latency_rows
+            if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
+    return {"returns": pd.DataFrame(rows)} if rows else {}
 
 
 def matrix_points(properties: dict, names: Sequence[str]) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
 SCRAMBLED_ZETAN = 26.46902820178302     # its precomputed zeta(ITEM_COUNT, 0.99)
 INT_MAX = 2**31 - 1                     # Java Integer.MAX_VALUE
+MAX_REDRAW_ROUNDS = 10_000   # nextKeynum's rejection loop; only a broken setup hits it
 ALPHABET = np.frombuffer((string.ascii_letters + string.digits).encode(), dtype=np.uint8)
 
 _FNV_OFFSET_BASIS_64 = np.uint64(0xCBF29CE484222325)

@@ -8,7 +8,7 @@ aliases: ``read`` (``a``), ``insert`` (``b``), ``remove`` (``c``), ``update`` (`
 
 ``prepare_insert_ratio`` is the prepare's ``-b``: the share of the ``key_count`` keys
 the prepare leaves out, so that the run's inserts fill them first (reads of a key not
-inserted yet find nothing: NOT_FOUND). ``prepare_remove_ratio`` removes that share of
+inserted yet are never drawn). ``prepare_remove_ratio`` removes that share of
 the loaded keys at the end of the prepare: the seed's "scan after del".
 """
 from __future__ import annotations

@@ -9,17 +9,20 @@ What the store holds is known without asking it: the prepare loads key numbers
 [0, keys_loaded) (less every ``prepare_remove_ratio`` share, :func:`removed_in_prepare`),
 and in run loop L of ``loops``, client i of T
 
-- inserts only fresh numbers: ``keys_loaded + (j·T + i)·loops + (L-1)``, j = 0, 1, …
+- inserts only fresh numbers, claimed from the run's acknowledged insert counter
+  (:mod:`..keycounter`, YCSB's, shared by the host's clients) from keys_loaded on
   (first the share the prepare left out, then beyond the key space);
 - removes only numbers that exist: loaded ones of its own,
   ``(j·T + i)·loops + (L-1)`` below keys_loaded that the prepare did not remove, then
   its own inserts of the loop,
-  oldest first; when it has none left a remove finds nothing (NOT_FOUND).
+  oldest first; when it has none left a remove finds nothing (a miss).
 
 So after prepare and run the store holds keys_loaded − prepare's removes + the
-INSERTs − the DELETEs that returned OK. Reads, updates and scans draw their keys
-over [0, key_count) from YCSB's generators (uniform, zipfian, latest); an update of
-a missing key changes nothing (NOT_FOUND).
+INSERTs − the DELETEs that returned OK. Reads, updates and scans draw their keys,
+as YCSB's core workload does, from the keys inserted so far: YCSB's generators
+(uniform, zipfian over key_count, latest) redrawn above the counter's last
+acknowledged key. So a read misses (status EMPTY: an outcome, not an error) only a
+key that a remove took away.
 
 The mix is exact, not drawn: after n operations each op has had round(p·n) of them
 (largest remainders), in a shuffled order within each chunk.
@@ -28,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..generators import ScrambledZipfian, SkewedLatest, UniformLong
+from .. import keycounter
+from ..generators import MAX_REDRAW_ROUNDS, ScrambledZipfian, SkewedLatest, UniformLong
 from .parameters import KvParameters
 
 READ, INSERT, DELETE, UPDATE, SCAN = range(5)
@@ -96,20 +100,51 @@ class OpMix:
         return codes
 
 
+class RequestKeys:
+    """The keys of reads, updates and scans: the request distribution, up to the last
+    acknowledged insert (never a key claimed and not inserted)."""
+
+    def __init__(self, p: KvParameters, rng: np.random.Generator, counter):
+        self.gen, self.counter = request_generator(p, rng), counter
+        self.latest = p.request_distribution == "latest"
+        self.holes = counter.holes()
+
+    def next_batch(self, n: int) -> np.ndarray:
+        last = np.full(n, self.counter.last_value(), dtype=np.int64)
+        out = self.gen.next_for(last) if self.latest else self.gen.next_batch(n)
+        for _ in range(MAX_REDRAW_ROUNDS):
+            bad = np.flatnonzero((out > last) | self._in_holes(out))
+            if len(bad) == 0:
+                return self.counter.keynums(out)
+            out[bad] = self.gen.next_for(last[bad]) if self.latest else self.gen.next_batch(len(bad))
+        raise RuntimeError("kv: request keys keep falling past the last inserted key")
+
+    def _in_holes(self, keys: np.ndarray) -> np.ndarray:
+        """Keys claimed by an earlier step whose inserts never ran (redrawn, as YCSB
+        redraws a key past lastValue)."""
+        return keycounter.in_holes(keys, self.holes)
+
+
 class KeyStreams:
     """The key numbers of one run client's inserts and removes (see the module doc)."""
 
-    def __init__(self, p: KvParameters, index: int, total: int, loop: int, loops: int):
+    def __init__(self, p: KvParameters, index: int, total: int, loop: int, loops: int, counter):
         self.p, self.loaded = p, p.keys_loaded
         self.stride = total * loops
         self.base = index * loops + (loop - 1)
-        self.inserted = 0      # fresh keys planned so far
+        self.counter, self.slot = counter, index
+        self.own = np.empty(0, dtype=np.int64)   # this client's inserts of the loop, in order
+        self.inserted = 0      # of those, planned so far (in op order)
         self.own_removed = 0   # of those, planned removes
         self.next_loaded = 0   # j of the next loaded key to pass
         self.last_removed = -1
 
-    def fresh(self, j) -> np.ndarray:
-        return self.loaded + self.base + np.asarray(j, dtype=np.int64) * self.stride
+    def _claim(self, n: int) -> np.ndarray:
+        """n fresh key numbers from the shared counter, this client's from now on."""
+        start = self.counter.claim(self.slot, n)
+        ins = self.counter.keynums(np.arange(start, start + n, dtype=np.int64))
+        self.own = np.concatenate([self.own, ins])
+        return ins
 
     def _raw_left(self) -> int:
         """Loaded numbers of this stream not yet passed (the prepare's removes included)."""
@@ -139,7 +174,7 @@ class KeyStreams:
         """Key numbers for the chunk's INSERTs and DELETEs, in their order."""
         n_ins = int((codes == INSERT).sum())
         n_del = int((codes == DELETE).sum())
-        ins = self.fresh(np.arange(self.inserted, self.inserted + n_ins))
+        ins = self._claim(n_ins)
         dels = self._take_loaded(n_del)
         if dels is not None:
             self.inserted += n_ins
@@ -159,8 +194,8 @@ class KeyStreams:
                 if one is not None:
                     self.last_removed = int(one[0])
                 elif self.own_removed < self.inserted:
-                    self.last_removed = int(self.fresh(self.own_removed))
+                    self.last_removed = int(self.own[self.own_removed])
                     self.own_removed += 1
-                # else nothing of ours is left: remove the last one again (NOT_FOUND)
+                # else nothing of ours is left: remove the last one again (a miss)
                 dels.append(self.last_removed)
         return np.asarray(dels, dtype=np.int64)

@@ -10,10 +10,10 @@ Operations, as the latency table names them, and the seed's words for them:
 =========  ==============  ==========================================
 op         seed            what it does
 =========  ==============  ==========================================
-READ       GET (``-a``)    the value of a key (NOT_FOUND if absent)
+READ       GET (``-a``)    the value of a key (EMPTY, a miss, if absent)
 INSERT     INSERT (``-b``) a fresh key and its value
 DELETE     DEL (``-c``)    an existing key (remove)
-UPDATE     UPDATE (``-d``) a new value for a key (NOT_FOUND if absent)
+UPDATE     UPDATE (``-d``) a new value for a key (EMPTY if absent)
 SCAN       SCAN (``-e``)   ``scan_length`` keys and values from a key on
 =========  ==============  ==========================================
 
@@ -25,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import schema
-from ..base import Chunk, StepSpec, Workload, WorkloadClient
-from ..reconnect import Reconnecting, ReconnectingClient
+from .. import keycounter
+from ..base import Chunk, StepSpec, Workload, WorkloadClient, returns_table
 from ..generators import ValuePool
+from ..reconnect import Reconnecting, ReconnectingClient
 from .bindings import BINDINGS, binding, prepare_args
 from .parameters import KvParameters, parse
 from .plan import (
@@ -36,9 +37,9 @@ from .plan import (
     SCAN,
     KeyStreams,
     OpMix,
+    RequestKeys,
     key_strings,
     removed_in_prepare,
-    request_generator,
 )
 
 RUN_OPS = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN"]
@@ -94,7 +95,23 @@ class KvWorkload(Workload):
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per)
+        counter = keycounter.attach(step.key_counter, self.p.keys_loaded, total, index, step.loop)
+        return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per, counter)
+
+    def defined_ops(self, step) -> list[str]:
+        if step.phase != "run":
+            ops = KvLoadClient.op_names
+            return ops if self.p.prepare_remove_ratio > 0 else ops[:2]
+        return [op for op, x in zip(RUN_OPS, self.p.mix) if x > 0]
+
+    def insert_counter_start(self) -> int:
+        """Run inserts claim fresh keys from keys_loaded on (the share the prepare left out first)."""
+        return self.p.keys_loaded
+
+    def extra_tables(self, run_id: str, outcomes: list) -> dict:
+        """``returns``: per step and op, how many found their key (OK) and how many
+        missed it (EMPTY: a key a remove took away), and any ERROR."""
+        return returns_table(run_id, outcomes)
 
 
 class _KvClient(ReconnectingClient, WorkloadClient):
@@ -161,16 +178,24 @@ class KvRunClient(_KvClient):
 
     op_names = RUN_OPS
 
-    def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit):
+    def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit, counter=None):
+        counter = counter if counter is not None else keycounter.private(p.keys_loaded, total)
+        self.streams = KeyStreams(p, index, total, loop, loops, counter)
         super().__init__(p, endpoint, seed, index)
         self.mix = OpMix(p.mix, self.rng)
-        self.streams = KeyStreams(p, index, total, loop, loops)
-        self.requests = request_generator(p, self.rng)
+        self.requests = RequestKeys(p, self.rng, counter)
         self.remaining = ops_limit
 
     def _bind(self):
         b = self.binding
-        self.fns = [b.read, b.insert, b.delete, b.update, b.scan]
+        self._ins = b.insert
+        self.fns = [b.read, self._insert, b.delete, b.update, b.scan]
+
+    def _insert(self, *args):
+        try:
+            return self._ins(*args)
+        finally:   # returned, whatever its status: the key may be read (YCSB's rule)
+            self.streams.counter.ack(self.streams.slot)
 
     def next_chunk(self, max_ops):
         n = max_ops if self.remaining is None else min(max_ops, self.remaining)

@@ -19,7 +19,7 @@ from ..base import StepSpec, Workload
 from .bindings import BINDINGS, binding
 from .load import LoadClient
 from .properties import from_properties, read_config
-from .requests import RequestClient
+from .requests import REQUEST_OPS, RequestClient
 
 
 class LinkBenchWorkload(Workload):
@@ -111,6 +111,10 @@ class LinkBenchWorkload(Workload):
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         return RequestClient(self.p, st, endpoint, seed, per)
+
+    def defined_ops(self, step) -> list[str] | None:
+        """The request mix's ops (a share > 0): each has its columns, run or not."""
+        return [o for o in REQUEST_OPS if self.p.mix[o] > 0] if step.phase == "run" else None
 
     # ------------------------------------------------------------ outputs
     def extra_tables(self, run_id: str, outcomes: list) -> dict:

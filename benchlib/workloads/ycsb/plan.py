@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..generators import (
+    MAX_REDRAW_ROUNDS,
     Constant,
     Discrete,
     Exponential,
@@ -24,10 +25,10 @@ from ..generators import (
     Zipfian,
     build_key_names,
 )
+from .. import keycounter
 from .properties import PROPORTIONS, CoreWorkloadProperties
 
 READ, UPDATE, INSERT, SCAN, READMODIFYWRITE = range(5)  # CoreWorkload's operations, as op codes
-MAX_REDRAW_ROUNDS = 10_000              # nextKeynum's rejection loop; only a broken setup hits it
 
 # ------------------------------------------------------------ CoreWorkload wiring
 
@@ -80,18 +81,18 @@ class OpChunk:
 class CoreWorkloadPlan:
     """One client's CoreWorkload transaction stream, produced in chunks.
 
-    Run-phase inserts: YCSB shares one acknowledged counter, starting at
-    recordcount, among its threads. Our clients are independent processes, so
-    client c of C inserts recordcount + c, recordcount + c + C, … and estimates
-    the last inserted keynum (the bound of ``nextKeynum`` and the basis of
-    ``latest``/``exponential``) as recordcount - 1 + C × (its own inserts so far):
-    exact for C = 1, and for C > 1 exact only while all clients insert at the same
-    pace; a slower client's keys may be read before they exist (NOT_FOUND). This
-    is why workload D (``latest``) does not scale out.
+    Run-phase inserts, as YCSB's ``transactioninsertkeysequence``: one acknowledged
+    counter (:mod:`..keycounter`) shared by the host's client threads and processes,
+    starting at recordcount. A chunk claims the keys of its inserts from it, and
+    draws every other op's key up to its ``last_value`` at draw time (the highest key
+    below which every insert returned: stale by the time the chunk runs, which is
+    safe, it only grows); the client acknowledges its inserts as they return
+    (:meth:`acknowledge`). So no read, update, scan or read-modify-write asks for a key
+    whose insert has not returned, whatever the distribution or the clients' pace.
     """
 
     def __init__(self, props: CoreWorkloadProperties, client_index: int = 0, n_clients: int = 1,
-                 seed: int | None = None):
+                 seed: int | None = None, counter=None):
         if not 0 <= client_index < n_clients:
             raise ValueError(f"client_index {client_index} not in [0, {n_clients})")
         self.props, self.client_index, self.n_clients = props, client_index, n_clients
@@ -106,12 +107,19 @@ class CoreWorkloadPlan:
         self.scan_lengths = scan_gen(props.minscanlength, props.maxscanlength, r_scan)
         self.fields = UniformLong(0, props.fieldcount - 1, r_field)
         self.field_length = field_length_generator(props, r_len)
+        self.counter = counter if counter is not None else keycounter.private(props.recordcount, n_clients)
+        self.holes = self.counter.holes()   # claimed by an earlier step, never inserted
         self.inserts_done = 0
 
     @property
     def last_keynum(self) -> int:
-        """The estimated last inserted keynum (YCSB: transactioninsertkeysequence.lastValue())."""
-        return self.props.recordcount - 1 + self.n_clients * self.inserts_done
+        """The acknowledged last inserted key (YCSB: transactioninsertkeysequence.lastValue())."""
+        return self.counter.last_value()
+
+    def acknowledge(self, n: int = 1) -> None:
+        """This client's next ``n`` planned inserts returned (in the order planned)."""
+        if n:
+            self.counter.ack(self.client_index, n)
 
     def field_lengths(self, n: int) -> np.ndarray:
         """Lengths in bytes of ``n`` field values (e.g. ``chunk.n_values.sum()`` of them)."""
@@ -123,15 +131,17 @@ class CoreWorkloadPlan:
 
     def next_chunk(self, n: int) -> OpChunk:
         """The next ``n`` operations of this client."""
-        p, c, nc = self.props, self.client_index, self.n_clients
+        p = self.props
         op = self.ops.next_batch(n).astype(np.uint8)
         is_insert = op == INSERT
-        prior = self.inserts_done + np.cumsum(is_insert) - is_insert  # this client's earlier inserts
+        m = int(is_insert.sum())
         keynum = np.empty(n, dtype=np.int64)
-        keynum[is_insert] = p.recordcount + c + nc * prior[is_insert]
+        start = self.counter.claim(self.client_index, m)
+        keynum[is_insert] = self.counter.keynums(np.arange(start, start + m, dtype=np.int64))
         keyed = ~is_insert
-        keynum[keyed] = self._next_keynums(p.recordcount - 1 + nc * prior[keyed])
-        self.inserts_done += int(is_insert.sum())
+        last = np.full(int(keyed.sum()), self.counter.last_value(), dtype=np.int64)
+        keynum[keyed] = self.counter.keynums(self._next_keynums(last))
+        self.inserts_done += m
 
         scan_len = np.zeros(n, dtype=np.int32)
         is_scan = op == SCAN
@@ -156,17 +166,29 @@ class CoreWorkloadPlan:
         if len(last) == 0:
             return np.empty(0, dtype=np.int64)
         if d == "latest":
-            return self.keys.next_for(last)  # ≤ last by construction
+            out = self.keys.next_for(last)  # ≤ last by construction
+            for _ in range(MAX_REDRAW_ROUNDS):
+                bad = np.flatnonzero(self._in_holes(out))
+                if len(bad) == 0:
+                    return out
+                out[bad] = self.keys.next_for(last[bad])
+            raise RuntimeError("latest: keys keep falling in never-inserted keys")
         exponential = d == "exponential"
         out = (last - self.keys.next_batch(len(last))) if exponential else self.keys.next_batch(len(last))
         for _ in range(MAX_REDRAW_ROUNDS):
-            bad = np.flatnonzero(out < 0) if exponential else np.flatnonzero(out > last)
+            bad = np.flatnonzero((out < 0) | self._in_holes(out) if exponential
+                                 else (out > last) | self._in_holes(out))
             if len(bad) == 0:
                 return out
             draw = self.keys.next_batch(len(bad))
             out[bad] = last[bad] - draw if exponential else draw
         raise RuntimeError(f"{d}: keys keep falling outside [0, last inserted keynum] "
                            f"after {MAX_REDRAW_ROUNDS} redraws")
+
+    def _in_holes(self, keys: np.ndarray) -> np.ndarray:
+        """Keys claimed by an earlier step whose inserts never ran (redrawn, as YCSB
+        redraws a key past lastValue)."""
+        return keycounter.in_holes(keys, self.holes)
 
 
 def load_keynums(props: CoreWorkloadProperties, loader_index: int = 0,

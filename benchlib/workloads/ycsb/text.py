@@ -39,11 +39,12 @@ def format_step(secs: float, ops: int, latency_rows: list[dict]) -> str:
         if is_batch(op):
             continue
         lines.append(f"[{op}], Operations, {int(r['count'])}")
-        lines.append(f"[{op}], AverageLatency(us), {_num(r['mean_us'])}")
-        lines.append(f"[{op}], MinLatency(us), {_num(r['min_us'])}")
-        lines.append(f"[{op}], MaxLatency(us), {_num(r['max_us'])}")
-        for key, p in PERCENTILE_KEYS:
-            lines.append(f"[{op}], {_ordinal(p)}PercentileLatency(us), {_num(r[key])}")
+        if _num(r["max_us"]) != "NaN":   # a batch's records: counted, no latency of their own
+            lines.append(f"[{op}], AverageLatency(us), {_num(r['mean_us'])}")
+            lines.append(f"[{op}], MinLatency(us), {_num(r['min_us'])}")
+            lines.append(f"[{op}], MaxLatency(us), {_num(r['max_us'])}")
+            for key, p in PERCENTILE_KEYS:
+                lines.append(f"[{op}], {_ordinal(p)}PercentileLatency(us), {_num(r[key])}")
         for status, n in sorted((r.get("returns") or {}).items(), key=lambda item: item[0] != STATUS_NAMES[OK]):
             lines.append(f"[{op}], Return={status}, {int(n)}")
     return "\n".join(lines) + "\n"

@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from ... import schema
+from .. import keycounter
 from ..base import Chunk, StepSpec, Workload, WorkloadClient
 from ..generators import ValuePool, build_key_names
 from .bindings import BINDINGS, binding_class, native_missing, open_binding
@@ -31,6 +32,7 @@ from .properties import (
 
 RUN_OPS = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
 READ, UPDATE, INSERT, SCAN, RMW = range(5)
+MIXED_CHUNK_OPS = 1000   # see YcsbRunClient: a chunk's inserts wait for the chunk's turn
 
 
 class YcsbConfig:
@@ -139,7 +141,21 @@ class YcsbWorkload(Workload):
         per = None
         if step.ops_total is not None:  # YCSB: operationcount split evenly, remainder first
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return YcsbRunClient(self.cfg, endpoint, index, total, seed, per, step.driver)
+        counter = keycounter.attach(step.key_counter, int(self.core.recordcount), total, index, step.loop)
+        return YcsbRunClient(self.cfg, endpoint, index, total, seed, per, step.driver, counter)
+
+    def defined_ops(self, step) -> list[str]:
+        if step.phase != "run":
+            return YcsbLoadClient.op_names
+        p = self.core
+        shares = [p.readproportion, p.updateproportion, p.insertproportion, p.scanproportion,
+                  p.readmodifywriteproportion]
+        inner = {"READ", "UPDATE"} if p.readmodifywriteproportion > 0 else set()  # RMW's parts
+        return [op for op, x in zip(RUN_OPS, shares) if x > 0 or op in inner]
+
+    def insert_counter_start(self) -> int:
+        """Run-phase inserts claim keys from recordcount on (YCSB's transaction counter)."""
+        return int(self.core.recordcount)
 
     def text_outputs(self, outcomes) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""
@@ -214,23 +230,44 @@ class YcsbRunClient(_YcsbClient):
 
     op_names = RUN_OPS
 
-    def __init__(self, cfg, endpoint, index, total, seed, ops_limit, driver: str = "python"):
+    def __init__(self, cfg, endpoint, index, total, seed, ops_limit, driver: str = "python",
+                 counter=None):
         self.driver = driver
+        self.plan = CoreWorkloadPlan(cfg.core, index, total, seed, counter)
         super().__init__(cfg, endpoint, seed)
-        self.plan = CoreWorkloadPlan(self.core, index, total, seed)
+        # inserts beside keyed ops: smaller chunks, so that a chunk's claimed keys (read
+        # by others only once acknowledged) run soon after they are claimed
+        p = self.core
+        self.chunk_cap = MIXED_CHUNK_OPS if p.insertproportion and p.insertproportion < 1 else None
         self.remaining = ops_limit
         self.record = lambda code, dt_ns: None  # the driver sets this (RMW's inner ops)
 
     def _bind(self):
         b = self.binding
-        self.fns = [b.read, b.update, b.insert, b.scan, self._rmw]
-        self._read, self._update = b.read, b.update
+        self.fns = [b.read, b.update, self._insert, b.scan, self._rmw]
+        self._read, self._update, self._ins = b.read, b.update, b.insert
         # generator versions for the multiplexed client, where the binding has them
-        self.afns = ([b.a_read, b.a_update, b.a_insert, b.a_scan, self._a_rmw]
+        self.afns = ([b.a_read, b.a_update, self._a_insert, b.a_scan, self._a_rmw]
                      if hasattr(b, "a_read") else None)
         self.conn = getattr(b, "pg", None)
         # the whole chunk in C, where the binding can (PostgreSQL's, run.driver c/auto)
         self.native = b.native(self.op_names) if hasattr(b, "native") else None
+
+    def _insert(self, key, values):
+        try:
+            return self._ins(key, values)
+        finally:   # returned, whatever its status (YCSB's finally): acknowledged
+            self.plan.acknowledge(1)
+
+    def _a_insert(self, key, values):
+        try:
+            return (yield from self.binding.a_insert(key, values))
+        finally:
+            self.plan.acknowledge(1)
+
+    def ops_done(self, codes: np.ndarray) -> None:
+        """The C loop ran these operations of the chunk (in order): acknowledge its inserts."""
+        self.plan.acknowledge(int(np.count_nonzero(codes == INSERT)))
 
     def _a_rmw(self, key, read_field, write_field, values):
         ns = time.perf_counter_ns
@@ -255,6 +292,7 @@ class YcsbRunClient(_YcsbClient):
 
     def next_chunk(self, max_ops):
         n = max_ops if self.remaining is None else min(max_ops, self.remaining)
+        n = min(n, self.chunk_cap or n)
         if n <= 0:
             return None
         if self.remaining is not None:

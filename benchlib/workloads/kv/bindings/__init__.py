@@ -2,7 +2,7 @@
 
 Every binding has, in a client thread, ``read(key)``, ``insert(key, value)``,
 ``delete(key)``, ``update(key, value)``, ``scan(key, n)`` returning a status (0 OK,
-1 NOT_FOUND, 2 ERROR), ``load(pairs)`` / ``remove(keys)`` for the prepare's batches,
+4 EMPTY: a miss, an outcome and not an error; 2 ERROR), ``load(pairs)`` / ``remove(keys)`` for the prepare's batches,
 ``conn`` (the driver's connection, for the reconnection policy) and ``close()``; it is
 made by ``open(endpoint, table)``. A binding may turn a chunk's arguments into what its
 calls take before they are timed (``prepare(codes, args)``: Redis packs its commands).

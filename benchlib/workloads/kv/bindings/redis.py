@@ -8,7 +8,8 @@ the prepare removes those and the index, and leaves the database's other keys al
 """
 from __future__ import annotations
 
-from ....schema import ERROR, NOT_FOUND, OK
+from ....schema import EMPTY as MISS  # a key a remove took away: an outcome, not an error
+from ....schema import ERROR, OK
 
 
 def index_key(table: str) -> str:
@@ -109,7 +110,7 @@ class RedisKv:
     # the timed operations: each takes its packed command (see prepare)
     def read(self, packed):
         self._send(packed, False)
-        return OK if self._recv() is not None else NOT_FOUND
+        return OK if self._recv() is not None else MISS
 
     def insert(self, packed):
         set_ok, _ = self._exec(packed, 2)
@@ -117,11 +118,11 @@ class RedisKv:
 
     def delete(self, packed):
         n, _ = self._exec(packed, 2)
-        return OK if n else NOT_FOUND
+        return OK if n else MISS
 
     def update(self, packed):
         self._send(packed, False)
-        return OK if self._recv() is not None else NOT_FOUND
+        return OK if self._recv() is not None else MISS
 
     def scan(self, packed):
         self._send(packed, False)

@@ -8,7 +8,8 @@ and quoted by the target's :class:`~benchlib.targets.dialect.Dialect`; values ar
 """
 from __future__ import annotations
 
-from ....schema import NOT_FOUND, OK
+from ....schema import EMPTY as MISS  # a key a remove took away: an outcome, not an error
+from ....schema import OK
 
 
 class SqlStatements:
@@ -72,7 +73,7 @@ class SqlKv:
     def read(self, key):
         cur = self.cur
         cur.execute(self.st.read, (key,))
-        return OK if cur.fetchone() is not None else NOT_FOUND
+        return OK if cur.fetchone() is not None else MISS
 
     def insert(self, key, value):
         self.cur.execute(self.st.insert, (key, value))
@@ -81,12 +82,12 @@ class SqlKv:
     def delete(self, key):
         cur = self.cur
         cur.execute(self.st.delete, (key,))
-        return OK if cur.rowcount else NOT_FOUND
+        return OK if cur.rowcount else MISS
 
     def update(self, key, value):
         cur = self.cur
         cur.execute(self.st.update, (value, key))
-        return OK if cur.rowcount else NOT_FOUND
+        return OK if cur.rowcount else MISS
 
     def scan(self, key, n):
         cur = self.cur

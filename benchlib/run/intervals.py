@@ -1,0 +1,72 @@
+"""One second's interval rows, merged from the processes' raw latencies, and the
+status line YCSB's ``-s`` prints: what the step's controller (:mod:`.step`) makes of
+the seconds its clients send.
+
+A row's ``second`` is where it starts and ``interval_s`` its length (the controller
+sets it: 1 s, a step's last second shorter). A batched op's records get a row of their
+own with counts only: nobody waited for one record of a batch, so it has no latency.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+
+from .. import measure, schema
+
+UNIT_NO_LATENCY = ("mean_us", "p99_us", "max_us", "min_us", "intended_mean_us", "intended_p99_us",
+                   "intended_max_us")
+
+
+def status_line(elapsed_s: float, total_ops: int, cur_ops_s: float, window: dict) -> str:
+    """YCSB's status line: its brackets cover every operation since the previous line
+    (their counts add up to the line's operations), as YCSB's own do; an op counted only
+    in records (a batch's rows) has its count alone."""
+    now = datetime.now().strftime("%Y-%m-%d %H:%M:%S:%f")[:-3]
+    blocks = []
+    for op, w in window.items():
+        svc = np.concatenate(w["svc"]) if w["svc"] else None
+        if svc is None or not len(svc):
+            blocks.append(f"[{op}: Count={w['count']}]")
+            continue
+        mean, p99, mx = measure.interval_stats(svc)
+        blocks.append(f"[{op}: Count={w['count']}, Max={mx:.0f}, Min={float(svc.min()):.0f}, "
+                      f"Avg={mean:.2f}, 99={p99:.0f}]")
+    return (f"{now} {int(elapsed_s)} sec: {total_ops} operations; {cur_ops_s:.2f} current ops/sec; "
+            f"{' '.join(blocks)}").rstrip()
+
+
+def is_batch(op: str, batch_units: dict | None) -> bool:
+    return op in batch_units if batch_units else schema.is_batch(op)
+
+
+def interval_rows(second: int, payloads: list[dict], batch_units: dict | None = None) -> list[dict]:
+    """One second's interval rows, merged exactly from the processes' raw latencies; a
+    batched op's records get a row of their own (or, with no record op, its ops count
+    in records: ``_records``)."""
+    by_op: dict[str, list] = {}
+    for payload in payloads:
+        for op, part in payload.items():
+            by_op.setdefault(op, []).append(part)
+    rows = []
+    for op, parts in sorted(by_op.items()):
+        svc = np.concatenate([x[0] for x in parts])
+        itd = np.concatenate([x[1] for x in parts])
+        units = sum(x[3] for x in parts)
+        mean, p99, mx = measure.interval_stats(svc)
+        imean, ip99, imx = measure.interval_stats(itd)
+        row = {"second": second, "op": op, "ops": len(svc), "errors": int(sum(x[2] for x in parts)),
+               "mean_us": mean, "p99_us": p99, "max_us": mx,
+               "min_us": float(svc.min()) if len(svc) else np.nan,
+               "intended_mean_us": imean, "intended_p99_us": ip99,
+               "intended_max_us": imx, "_inner": is_batch(op, batch_units), "_svc": svc}
+        rows.append(row)
+        unit_op = (batch_units or {}).get(op, schema.unit_op(op))
+        if row["_inner"] and unit_op is None:
+            row["_inner"], row["_records"] = False, int(units)  # counted in records
+        elif row["_inner"] and units:
+            # the batch's records: counted (and their rate), but no latency of their own:
+            # nobody waited for one record of a batch (its latency is the batch's row)
+            rows.append({**row, "op": unit_op, "ops": int(units), "errors": 0,
+                         **{k: np.nan for k in UNIT_NO_LATENCY}, "_inner": False, "_svc": None})
+    return rows
