@@ -199,7 +199,8 @@ STEPS = {
     "ended": "datetime64[ns, UTC]",
     "secs": "float64",
     "ops": "Int64",
-    "errors": "Int64",
+    "errors": "Int64",         # not OK (NOT_FOUND too); the failed ones among them:
+    "failed": "Int64",         # operations that failed (ERROR): never in ops or ops_per_s
     "ops_per_s": "float64",
     "threads": "Int64",        # client threads in all processes
     "processes": "Int64",

@@ -15,7 +15,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -98,6 +98,7 @@ def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> 
     s = o.step
     row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
+           "failed": o.failed,
            "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
            # the client processes' own CPU over the step (getrusage), exact at any length
@@ -117,7 +118,8 @@ def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> 
 def step_line(run_id: str, o: StepOutcome) -> str:
     """A short line as each step ends; the seed-format lines come from summaries."""
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
-             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"]
+             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"
+             + (f" (failed {o.failed})" if o.failed else "")]
     for r in o.latency_rows:
         if not schema.is_intended(r["op"]) and r["count"]:
             parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
@@ -187,6 +189,7 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
     for step in steps:
+        step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
         workload.setup(target, step)
         run.log.step = step.name
         sampler = _sampler(target, client_pids)

@@ -25,12 +25,15 @@ from typing import Callable
 import numpy as np
 
 from .. import measure, schema
-from ..workloads.base import NOT_ERROR_NAMES, StepSpec, WorkloadSpec
+from ..workloads.base import COMPLETED_NAMES, NOT_ERROR_NAMES, StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .recording import NS, SecondMerger, StepError
 
 READY_TIMEOUT_S = 300.0
+# a step stops early for its failed operations (too_many_failed) only once this many failed:
+# a reconnect's one or two errors in its first second do not end a loop
+MIN_FAILED_TO_STOP = 100
 
 
 @dataclass
@@ -39,10 +42,11 @@ class StepOutcome:
     started: datetime
     ended: datetime
     secs: float
-    ops: int
-    errors: int
+    ops: int                         # operations that ran (the failed ones are not in it)
+    errors: int                      # not OK: NOT_FOUND and the failed ones
     status: str                      # ok | failed | interrupted
     error: str | None
+    failed: int = 0                  # operations that failed (status ERROR), beside ops
     latency_rows: list[dict] = field(default_factory=list)
     client_results: list[measure.ClientResult] = field(default_factory=list)
     controller_cpu_s: float | None = None   # a step the controller ran itself (an index)
@@ -112,7 +116,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     clients.join(10)
     status, error = collector.status, collector.error
     if collector.interrupted:
-        status, error = "interrupted", error or "interrupted (Ctrl-C)"
+        status, error = "interrupted", error or f"interrupted ({collector.interrupted})"
     # the measured window: from the common start to the last operation's completion
     results = [collector.results[i] for i in sorted(collector.results)]
     last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
@@ -121,8 +125,38 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
                           placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
+    outcome.failed = failed_count(outcome.latency_rows, compound)
+    tried = calls_count(outcome.latency_rows, batch_units, compound)
+    if outcome.status == "ok" and (why := too_many_failed(step, outcome.failed, tried)):
+        outcome.status, outcome.error = "failed", why
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
+
+
+def too_many_failed(step: StepSpec, failed: int, tried: int) -> str | None:
+    """Why the step fails for its failed operations (one line), or None: past
+    ``step.max_failed`` of them, or past ``step.max_error_ratio`` of the ``tried`` calls
+    (a batch is one call, as it fails whole)."""
+    if step.max_failed is not None and failed > step.max_failed:
+        return (f"{failed:,} of {tried:,} operations failed, more than max_failed_requests "
+                f"{step.max_failed:,}")
+    if failed and failed > step.max_error_ratio * tried:
+        return (f"{failed:,} of {tried:,} operations failed ({100 * failed / tried:.1f} %), more "
+                f"than run.max_error_ratio {step.max_error_ratio:g}")
+    return None
+
+
+def failed_count(rows: list[dict], compound_ops: dict[str, int] | None = None) -> int:
+    """The step's failed operations (ERROR, or a status unknown): a compound op's own
+    failures are its inner ops', already counted."""
+    return sum(v for r in rows if r["op"] not in (compound_ops or {}) and not schema.is_intended(r["op"])
+               for k, v in (r.get("returns") or {}).items() if k not in COMPLETED_NAMES)
+
+
+def calls_count(rows: list[dict], batch_units: dict | None, compound_ops: dict | None) -> int:
+    """The calls the clients made: each op's count, a batch once (not its records)."""
+    derived = {u for u in (batch_units or {}).values() if u} | set(compound_ops or {})
+    return sum(r["count"] for r in rows if r["op"] not in derived and not schema.is_intended(r["op"]))
 
 
 def _driver_rows(step: StepSpec, clients, results: list[measure.ClientResult], batch_units: dict,
@@ -188,16 +222,16 @@ class _Collector:
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
         self.merger = SecondMerger(clients.n)
         self.results: dict[int, measure.ClientResult] = {}
-        self.status, self.error, self.interrupted = "ok", None, False
-        self.total_ops = self.total_err = 0
+        self.status, self.error, self.interrupted = "ok", None, ""
+        self.total_ops = self.total_err = self.total_failed = self.total_calls = 0
         self.last_status, self.status_ops = time.monotonic(), 0
 
     def run(self) -> None:
         while len(self.results) < self.clients.n:
             try:
                 msg = self.clients.get(timeout=0.5)
-            except KeyboardInterrupt:
-                self.interrupted = True
+            except KeyboardInterrupt as e:
+                self.interrupted = str(e) or "Ctrl-C"   # the signal's own word (SIGTERM)
                 self.clients.stop()
                 continue
             except queue.Empty:
@@ -247,11 +281,16 @@ class _Collector:
         n = sum(r.get("_records", r["ops"]) for r in rows if not r.get("_inner"))
         self.total_ops += n
         self.total_err += sum(r["errors"] for r in rows if not r.get("_inner"))
+        self.total_failed += sum(r["_failed"] for r in rows)   # batches' too
+        self.total_calls += sum(r["ops"] + r["_failed"] for r in rows if not r.get("_unit"))
+        if self.status == "ok" and self.total_failed >= MIN_FAILED_TO_STOP and (
+                why := too_many_failed(self.step, self.total_failed, self.total_calls)):
+            self._fail(f"stopped: {why}")   # mostly errors: no use going on
         if self.bar is not None:
             self.bar.update(n)
         for r in rows:
-            r.pop("_inner", None)
-            r.pop("_records", None)
+            for k in ("_inner", "_records", "_failed", "_unit"):
+                r.pop(k, None)
         if self.on_intervals:
             self.on_intervals(rows)
         now = time.monotonic()
@@ -290,14 +329,15 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
             rows.append({"op": schema.intended(op), **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
         if not _is_batch(op, batch_units):  # a batch's records are counted under its unit op
-            ops += n_all
+            ops += n_all - sum(v for k, v in m["returns"].items() if k not in COMPLETED_NAMES)
         elif batch_units and batch_units.get(op, "") is None:
             ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
         # a batch that failed is an error of the step (its unit op counts records only)
         errors += n_err
     for op, inner in (compound_ops or {}).items():
-        if op in merged:
-            ops -= inner * sum(merged[op]["returns"].values())
+        if op in merged:   # each of its inner ops ran (or failed: not counted above)
+            ok = sum(v for k, v in merged[op]["returns"].items() if k in COMPLETED_NAMES)
+            ops -= inner * ok
     return rows, ops, errors
 
 
@@ -316,11 +356,12 @@ def _interval_rows(second: int, payloads: list[dict], batch_units: dict | None =
         units = sum(x[3] for x in parts)
         mean, p99, mx = measure.interval_stats(svc)
         imean, ip99, imx = measure.interval_stats(itd)
-        row = {"second": second, "op": op, "ops": len(svc), "errors": int(sum(x[2] for x in parts)),
+        failed = int(sum(x[4] if len(x) > 4 else 0 for x in parts))
+        row = {"second": second, "op": op, "ops": len(svc) - failed, "errors": int(sum(x[2] for x in parts)),
                "mean_us": mean, "p99_us": p99, "max_us": mx,
                "min_us": float(svc.min()) if len(svc) else np.nan,
                "intended_mean_us": imean, "intended_p99_us": ip99,
-               "intended_max_us": imx, "_inner": _is_batch(op, batch_units)}
+               "intended_max_us": imx, "_inner": _is_batch(op, batch_units), "_failed": failed}
         rows.append(row)
         unit_op = (batch_units or {}).get(op, schema.unit_op(op))
         if row["_inner"] and unit_op is None:
@@ -332,7 +373,7 @@ def _interval_rows(second: int, payloads: list[dict], batch_units: dict | None =
                          "mean_us": mean * per, "p99_us": p99 * per, "max_us": mx * per,
                          "min_us": row["min_us"] * per, "intended_mean_us": imean * per,
                          "intended_p99_us": ip99 * per, "intended_max_us": imx * per,
-                         "_inner": False})
+                         "_inner": False, "_failed": 0, "_unit": True})
     return rows
 
 

@@ -21,6 +21,7 @@ def _truthy(v) -> bool:
 class BasicTarget(Target):
     kind = "basic"
     dialect = "basic"
+    option_names = ("verbose",)
 
     @classmethod
     def connect_endpoint(cls, endpoint):

@@ -20,6 +20,7 @@ OK, NOT_FOUND, ERROR = 0, 1, 2
 class SqliteTarget(Target):
     kind = "sqlite"
     dialect = "sqlite"
+    option_names = ("path", "pragmas", "busy_timeout_ms")
     engine_in_clients = True
 
     @classmethod

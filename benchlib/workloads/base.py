@@ -26,6 +26,22 @@ STATUS_NAMES = {0: "OK", 1: "NOT_FOUND", 2: "ERROR", 3: "RETRY", 4: "EMPTY"}
 # a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
 NOT_ERRORS = frozenset({0, 3, 4})
 NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
+# statuses of an operation that ran (NOT_FOUND too: it found its answer); the others
+# (ERROR) failed, and are counted beside a step's ops, never inside them
+COMPLETED = NOT_ERRORS | {1}
+COMPLETED_NAMES = frozenset(STATUS_NAMES[s] for s in COMPLETED)
+
+# what an integer property may hold: counts, ids and sizes live in 64-bit columns and numpy
+# arrays (int64), with room for the arithmetic on them (an id plus the nodes added)
+INT_LIMIT = 2**62
+
+
+def check_int_limits(model) -> None:
+    """ValueError naming the first integer field of a pydantic ``model`` past INT_LIMIT:
+    refused at validation, never an OverflowError inside a step."""
+    for key, value in model:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_LIMIT:
+            raise ValueError(f"{key}: at most {INT_LIMIT:,} (a 64-bit count or id), got {value}")
 
 
 @dataclass
@@ -51,6 +67,10 @@ class StepSpec:
     status_interval_s: float = 10.0
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
+    # the step fails when more of its operations than this share failed (run.max_error_ratio),
+    # or more than max_failed of them (LinkBench's max_failed_requests), when set
+    max_error_ratio: float = 0.01
+    max_failed: int | None = None
 
 
 class WorkloadClient:
@@ -102,6 +122,11 @@ class Workload:
     # READ-MODIFY-WRITE: its READ and UPDATE), with how many each has: the step's
     # operation count takes the compound op once, not its parts again
     compound_ops: dict[str, int] = {}
+    # the most failed operations a step may have whatever its length (LinkBench's
+    # max_failed_requests); None: run.max_error_ratio alone decides
+    max_failed_ops: int | None = None
+    # the target dialects it has statements for (None: any); params refuses the others
+    dialects: frozenset[str] | None = None
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
@@ -131,6 +156,20 @@ class Workload:
         with a message that starts with the key it names."""
         for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
             cls({**exp.workload_properties(), **point})
+        cls.check_dialects(exp)
+
+    @classmethod
+    def check_dialects(cls, exp) -> None:
+        """ValueError naming the first target whose dialect it has no statements for."""
+        from ..targets.registry import target_class
+        for t in exp.targets if cls.dialects is not None else ():
+            try:
+                dialect = target_class(t.kind).dialect
+            except ImportError:
+                continue   # a missing driver is told where the target is made
+            if isinstance(dialect, str) and dialect not in cls.dialects:
+                raise ValueError(f"workload {cls.name} does not run on {dialect} (target {t.name!r}); "
+                                 f"it runs on {', '.join(sorted(cls.dialects))}")
 
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""

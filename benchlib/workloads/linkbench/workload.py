@@ -42,6 +42,10 @@ class LinkBenchWorkload(Workload):
     def __init__(self, properties: dict):
         super().__init__(properties)
         self.p = from_properties(properties)
+        limit = str(properties.get("max_failed_requests", "")).strip()
+        if limit and (not limit.isdigit() or len(limit) > 18):
+            raise ValueError(f"max_failed_requests: a count of operations ≥ 0, got {limit[:40]!r}")
+        self.max_failed_ops = int(limit) if limit else None
 
     @classmethod
     def recognizes(cls, properties: dict) -> bool:

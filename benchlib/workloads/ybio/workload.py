@@ -41,6 +41,7 @@ class YbioWorkload(Workload):
 
     name = "ybio"
     matrix_properties = MATRIX_PROPERTIES
+    dialects = frozenset({"postgres", "sqlite", "mysql"})   # sql.statements' own
     report_notebooks = ("ybio",)
 
     def __init__(self, properties: dict):
