@@ -163,7 +163,8 @@ class _Run:
         # worker host's rows are the drivers')
         return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf, "meta": self.meta.to_dict()}]),
                 "steps": pd.DataFrame(self.steps_rows).assign(config=cnf),
-                "latency": _latency_df(self.lat_rows).assign(config=cnf),
+                "latency": (_latency_df(self.lat_rows) if self.lat_rows  # a step of 0 ops has none
+                            else schema.empty("latency")).assign(config=cnf),
                 "hw": (pd.concat(self.hw_frames, ignore_index=True) if self.hw_frames
                        else schema.empty("hw")).assign(config=cnf)}
 
