@@ -354,6 +354,7 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         raise ParameterError(f"{path}: no such file") from None
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
+    guessed = workload is None
     if workload is None:
         from .workloads.registry import recognize
         workload = recognize(props) or "ycsb"
@@ -377,7 +378,13 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     if float(props.get("maxexecutiontime", 0) or 0) > 0:
         data["run"]["loop_secs"] = float(props["maxexecutiontime"])
     data = apply_overrides(data, overrides or [])
-    return validate(data, str(path))
+    try:
+        return validate(data, str(path))
+    except ParameterError:
+        from .workloads.registry import resembling
+        if guessed and (hint := resembling(props)):
+            raise ParameterError(f"{path}: {hint}") from None
+        raise
 
 
 def target_kind_safe(url: str) -> str:

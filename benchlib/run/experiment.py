@@ -25,7 +25,7 @@ from .. import schema
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
 from ..params import Experiment, ParameterError, RunSpec, plan
-from ..store import catalog, folders
+from ..store import catalog, folders, space
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
 from ..workloads.base import StepSpec, WorkloadSpec
@@ -59,12 +59,18 @@ class IntervalLog:
     def __call__(self, rows: list[dict]) -> None:
         rows = [{"run_id": self.run_id, "step": self.step, **{k: v for k, v in r.items() if k != "min_us"}}
                 for r in rows]
-        self.f.write(json.dumps(rows, default=float) + "\n")
-        self.f.flush()
-        self.rows.extend(rows)
+        self.rows.extend(rows)   # kept in memory whatever the disk says
+        try:
+            self.f.write(json.dumps(rows, default=float) + "\n")
+            self.f.flush()
+        except OSError as e:    # the step stops with this one line (step._Collector)
+            raise (space.no_space(self.path.parent) if space.is_no_space(e) else e) from None
 
     def close(self) -> None:
-        self.f.close()
+        try:
+            self.f.close()
+        except OSError:
+            pass   # what it could not write is in self.rows, written as the intervals table
 
 
 def _sampler(target, client_pids: list[int]):
@@ -208,8 +214,8 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
         finally:
             if sampler:
                 run.hw_frames.append(sampler.stop())
-        run.add(o)
         print(step_line(run.spec.run_id, o), file=out, flush=True)
+        run.add(o)   # its tables written: OSError when the disk is full
         if step_lines is not None:
             print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
         if o.status != "ok":
@@ -217,11 +223,11 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
     return "ok", None
 
 
-def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
-    """Write what the run measured, whatever happened to it, and record it."""
-    run_dir, meta = run.run_dir, run.meta
-    run.log.close()
+def _write_outputs(run: _Run, workload) -> None:
+    """The run's tables and text files beside steps and latency (written after each step)."""
+    run_dir = run.run_dir
     folders.write_table(run_dir, "intervals", pd.DataFrame(run.log.rows) if run.log.rows else None)
+    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)   # now in the intervals table
     if run.hw_frames:
         folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
     if run.driver_rows:
@@ -230,12 +236,27 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
+
+
+def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
+    """Write what the run measured, whatever happened to it, and record it; a disk that
+    is full fails the run, whose status still gets written (the reserve given back)."""
+    run_dir, meta = run.run_dir, run.meta
+    run.log.close()
+    try:
+        _write_outputs(run, workload)
+    except OSError as e:
+        if not space.is_no_space(e):
+            raise
+        status, error = "failed", error if status == "failed" and error else str(space.no_space(run_dir))
+    space.release(run_dir)
     meta.status, meta.error, meta.ended = status, error, folders.utcnow().isoformat()
     paths = sorted({c.driver_path for o in run.outcomes if o.step.phase == "run"
                     for c in o.client_results if c.driver_path})
     meta.driver_path = "+".join(paths) or None
     folders.write_json(run_dir / folders.META, meta)
-    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
+    if status == "failed" and not (run_dir / folders.ERROR_LOG).exists():
+        folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
     catalog.record(data_dir, run_dir, meta, sum(r["ops"] for r in run_rows) / secs if secs else None)
@@ -255,7 +276,9 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     steps = workload.steps(exp, spec)
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed)
+    space.reserve(run_dir)     # NoSpace: not even room to say how it ended
     folders.write_json(run_dir / folders.META, meta)
+    catalog.record(data_dir, run_dir, meta)   # listed (running) from now: a kill -9 shows abandoned
     run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)
     status, error = "ok", None
@@ -269,12 +292,18 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
                                    step_lines, executor)
     except TargetError as e:
         status, error = "failed", mask_text(str(e))
+    except OSError as e:
+        if not space.is_no_space(e):
+            status, error = "failed", folders.log_exception(run_dir, e)
+        else:   # the disk is full: one line, no traceback
+            status, error = "failed", str(space.no_space(run_dir))
+            print(f"error  {spec.run_id}: {error}", file=out, flush=True)
     except KeyboardInterrupt as e:
         status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
     except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
-        status, error = "failed", _log_exception(run_dir, e)
-        print(f"error  {spec.run_id}: {error} (traceback in {run_dir / ERROR_LOG})", file=out,
-              flush=True)
+        status, error = "failed", folders.log_exception(run_dir, e)
+        where = f" (traceback in {run_dir / folders.ERROR_LOG})" if (run_dir / folders.ERROR_LOG).exists() else ""
+        print(f"error  {spec.run_id}: {error}{where}", file=out, flush=True)
     finally:
         try:
             target.stop()
@@ -295,21 +324,6 @@ def open_executor(exp) -> LocalExecutor:
         from .dask_executor import DaskExecutor
         return DaskExecutor.connect(exp.dask.scheduler, exp.dask.workers)
     return LocalExecutor()
-
-
-ERROR_LOG = "error.log"
-
-
-def _log_exception(run_dir: Path, e: BaseException) -> str:
-    """The exception's traceback into the run folder (masked); its one line returned."""
-    import traceback
-    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    try:
-        folders.write_text(run_dir / ERROR_LOG, mask_text(text))
-    except OSError:
-        pass
-    first = str(e).strip().splitlines()
-    return mask_text(f"{type(e).__name__}: {first[0]}" if first else type(e).__name__)
 
 
 def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
@@ -340,6 +354,9 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
         if not force:
             check_rerun(exp, exp_dir, specs)
         folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
+        loop_s = 0 if exp.run.skip else exp.run.loops * (exp.run.loop_secs or 10)
+        if warning := space.warn_if_short(exp_dir, len(specs), loop_s):
+            print(warning, file=out, flush=True)
         executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
         try:
             return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor)
@@ -366,6 +383,9 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, ex
         try:
             res.runs[spec.run_id] = run_one(exp, spec, exp_dir, data_dir, out=out, progress=progress,
                                             step_lines=step_lines, executor=executor)
+        except space.NoSpace as e:   # not even room for its meta.json: nothing ran
+            print(f"error  {spec.run_id}: {e}", file=out, flush=True)
+            res.runs[spec.run_id] = "failed"
         except KeyboardInterrupt:
             res.runs[spec.run_id] = "interrupted"
             raise

@@ -292,7 +292,10 @@ class _Collector:
             for k in ("_inner", "_records", "_failed", "_unit"):
                 r.pop(k, None)
         if self.on_intervals:
-            self.on_intervals(rows)
+            try:
+                self.on_intervals(rows)
+            except OSError as e:   # the run folder's disk is full: a failure like any other
+                self._fail(str(e) if e.strerror is None else e.strerror)
         now = time.monotonic()
         if self.status_out is not None and now - self.last_status >= self.step.status_interval_s:
             last = {r["op"]: {"count": r["ops"], "max": r["max_us"], "min": r.get("min_us", np.nan),

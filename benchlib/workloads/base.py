@@ -159,6 +159,12 @@ class Workload:
         cls.check_dialects(exp)
 
     @classmethod
+    def resembles(cls, properties: dict) -> str | None:
+        """For a property file no workload claimed: a line saying which of its keys are
+        this workload's, and what would make it claim the file; None when none is."""
+        return None
+
+    @classmethod
     def check_dialects(cls, exp) -> None:
         """ValueError naming the first target whose dialect it has no statements for."""
         from ..targets.registry import target_class

@@ -52,6 +52,15 @@ class LinkBenchWorkload(Workload):
         return "linkstore" in properties or "nodestore" in properties
 
     @classmethod
+    def resembles(cls, properties: dict) -> str | None:
+        from .properties import LinkBenchProperties
+        ours = [k for k in properties if k in LinkBenchProperties.model_fields
+                and k not in ("linktable", "nodetable", "counttable")]
+        return (f"{', '.join(ours[:3])}: LinkBench keys, but no linkstore key, so the file was "
+                "read as YCSB; a LinkBench config names its store (linkstore = "
+                "com.facebook.LinkBench.LinkStoreMysql)") if ours else None
+
+    @classmethod
     def read_properties_file(cls, path) -> dict:
         return read_config(path)
 
