@@ -89,6 +89,7 @@ def _add_compare(sub):
     p.add_argument("--config-a", help="only the runs of this configuration (cnf) in A")
     p.add_argument("--config-b", help="only the runs of this configuration (cnf) in B")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
+    p.add_argument("--force", action="store_true", help="compare runs of different workloads all the same")
     p.set_defaults(func=cmd_compare)
 
 
@@ -98,6 +99,7 @@ def cmd_compare(args) -> int:
     b_path = args.b or args.a
     a = uncertainty.only_config(load_results(args.a), args.config_a)
     b = uncertainty.only_config(load_results(b_path), args.config_b)
+    _same_workload(a, b, args.a, b_path, args.force)
     df = uncertainty.compare(a, b)
     if args.format != "text":
         _emit(df, args.format)
@@ -192,6 +194,20 @@ def _print_plan(exp) -> int:
     return EXIT_OK
 
 
+def _same_workload(a: dict, b: dict, name_a: str, name_b: str, force: bool) -> None:
+    """A ratio of two workloads' figures means nothing (ybio's READ is a row, kv's a call):
+    refused in one line unless --force, then said in one warning."""
+    def workloads(res):
+        return sorted({str(m.get("workload")) for m in res["runs"].get("meta", [])} - {"None"})
+    wa, wb = workloads(a), workloads(b)
+    if wa and wb and wa != wb:
+        what = f"{name_a} ran {', '.join(wa)} and {name_b} ran {', '.join(wb)}"
+        if not force:
+            from .params import ParameterError
+            raise ParameterError(f"compare: {what}: their figures do not compare (--force to go on)")
+        print(f"warning: {what}: ratios of different workloads", file=sys.stderr)
+
+
 def _emit(df, fmt: str) -> None:
     if fmt == "csv":
         df.to_csv(sys.stdout, index=False)
@@ -212,14 +228,29 @@ def cmd_show(args) -> int:
         raise ParameterError(f"--table {args.table}: not a table of {args.path} "
                              f"(tables: {', '.join(known + extra)})")
     tables = [args.table] if args.table != "runs" else []
+    runs = results.find_runs(args.path)
+    if not runs:
+        raise results.ResultsError(f"{args.path}: no run folder there")
     res = results.load_results(args.path, tables=tables, extra_tables=False)
     df = res[args.table]
+    _say_what_was_shown(args.table, runs, res)
     if args.table == "latency" and "hdr" in df:
         df = df.drop(columns=["hdr"])
     if args.table == "runs" and "meta" in df:   # each run's whole meta.json: not a column to print
         df = df.drop(columns=["meta"])
     _emit(df, args.format)
     return EXIT_OK
+
+
+def _say_what_was_shown(table: str, runs: list[Path], res: dict) -> None:
+    """On stderr: the runs the table came from, and each run left out (its file missing)."""
+    read = set(res["runs"]["path"].astype(str)) if len(res["runs"]) and "path" in res["runs"] else set()
+    missing = [rd for rd in runs if str(rd) in read and table not in ("runs", "intervals")
+               and not (rd / f"{table}.parquet").exists()]
+    for rd in missing:
+        print(f"benchlib: run {rd.name} has no {table}.parquet: not in the table", file=sys.stderr)
+    print(f"benchlib: {table} of {len(read) - len(missing)} of {len(runs)} run folders "
+          f"under {runs[0].parent if len(runs) > 1 else runs[0]}", file=sys.stderr)
 
 
 def cmd_list(args) -> int:
@@ -231,6 +262,7 @@ def cmd_list(args) -> int:
         catalog.rebuild(args.data_dir)
     df = catalog.list_runs(args.data_dir)
     _emit(df.drop(columns=["path"]) if len(df) else df, "text")
+    print(f"benchlib: {len(df)} runs in the catalog of {args.data_dir}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -60,3 +60,26 @@ def mask_text(text: str) -> str:
     if "://" not in text:
         return text
     return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
+
+
+# parameters handed to a notebook kernel: papermill writes them into the executed
+# notebook, so they go masked, and the masked values' real ones go through the
+# kernel's environment under this name (JSON), which no file keeps
+SECRETS_ENV = "BENCHLIB_NOTEBOOK_SECRETS"
+
+
+def hide_secrets(params: dict) -> tuple[dict, dict]:
+    """``params`` with every secret masked, and the real values of the keys that changed."""
+    masked = mask_mapping(params)
+    return masked, {k: v for k, v in params.items() if masked[k] != v}
+
+
+def restore_secrets(params: dict, environ=None) -> dict:
+    """``params`` as :func:`hide_secrets` masked them, each key whose masked value still
+    stands given back its real one from :data:`SECRETS_ENV`; as they are without it."""
+    import json
+    import os
+    raw = (os.environ if environ is None else environ).get(SECRETS_ENV)
+    real = json.loads(raw) if raw else {}
+    return {k: real[k] if k in real and mask_mapping({k: real[k]})[k] == v else v
+            for k, v in params.items()}

@@ -32,6 +32,7 @@ from pydantic import (
 from .run import registry as executor_registry
 from .targets.registry import check_options, embedded_names, target_class, target_kind
 from .workloads import registry as workload_registry
+from .workloads.properties_file import PropertyFileError, read_text_file
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, never pasted raw
 MAX_THREADS = 4096          # client connections of one run
@@ -102,6 +103,7 @@ class RunLoopSpec(Strict):
     loop_secs: float | None = Field(None, gt=0)  # each loop runs this long (else operationcount)
     warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
     status_interval_s: float = Field(10.0, gt=0)
+    max_error_ratio: float = Field(0.01, ge=0, le=1)   # a step fails past this share of failed ops
     # one thread per client process drives all its connections with libpq's async API
     # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection.
     # auto: where it measured faster (BENCHMARKS.md): the C loop from 2 connections per
@@ -304,32 +306,15 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
-def read_text_file(path: Path) -> str:
-    """A parameter file's text, UTF-8; ParameterError naming the file and what is wrong
-    (missing, a folder, binary, another encoding)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ParameterError(f"{path}: a folder, not a parameter file") from None
-    except OSError as e:
-        raise ParameterError(f"{path}: cannot read: {e.strerror}") from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
-        kind = "UTF-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[1:2] == b"\x00" else "binary"
-        raise ParameterError(f"{path}: the file is {kind}, not UTF-8 text (save it as UTF-8)")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ParameterError(f"{path}: not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r}); "
-                             "save it as UTF-8") from None
-
-
 def load_experiment(path: str | Path, overrides: list[str] | None = None) -> Experiment:
     """Read, override and fully validate an experiment YAML; ParameterError on any fault."""
     path = Path(path)
     try:
         data = yaml.safe_load(read_text_file(path))
+    except PropertyFileError as e:
+        raise ParameterError(str(e)) from None
+    except RecursionError:
+        raise ParameterError(f"{path}: nested too deep to be an experiment") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
@@ -346,6 +331,8 @@ def validate(data: dict, source: str) -> Experiment:
         exp = Experiment.model_validate(data)
     except ValidationError as e:
         raise ParameterError(_format_error(source, e)) from None
+    except RecursionError:
+        raise ParameterError(f"{source}: nested too deep to be an experiment") from None
     # the workload's own properties are checked now too, not when the run starts
     try:
         exp.workload_class().check_experiment(exp)
@@ -360,7 +347,7 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
                                   workload: str | None = None) -> Experiment:
     """A YCSB user's workload file run as it is, like ``bin/ycsb run … -P workloada``;
     or another workload's config that its class recognizes (a LinkBench config)."""
-    from .workloads.properties_file import PropertyFileError, read_property_file
+    from .workloads.properties_file import read_property_file
     path = Path(path)
     try:
         props = read_property_file(path)
@@ -368,6 +355,7 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         raise ParameterError(f"{path}: no such file") from None
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
+    guessed = workload is None
     workload = workload or workload_registry.recognize(props) or workload_registry.default()
     try:
         key = workload_registry.workload_class(workload).threads_property
@@ -388,7 +376,13 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     if float(props.get("maxexecutiontime", 0) or 0) > 0:
         data["run"]["loop_secs"] = float(props["maxexecutiontime"])
     data = apply_overrides(data, overrides or [])
-    return validate(data, str(path))
+    try:
+        return validate(data, str(path))
+    except ParameterError:
+        from .workloads.registry import resembling
+        if guessed and (hint := resembling(props)):
+            raise ParameterError(f"{path}: {hint}") from None
+        raise
 
 
 def target_kind_safe(url: str) -> str:

@@ -51,6 +51,10 @@ STATUS_NAMES = {OK: "OK", NOT_FOUND: "NOT_FOUND", ERROR: "ERROR", RETRY: "RETRY"
 # a lookup that found nothing where finding nothing is normal (LinkBench's "not found")
 NOT_ERRORS = frozenset({OK, RETRY, EMPTY})
 NOT_ERROR_NAMES = frozenset(STATUS_NAMES[s] for s in NOT_ERRORS)
+# statuses of an operation that ran (NOT_FOUND too: it found its answer); the others
+# (ERROR) failed, and are counted beside a step's ops, never inside them
+COMPLETED = NOT_ERRORS | {NOT_FOUND}
+COMPLETED_NAMES = frozenset(STATUS_NAMES[s] for s in COMPLETED)
 
 PHASES = ("load", "index", "run")
 _FIXED_STEPS = {"load": "l.pre", "index": "l.post"}
@@ -210,7 +214,8 @@ STEPS = {
     "ended": "datetime64[ns, UTC]",
     "secs": "float64",
     "ops": "Int64",
-    "errors": "Int64",
+    "errors": "Int64",         # not OK (NOT_FOUND too); the failed ones among them:
+    "failed": "Int64",         # operations that failed (ERROR): never in ops or ops_per_s
     "ops_per_s": "float64",
     "threads": "Int64",        # client threads in all processes
     "processes": "Int64",

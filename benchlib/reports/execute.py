@@ -9,9 +9,12 @@ data on purpose: the reports run the very notebooks a user opens and edits in Ju
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 from pathlib import Path
+
+from ..masking import SECRETS_ENV, hide_secrets
 
 KERNEL = "python3"
 
@@ -112,7 +115,16 @@ def run_experiment_notebook(*parameter_files, data_dir="data", parameters: dict 
     exp = validate({k: v for k, v in full.items() if v is not None}, merged.get("source") or str(src))
     data_dir = Path(merged.get("data_dir", data_dir)).resolve()
     out = data_dir / exp.experiment / "experiment.ipynb"
-    err = execute("experiment", out, {**merged, "data_dir": str(data_dir)}, progress=progress)
+    masked, secrets = hide_secrets({**merged, "data_dir": str(data_dir)})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.touch(mode=0o600)   # papermill writes into it as it goes: private from the start
+    os.environ[SECRETS_ENV] = json.dumps(secrets)   # the kernel's, never a file's
+    try:
+        err = execute("experiment", out, masked, progress=progress)
+    finally:
+        os.environ.pop(SECRETS_ENV, None)
+        if out.exists():
+            out.chmod(0o600)   # the experiment's log, as private as its meta.json
     if err:
         raise ReportError(f"{err} (the executed notebook is {out})")
     return out

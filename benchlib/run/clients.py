@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import measure
-from ..schema import ERROR, NOT_ERRORS, OK, STATUS_NAMES
+from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.reconnect import ConnectionGone
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
@@ -149,8 +149,8 @@ class ClientThread(RecordingThread):
                         self.itd[code].append(t1 - intended)
                     if st:
                         self.errs.append((code, st))
-                    if units is not None and st in NOT_ERRORS:   # rows of a failed call: none
-                        self.units[code] += units[idx]
+                    if units is not None and (not st or st in NOT_ERRORS):
+                        self.units[code] += units[idx]   # a failed batch's records: none
                     issued += 1
                     if next_tick is None:  # over: its last operation counted, as above
                         return
@@ -186,6 +186,7 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             k = STATUS_NAMES.get(s, STATUS_NAMES[ERROR])
             ret[k] = ret.get(k, 0) + 1
         n_errors = sum(1 for s in errs if s not in NOT_ERRORS)
+        n_failed = sum(1 for s in errs if s not in COMPLETED)
         if second * 1_000_000_000 >= warm_ns:
             measure.record_many(state.hists.setdefault(name, measure.new_histogram()), svc_us)
             if len(itd_us):
@@ -201,7 +202,7 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             ur = state.returns.setdefault(unit_name, {})
             ur[STATUS_NAMES[OK]] = ur.get(STATUS_NAMES[OK], 0) + units
             state.units[unit_name] = state.units.get(unit_name, 0) + units
-        payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), n_errors, units)
+        payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), n_errors, units, n_failed)
     return payload
 
 

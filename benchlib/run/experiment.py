@@ -9,13 +9,12 @@ at start and end. A run that finished ``ok`` is skipped the next time unless
 """
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,13 +24,14 @@ from .. import schema
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
 from ..params import Experiment, ParameterError, RunSpec, plan
-from ..store import catalog, folders
+from ..store import catalog, folders, space
 from ..store.lock import ExperimentLock
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
 from . import registry
+from .interval_log import IntervalLog
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
 from .step import StepOutcome, run_step
@@ -46,27 +46,6 @@ class ExperimentResult:
     @property
     def ok(self) -> bool:
         return all(s in ("ok", "skipped") for s in self.runs.values())
-
-
-class IntervalLog:
-    """Appends completed seconds to ``intervals.jsonl`` at once: a killed run keeps them."""
-
-    def __init__(self, run_dir: Path, run_id: str):
-        self.path = run_dir / folders.INTERVAL_LOG
-        self.run_id = run_id
-        self.f = self.path.open("a")
-        self.step = None
-        self.rows: list[dict] = []
-
-    def __call__(self, rows: list[dict]) -> None:
-        rows = [{"run_id": self.run_id, "step": self.step, **{k: v for k, v in r.items() if k != "min_us"}}
-                for r in rows]
-        self.f.write(json.dumps(rows, default=float) + "\n")
-        self.f.flush()
-        self.rows.extend(rows)
-
-    def close(self) -> None:
-        self.f.close()
 
 
 def _sampler(target, client_pids: list[int]):
@@ -100,6 +79,7 @@ def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> 
     s = o.step
     row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
+           "failed": o.failed,
            "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
            # the client processes' own CPU over the step (getrusage), exact at any length
@@ -119,7 +99,8 @@ def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> 
 def step_line(run_id: str, o: StepOutcome) -> str:
     """A short line as each step ends; the seed-format lines come from summaries."""
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
-             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"]
+             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"
+             + (f" (failed {o.failed})" if o.failed else "")]
     for r in o.latency_rows:
         if not schema.is_intended(r["op"]) and r["count"] and r["p99_us"] == r["p99_us"]:
             parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
@@ -163,7 +144,8 @@ class _Run:
         # worker host's rows are the drivers')
         return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf, "meta": self.meta.to_dict()}]),
                 "steps": pd.DataFrame(self.steps_rows).assign(config=cnf),
-                "latency": _latency_df(self.lat_rows).assign(config=cnf),
+                "latency": (_latency_df(self.lat_rows) if self.lat_rows  # a step of 0 ops has none
+                            else schema.empty("latency")).assign(config=cnf),
                 "hw": (pd.concat(self.hw_frames, ignore_index=True) if self.hw_frames
                        else schema.empty("hw")).assign(config=cnf)}
 
@@ -208,6 +190,7 @@ def open_key_counter(workload, steps: list[StepSpec]):
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
                wspec, client_pids, set_client_pids, counter) -> tuple[str, str | None]:
     for step in steps:
+        step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
         workload.setup(target, step)
         run.log.step = step.name
         sampler = _sampler(target, client_pids)
@@ -225,8 +208,8 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
         finally:
             if sampler:
                 run.hw_frames.append(sampler.stop())
-        run.add(o)
         print(step_line(run.spec.run_id, o), file=out, flush=True)
+        run.add(o)   # its tables written: OSError when the disk is full
         if step_lines is not None:
             print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
         if o.status != "ok":
@@ -234,11 +217,11 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
     return "ok", None
 
 
-def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
-    """Write what the run measured, whatever happened to it, and record it."""
-    run_dir, meta = run.run_dir, run.meta
-    run.log.close()
+def _write_outputs(run: _Run, workload) -> None:
+    """The run's tables and text files beside steps and latency (written after each step)."""
+    run_dir = run.run_dir
     folders.write_table(run_dir, "intervals", pd.DataFrame(run.log.rows) if run.log.rows else None)
+    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)   # now in the intervals table
     if run.hw_frames:
         folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
     if run.driver_rows:
@@ -247,12 +230,27 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
+
+
+def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
+    """Write what the run measured, whatever happened to it, and record it; a disk that
+    is full fails the run, whose status still gets written (the reserve given back)."""
+    run_dir, meta = run.run_dir, run.meta
+    run.log.close()
+    try:
+        _write_outputs(run, workload)
+    except OSError as e:
+        if not space.is_no_space(e):
+            raise
+        status, error = "failed", error if status == "failed" and error else str(space.no_space(run_dir))
+    space.release(run_dir)
     meta.status, meta.error, meta.ended = status, error, folders.utcnow().isoformat()
     paths = sorted({c.driver_path for o in run.outcomes if o.step.phase == "run"
                     for c in o.client_results if c.driver_path})
     meta.driver_path = "+".join(paths) or None
     folders.write_json(run_dir / folders.META, meta)
-    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)
+    if status == "failed" and not (run_dir / folders.ERROR_LOG).exists():
+        folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
     catalog.record(data_dir, run_dir, meta, sum(r["ops"] for r in run_rows) / secs if secs else None)
@@ -273,7 +271,9 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed)
     meta.target["dialect"] = target.dialect.as_meta()   # summaries read it, never a name
+    space.reserve(run_dir)     # NoSpace: not even room to say how it ended
     folders.write_json(run_dir / folders.META, meta)
+    catalog.record(data_dir, run_dir, meta)   # listed (running) from now: a kill -9 shows abandoned
     run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)
     status, error = "ok", None
@@ -287,12 +287,18 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
                                    step_lines, executor)
     except TargetError as e:
         status, error = "failed", mask_text(str(e))
+    except OSError as e:
+        if not space.is_no_space(e):
+            status, error = "failed", folders.log_exception(run_dir, e)
+        else:   # the disk is full: one line, no traceback
+            status, error = "failed", str(space.no_space(run_dir))
+            print(f"error  {spec.run_id}: {error}", file=out, flush=True)
     except KeyboardInterrupt as e:
         status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
     except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
-        status, error = "failed", _log_exception(run_dir, e)
-        print(f"error  {spec.run_id}: {error} (traceback in {run_dir / ERROR_LOG})", file=out,
-              flush=True)
+        status, error = "failed", folders.log_exception(run_dir, e)
+        where = f" (traceback in {run_dir / folders.ERROR_LOG})" if (run_dir / folders.ERROR_LOG).exists() else ""
+        print(f"error  {spec.run_id}: {error}{where}", file=out, flush=True)
     finally:
         try:
             target.stop()
@@ -311,21 +317,6 @@ def open_executor(exp) -> LocalExecutor:
     except ValueError as e:
         raise ParameterError(str(e)) from None
     return cls.open(exp)
-
-
-ERROR_LOG = "error.log"
-
-
-def _log_exception(run_dir: Path, e: BaseException) -> str:
-    """The exception's traceback into the run folder (masked); its one line returned."""
-    import traceback
-    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    try:
-        folders.write_text(run_dir / ERROR_LOG, mask_text(text))
-    except OSError:
-        pass
-    first = str(e).strip().splitlines()
-    return mask_text(f"{type(e).__name__}: {first[0]}" if first else type(e).__name__)
 
 
 def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
@@ -356,6 +347,9 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
         if not force:
             check_rerun(exp, exp_dir, specs)
         folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
+        loop_s = 0 if exp.run.skip else exp.run.loops * (exp.run.loop_secs or 10)
+        if warning := space.warn_if_short(exp_dir, len(specs), loop_s):
+            print(warning, file=out, flush=True)
         executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
         try:
             return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor)
@@ -382,6 +376,9 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, ex
         try:
             res.runs[spec.run_id] = run_one(exp, spec, exp_dir, data_dir, out=out, progress=progress,
                                             step_lines=step_lines, executor=executor)
+        except space.NoSpace as e:   # not even room for its meta.json: nothing ran
+            print(f"error  {spec.run_id}: {e}", file=out, flush=True)
+            res.runs[spec.run_id] = "failed"
         except KeyboardInterrupt:
             res.runs[spec.run_id] = "interrupted"
             raise

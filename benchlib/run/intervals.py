@@ -55,11 +55,13 @@ def interval_rows(second: int, payloads: list[dict], batch_units: dict | None = 
         units = sum(x[3] for x in parts)
         mean, p99, mx = measure.interval_stats(svc)
         imean, ip99, imx = measure.interval_stats(itd)
-        row = {"second": second, "op": op, "ops": len(svc), "errors": int(sum(x[2] for x in parts)),
+        failed = int(sum(x[4] if len(x) > 4 else 0 for x in parts))   # beside ops, never in them
+        row = {"second": second, "op": op, "ops": len(svc) - failed, "errors": int(sum(x[2] for x in parts)),
                "mean_us": mean, "p99_us": p99, "max_us": mx,
                "min_us": float(svc.min()) if len(svc) else np.nan,
                "intended_mean_us": imean, "intended_p99_us": ip99,
-               "intended_max_us": imx, "_inner": is_batch(op, batch_units), "_svc": svc}
+               "intended_max_us": imx, "_inner": is_batch(op, batch_units), "_svc": svc,
+               "_failed": failed}
         rows.append(row)
         unit_op = (batch_units or {}).get(op, schema.unit_op(op))
         if row["_inner"] and unit_op is None:
@@ -68,5 +70,6 @@ def interval_rows(second: int, payloads: list[dict], batch_units: dict | None = 
             # the batch's records: counted (and their rate), but no latency of their own:
             # nobody waited for one record of a batch (its latency is the batch's row)
             rows.append({**row, "op": unit_op, "ops": int(units), "errors": 0,
-                         **{k: np.nan for k in UNIT_NO_LATENCY}, "_inner": False, "_svc": None})
+                         **{k: np.nan for k in UNIT_NO_LATENCY}, "_inner": False, "_svc": None,
+                         "_failed": 0, "_unit": True})
     return rows

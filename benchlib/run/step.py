@@ -25,14 +25,19 @@ from typing import Callable
 
 
 from .. import measure, schema
+from ..schema import COMPLETED_NAMES
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
+from .failed import calls_count, failed_count, too_many_failed
 from .intervals import interval_rows, is_batch, status_line
 from .recording import NS, SecondMerger, StepError
 
 READY_TIMEOUT_S = 300.0
+# a step stops early for its failed operations (too_many_failed) only once this many failed:
+# a reconnect's one or two errors in its first second do not end a loop
+MIN_FAILED_TO_STOP = 100
 
 
 
@@ -42,10 +47,11 @@ class StepOutcome:
     started: datetime
     ended: datetime
     secs: float
-    ops: int
-    errors: int
+    ops: int                         # operations that ran (the failed ones are not in it)
+    errors: int                      # not OK: NOT_FOUND and the failed ones
     status: str                      # ok | failed | interrupted
     error: str | None
+    failed: int = 0                  # operations that failed (status ERROR), beside ops
     latency_rows: list[dict] = field(default_factory=list)
     client_results: list[measure.ClientResult] = field(default_factory=list)
     controller_cpu_s: float | None = None   # a step the controller ran itself (an index)
@@ -67,7 +73,7 @@ def _split(n: int, parts: int) -> list[int]:
 
 def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
              batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
-             status_out=sys.stderr, progress: bool | None = None,
+             status_out="stderr", progress: bool | None = None,
              on_clients: Callable[[list[int]], None] | None = None,
              executor=None, key_counter=None) -> StepOutcome:
     """Run one step with its client processes; returns what was measured.
@@ -79,6 +85,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     acknowledged-insert counter (:mod:`..workloads.keycounter`); without one, a run step
     of a workload that inserts gets one of its own.
     """
+    if status_out == "stderr":   # the one of now (not the one at import: a test's, closed since)
+        status_out = sys.stderr
     counter, own_counter = _step_counter(step, workload, key_counter)
     if counter is not None:
         step = replace(step, key_counter=counter.name)
@@ -134,7 +142,7 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
     clients.join(10)
     status, error = collector.status, collector.error
     if collector.interrupted:
-        status, error = "interrupted", error or "interrupted (Ctrl-C)"
+        status, error = "interrupted", error or f"interrupted ({collector.interrupted})"
     # the measured window: from the common start to the last operation's completion
     results = [collector.results[i] for i in sorted(collector.results)]
     last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
@@ -144,6 +152,10 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
     outcome.latency_rows = with_defined_ops(outcome.latency_rows, workload.build().defined_ops(step))
+    outcome.failed = failed_count(outcome.latency_rows, compound)
+    tried = calls_count(outcome.latency_rows, batch_units, compound)
+    if outcome.status == "ok" and (why := too_many_failed(step, outcome.failed, tried)):
+        outcome.status, outcome.error = "failed", why
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -211,8 +223,8 @@ class _Collector:
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
         self.merger = SecondMerger(clients.n)
         self.results: dict[int, measure.ClientResult] = {}
-        self.status, self.error, self.interrupted = "ok", None, False
-        self.total_ops = self.total_err = 0
+        self.status, self.error, self.interrupted = "ok", None, ""
+        self.total_ops = self.total_err = self.total_failed = self.total_calls = 0
         self.last_status, self.status_ops = time.monotonic(), 0
         self.window: dict[str, dict] = {}    # op -> count, raw latencies since the last status line
         self._held: list[dict] = []          # the latest second's rows (see _emit_complete)
@@ -221,8 +233,8 @@ class _Collector:
         while len(self.results) < self.clients.n:
             try:
                 msg = self.clients.get(timeout=0.5)
-            except KeyboardInterrupt:
-                self.interrupted = True
+            except KeyboardInterrupt as e:
+                self.interrupted = str(e) or "Ctrl-C"   # the signal's own word (SIGTERM)
                 self.clients.stop()
                 continue
             except queue.Empty:
@@ -297,6 +309,11 @@ class _Collector:
         n = sum(r.get("_records", r["ops"]) for r in counted)
         self.total_ops += n
         self.total_err += sum(r["errors"] for r in counted)
+        self.total_failed += sum(r["_failed"] for r in rows)   # batches' too
+        self.total_calls += sum(r["ops"] + r["_failed"] for r in rows if not r.get("_unit"))
+        if self.status == "ok" and self.total_failed >= MIN_FAILED_TO_STOP and (
+                why := too_many_failed(self.step, self.total_failed, self.total_calls)):
+            self._fail(f"stopped: {why}")   # mostly errors: no use going on
         if self.bar is not None:
             self.bar.update(n)
         for r in counted:   # the status line's window: every operation since the last line
@@ -305,10 +322,13 @@ class _Collector:
             if r.get("_svc") is not None and "_records" not in r:
                 w["svc"].append(r["_svc"])
         for r in rows:
-            for k in ("_inner", "_records", "_svc"):
+            for k in ("_inner", "_records", "_svc", "_failed", "_unit"):
                 r.pop(k, None)
         if self.on_intervals:
-            self.on_intervals(rows)
+            try:
+                self.on_intervals(rows)
+            except OSError as e:   # the run folder's disk is full: a failure like any other
+                self._fail(str(e) if e.strerror is None else e.strerror)
         now = time.monotonic()
         if self.status_out is not None and now - self.last_status >= self.step.status_interval_s:
             rate = (self.total_ops - self.status_ops) / (now - self.last_status)
@@ -350,14 +370,15 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
             rows.append({"op": schema.intended(op), **si, "errors": n_err,
                          "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
         if not is_batch(op, batch_units):  # a batch's records are counted under its unit op
-            ops += n_all
+            ops += n_all - sum(v for k, v in m["returns"].items() if k not in COMPLETED_NAMES)
         elif batch_units and batch_units.get(op, "") is None:
             ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
         # a batch that failed is an error of the step (its unit op counts records only)
         errors += n_err
     for op, inner in (compound_ops or {}).items():
-        if op in merged:
-            ops -= inner * sum(merged[op]["returns"].values())
+        if op in merged:   # each of its inner ops ran (or failed: not counted above)
+            ok = sum(v for k, v in merged[op]["returns"].items() if k in COMPLETED_NAMES)
+            ops -= inner * ok
     return rows, ops, errors
 
 

@@ -105,6 +105,21 @@ def rebuild(data_dir: Path | str, url: str | None = None) -> int:
     return n
 
 
+def _rows_from_folders(data_dir: Path | str):
+    """The catalog's rows read from the run folders themselves, nothing written."""
+    import pandas as pd
+    rows = []
+    for rd in results.find_runs(data_dir):
+        try:
+            meta = results.read_meta(rd)
+        except results.ResultsError as e:
+            print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)
+            continue
+        row = results.run_row(rd, meta)
+        rows.append({k: row.get(k) for k in catalog_runs.c.keys()})
+    return pd.DataFrame(rows, columns=list(catalog_runs.c.keys())).sort_values("started", na_position="first")
+
+
 def _set_aside_if_corrupt(path: Path) -> None:
     import sqlite3
     import time
@@ -133,9 +148,13 @@ def list_runs(data_dir: Path | str, url: str | None = None):
             df = pd.read_sql(sa.select(catalog_runs).order_by(catalog_runs.c.started), conn)
         eng.dispose()
     except sa.exc.DatabaseError as e:
-        raise results.ResultsError(
-            f"{data_dir}: the catalog cannot be read ({type(e.orig or e).__name__}); "
-            "`benchlib list --rebuild` makes it anew from the run folders") from None
+        if url is not None:
+            raise results.ResultsError(
+                f"{data_dir}: the catalog cannot be read ({type(e.orig or e).__name__}); "
+                "`benchlib list --rebuild` makes it anew from the run folders") from None
+        print(f"benchlib: the catalog of {data_dir} cannot be read ({type(e.orig or e).__name__}): "
+              "listed from the run folders; `benchlib list --rebuild` makes it anew", file=sys.stderr)
+        df = _rows_from_folders(data_dir)
     running = df["status"] == "running"
     if running.any():
         df.loc[running, "status"] = [

@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from .. import schema
+from ..masking import mask_text
 from ..version import __version__
 
 META = "meta.json"
@@ -236,6 +237,8 @@ def find_runs(path: Path | str) -> list[Path]:
     path = Path(path)
     if not path.exists():
         raise ResultsError(f"{path}: no such folder")
+    if not path.is_dir():
+        raise ResultsError(f"{path}: a file; give a run folder, an experiment's or a data folder")
     if is_run_dir(path):
         return [path]
     # folders whose name starts with "." (.attempts, temporary writes) are not results
@@ -376,3 +379,21 @@ def recover_run(run_dir: Path | str) -> dict:
     meta["ended"] = meta.get("ended") or utcnow().isoformat()
     write_json(run_dir / META, meta)
     return meta
+
+
+ERROR_LOG = "error.log"
+
+
+def log_exception(run_dir: Path, e: BaseException) -> str:
+    """The exception's traceback into the run folder (masked); its one line returned."""
+    import traceback
+    write_error_log(run_dir, "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+    first = str(e).strip().splitlines()
+    return mask_text(f"{type(e).__name__}: {first[0]}" if first else type(e).__name__)
+
+
+def write_error_log(run_dir: Path, text: str) -> None:
+    try:
+        write_text(run_dir / ERROR_LOG, mask_text(text))
+    except OSError:
+        pass   # a full disk: the reason is in meta.json, written from the reserve

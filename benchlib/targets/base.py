@@ -61,6 +61,8 @@ class Target:
     # the language a workload's binding speaks to it (targets/dialect.py): the key of each
     # workload's bindings, markers, quoting, whether the engine runs inside the clients
     dialect = Dialect("base")
+    # the target options (``options:`` of the YAML) this family takes: any other is refused
+    option_names: tuple[str, ...] = ()
     # the client library the connections go through (meta's client_library), where a
     # family has more than one (MariaDB: mysqlclient or pymysql); run.driver is the loop's
     client_library: str | None = None
@@ -78,8 +80,22 @@ class Target:
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
-        """Raise ValueError (one line) for an option of ``options`` this family refuses;
-        params calls it before anything runs."""
+        """Raise ValueError (one line) for an option of ``options`` this family refuses
+        (naming the nearest it takes) or a URL that names no one place
+        (:meth:`check_url`); params calls it before anything runs."""
+        for key in options:
+            if key not in cls.option_names:
+                import difflib
+                near = difflib.get_close_matches(str(key), cls.option_names, n=1)
+                raise ValueError(f"options: {key!r} is not an option of {cls.kind} targets ("
+                                 + (f"did you mean {near[0]}? " if near else "")
+                                 + f"they take: {', '.join(cls.option_names) or 'none'})")
+        cls.check_url(url)
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Raise ValueError (one line) for a URL whose database is missing or malformed,
+        or with a parameter this family would not use."""
 
     # --- lifecycle (controlling process)
     def start(self) -> None:
@@ -144,7 +160,22 @@ def make_target(name: str, url: str, options: dict | None = None,
     except ImportError as e:
         raise TargetError(f"target {name}: the driver for {kind} is not installed ({e.name}); "
                           f"install benchlib[{'postgres' if 'postgres' in kind else kind}]") from None
+    try:
+        cls.check_options(url, options or {})
+    except ValueError as e:
+        raise TargetError(f"target {name}: {e}") from None
     return cls(name, url, options, data_dir)
+
+
+def url_query_check(url: str, allowed: tuple[str, ...]) -> dict[str, str]:
+    """The URL's query parameters; ValueError naming one this family does not use."""
+    from urllib.parse import parse_qsl, urlsplit
+    query = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+    for key in query:
+        if key not in allowed:
+            raise ValueError(f"URL parameter {key!r} is not used by this target (it uses: "
+                             f"{', '.join(allowed) or 'none'}); drop it")
+    return query
 
 
 def listening_pid(port: int) -> int | None:

@@ -17,6 +17,7 @@ def truthy(v) -> bool:
 class BasicTarget(Target):
     kind = "basic"
     dialect = Dialect("basic", placeholder="", ident_quote="", sql=False)
+    option_names = ("verbose",)
 
     @classmethod
     def connect_endpoint(cls, endpoint):

@@ -17,6 +17,11 @@ from .postgres import PostgresTarget
 
 class EmbeddedPostgresTarget(PostgresTarget):
     kind = "postgres"  # clients talk to it exactly as to any PostgreSQL
+    option_names = ("pgdata",)
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Its URL is its name: the server is benchlib's own."""
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, "postgresql://localhost/postgres", options, data_dir)

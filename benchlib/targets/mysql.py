@@ -15,14 +15,16 @@ from .base import (
     is_local_host,
     listening_pid,
     process_tree,
+    url_query_check,
 )
 from .dialect import Dialect
 
 
 def connect_params(url: str) -> dict:
     u = make_url(url)
+    # the database the URL names (check_url refuses one without); ?password= as libpq takes it
     params = {"host": u.host or "127.0.0.1", "port": u.port or 3306, "user": u.username or "root",
-              "password": u.password or "", "database": u.database or "test"}
+              "password": u.password or u.query.get("password") or "", "database": u.database}
     if "unix_socket" in u.query:
         params["unix_socket"] = u.query["unix_socket"]
     return params
@@ -48,6 +50,9 @@ class MysqlTarget(Target):
     def connect_endpoint(cls, endpoint):
         return _connect(endpoint.params["params"], endpoint.params["library"])
 
+    option_names = ("engine", "library", "driver")
+    URL_PARAMETERS = ("unix_socket", "password")
+
     @classmethod
     def connection_lost(cls, exc):
         # the client library's "gone away" (2006), "lost connection" (2013, 2055), the
@@ -69,7 +74,14 @@ class MysqlTarget(Target):
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
+        super().check_options(url, options)
         mysql_driver.choose(url, options)
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        url_query_check(url, cls.URL_PARAMETERS)
+        if not make_url(url).database:
+            raise ValueError("no database named: end the URL with /dbname")
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

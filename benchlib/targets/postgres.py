@@ -37,6 +37,17 @@ class PostgresTarget(Target):
         import psycopg
         return psycopg.connect(endpoint.params["conninfo"], autocommit=True)
 
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """libpq's own reading: its parameters, and a database named (``dbname``)."""
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+        try:
+            if not conninfo_to_dict(conninfo(url)).get("dbname"):
+                raise ValueError("no database named: end the URL with /dbname")
+        except ProgrammingError as e:
+            raise ValueError(f"libpq refuses the URL: {str(e).strip().splitlines()[0]}") from None
+
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
         self.conninfo = conninfo(url)

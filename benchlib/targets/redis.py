@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from .base import Endpoint, Target, TargetError, is_local_host, listening_pid
+from .base import Endpoint, Target, TargetError, is_local_host, listening_pid, url_query_check
 from .dialect import Dialect
 
 DEFAULT_PORT = 6379
@@ -24,6 +24,20 @@ CONNECT_TIMEOUT_S = 5.0
 class RedisTarget(Target):
     kind = "redis"
     dialect = Dialect("redis", placeholder="", ident_quote="", sql=False)
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """One database number: the path's (``/9``) or, for a socket, ``?db=9``."""
+        query = url_query_check(url, ("db", "password", "username"))
+        socket = url.startswith("unix:")
+        if socket and not urlsplit(url).path:
+            raise ValueError("no socket path: unix:///path/to/redis.sock?db=0")
+        if not socket and "db" in query:
+            raise ValueError("?db= on a redis:// URL: give the database as its path (…:6379/0)")
+        db = query.get("db", "") if socket else urlsplit(url).path.lstrip("/")
+        if not db.isdigit() or len(db) > 6:
+            where = "?db=" if socket else "the URL's path"
+            raise ValueError(f"{where}: a database number is needed (0, 1, … 15), got {db!r}")
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

@@ -89,6 +89,11 @@ def target_kind(url: str) -> str:
         make_url(url)
     except Exception as e:  # sqlalchemy's own message names the problem
         raise ValueError(f"{mask_url(url)} is not a valid URL: {e}") from None
+    from urllib.parse import urlsplit
+    try:
+        urlsplit(url).port
+    except ValueError:
+        raise ValueError(f"{mask_url(url)}: the port is not a number from 1 to 65535") from None
     return _SCHEMES[m.group(1)]
 
 

@@ -18,6 +18,7 @@ from .dialect import Dialect
 class SqliteTarget(Target):
     kind = "sqlite"
     dialect = Dialect("sqlite", placeholder="?", engine_in_clients=True)
+    option_names = ("path", "pragmas", "busy_timeout_ms")
 
     @classmethod
     def connect_endpoint(cls, endpoint):

@@ -20,6 +20,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+# what an integer property may hold: counts, ids and sizes live in 64-bit columns and numpy
+# arrays (int64), with room for the arithmetic on them (an id plus the nodes added)
+INT_LIMIT = 2**62
+
+
+def check_int_limits(model) -> None:
+    """ValueError naming the first integer field of a pydantic ``model`` past INT_LIMIT:
+    refused at validation, never an OverflowError inside a step."""
+    for key, value in model:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_LIMIT:
+            raise ValueError(f"{key}: at most {INT_LIMIT:,} (a 64-bit count or id), got {value}")
+
 
 @dataclass
 class Chunk:
@@ -45,6 +57,10 @@ class StepSpec:
     multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
     driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
     key_counter: str | None = None  # the host's acknowledged-insert counter (keycounter)
+    # the step fails when more of its operations than this share failed (run.max_error_ratio),
+    # or more than max_failed of them (LinkBench's max_failed_requests), when set
+    max_error_ratio: float = 0.01
+    max_failed: int | None = None
 
 
 class WorkloadClient:
@@ -96,6 +112,9 @@ class Workload:
     # READ-MODIFY-WRITE: its READ and UPDATE), with how many each has: the step's
     # operation count takes the compound op once, not its parts again
     compound_ops: dict[str, int] = {}
+    # the most failed operations a step may have whatever its length (LinkBench's
+    # max_failed_requests); None: run.max_error_ratio alone decides
+    max_failed_ops: int | None = None
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
@@ -128,6 +147,12 @@ class Workload:
         with a message that starts with the key it names."""
         for point in matrix_points(exp.workload_properties(), cls.matrix_properties):
             cls({**exp.workload_properties(), **point})
+
+    @classmethod
+    def resembles(cls, properties: dict) -> str | None:
+        """For a property file no workload claimed: a line saying which of its keys are
+        this workload's, and what would make it claim the file; None when none is."""
+        return None
 
     def defined_ops(self, step: StepSpec) -> list[str] | None:
         """The ops a step of this workload can run (a share > 0 of its mix): every one

@@ -12,9 +12,9 @@ _WS = " \t\f"  # whitespace in the .properties grammar
 class PropertyFileError(ValueError):
     """A malformed property file; the message is one line: ``path:lineno: what was expected``."""
 
-    def __init__(self, path: str | Path, lineno: int, expected: str):
+    def __init__(self, path: str | Path, lineno: int | None, expected: str):
         self.path, self.lineno = str(path), lineno
-        super().__init__(f"{path}:{lineno}: {expected}")
+        super().__init__(f"{path}:{lineno}: {expected}" if lineno else f"{path}: {expected}")
 
 
 
@@ -39,7 +39,14 @@ def read_property_file(path: str | Path) -> dict[str, str]:
         ``key value`` (a bare word, an empty key), a malformed ``\\uXXXX`` escape, or
         a line continuation at the end of the file (a truncated file).
     """
-    raw = Path(path).read_bytes()
+    try:
+        raw = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise PropertyFileError(path, None, "a folder, not a property file") from None
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise PropertyFileError(path, None, f"cannot read: {e.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -129,3 +136,24 @@ def _unescape(path, lineno: int, s: str) -> str:
             out.append(_ESCAPES.get(c, c))
             i += 2
     return "".join(out)
+
+
+def read_text_file(path: Path) -> str:
+    """A parameter file's text, UTF-8; PropertyFileError naming the file and what is wrong
+    (missing, a folder, binary, another encoding)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PropertyFileError(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise PropertyFileError(path, None, "a folder, not a parameter file") from None
+    except OSError as e:
+        raise PropertyFileError(path, None, f"cannot read: {e.strerror}") from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
+        kind = "UTF-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[1:2] == b"\x00" else "binary"
+        raise PropertyFileError(path, None, f"the file is {kind}, not UTF-8 text (save it as UTF-8)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise PropertyFileError(path, None, f"not UTF-8 text (byte {e.start}: "
+                                f"{raw[e.start:e.start + 1]!r}); save it as UTF-8") from None

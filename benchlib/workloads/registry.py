@@ -79,3 +79,16 @@ def recognize(properties: dict) -> str | None:
         except ValueError:
             continue
     return None
+
+
+def resembling(properties: dict) -> str | None:
+    """A line from the first workload that finds its own keys in a property file no
+    workload claimed (LinkBench keys in a file without ``linkstore``)."""
+    for name in names():
+        try:
+            line = workload_class(name).resembles(properties)
+        except ValueError:
+            continue
+        if line:
+            return line
+    return None

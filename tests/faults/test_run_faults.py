@@ -181,7 +181,7 @@ def test_a_corrupt_catalog_costs_no_run_and_rebuilds(tmp_path, capsys):
     (d / "catalog.sqlite").write_text("not a database")
     assert cli.main(["run", str(p), "--data-dir", str(d), "--no-progress"]) == 0
     assert "catalog was not updated" in capsys.readouterr().err
-    assert cli.main(["list", "--data-dir", str(d)]) == 2
+    assert cli.main(["list", "--data-dir", str(d)]) == 0   # read from the run folders meanwhile
     assert cli.main(["list", "--data-dir", str(d), "--rebuild"]) == 0
     out, err = capsys.readouterr()
     assert "cat-t2" in out and "kept as catalog.sqlite.corrupt-" in err
@@ -281,7 +281,10 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, multip
 
 @pytest.mark.mysql
 @pytest.mark.slow
-@pytest.mark.parametrize("library,loop", [("c", "c"), ("c", "python"), ("python", "python")])
+@pytest.mark.parametrize("library,loop", [
+    ("c", "c"),
+    ("c", "python"),   # YCSB's Python loop on mysqlclient: reopened by workloads/reconnect.py
+    ("python", "python")])
 def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_db, library, loop,
                                                                      tmp_path):
     """KILL CONNECTION of every client mid-run, in benchlib's C loop over libmariadb and in

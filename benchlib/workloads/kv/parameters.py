@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ...targets.dialect import IDENTIFIER
+from ..base import check_int_limits
 
 MIX_KEYS = ("read", "insert", "remove", "update", "scan")
 ALIASES = {"a": "read", "b": "insert", "c": "remove", "d": "update", "e": "scan"}
@@ -78,6 +79,7 @@ def parse(props: dict) -> KvParameters:
     except ValidationError as e:
         raise ValueError(_one_line(e)) from None
     _check_mix(p)
+    check_int_limits(p)
     return p
 
 

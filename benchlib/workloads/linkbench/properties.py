@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ..base import check_int_limits
 from ..properties_file import read_property_file
 
 # the ten request percentages in LinkBench's order, with the operation each one drives
@@ -129,6 +130,7 @@ class LinkBenchProperties(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> LinkBenchProperties:
+        check_int_limits(self)
         if self.maxid1 <= self.startid1:
             raise ValueError(f"maxid1: must be > startid1 = {self.startid1}, got {self.maxid1}")
         total = sum(getattr(self, k) for k in PERCENTAGES)

@@ -31,10 +31,23 @@ class LinkBenchWorkload(Workload):
     def __init__(self, properties: dict):
         super().__init__(properties)
         self.p = from_properties(properties)
+        limit = str(properties.get("max_failed_requests", "")).strip()
+        if limit and (not limit.isdigit() or len(limit) > 18):
+            raise ValueError(f"max_failed_requests: a count of operations ≥ 0, got {limit[:40]!r}")
+        self.max_failed_ops = int(limit) if limit else None
 
     @classmethod
     def recognizes(cls, properties: dict) -> bool:
         return "linkstore" in properties or "nodestore" in properties
+
+    @classmethod
+    def resembles(cls, properties: dict) -> str | None:
+        from .properties import LinkBenchProperties
+        ours = [k for k in properties if k in LinkBenchProperties.model_fields
+                and k not in ("linktable", "nodetable", "counttable")]
+        return (f"{', '.join(ours[:3])}: LinkBench keys, but no linkstore key, so the file was "
+                "read as the default workload's; a LinkBench config names its store "
+                "(a linkstore = com.facebook.LinkBench.LinkStore… line)") if ours else None
 
     @classmethod
     def read_properties_file(cls, path) -> dict:

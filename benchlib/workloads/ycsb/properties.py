@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..base import check_int_limits
 from ..generators import INT_MAX  # Java Integer.MAX_VALUE: CoreWorkload's recordcount when it is 0
 from ..properties_file import PropertyFileError, read_property_file  # noqa: F401 (re-exported)
 
@@ -112,6 +113,7 @@ class CoreWorkloadProperties(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> CoreWorkloadProperties:
+        check_int_limits(self)
         if self.recordcount == 0:
             self.recordcount = INT_MAX  # as CoreWorkload.init: "recordcount = Integer.MAX_VALUE"
         if self.insertstart > self.recordcount:
