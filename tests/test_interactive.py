@@ -210,3 +210,18 @@ def test_legend_click_hides_and_drag_zooms(page):
         zoomed = _poll(b, f"""(() => {{const r = document.querySelector(".plotly-graph-div")._fullLayout.xaxis.range;
                                         return r[1] - r[0] < {0.5 * (at["range"][1] - at["range"][0])} ? r : null;}})()""")
         assert zoomed, "dragging across the time axis did not zoom it"
+
+
+def test_explorer_follows_its_widgets(tmp_path):
+    from benchlib import reports
+    from benchlib.reports.explore import experiments
+    ui = reports.explorer(SAMPLES, "sample")
+    assert experiments(SAMPLES) == ["sample", "sample-configs", "ybio"]
+    assert ui.runs.value == ("sqlite-t1-p1-l1-tgt0-r1",) and (ui.x.value, ui.y.value) == ("threads", "target_ops_per_s")
+    assert "READ" in ui.op.options
+    ui.experiment.value = "ybio"
+    assert all("batch_size" in r for r in ui.runs.options) and (ui.x.value, ui.y.value) == ("batch_size", "pct_update")
+    ui.runs.value = ui.runs.options[:3]
+    ui.op.value = "READ"
+    ui.data.value = str(tmp_path)            # a folder without experiments: nothing to pick, no error
+    assert ui.experiment.options == () and ui.runs.options == ()

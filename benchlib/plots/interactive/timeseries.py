@@ -7,6 +7,7 @@ Drag to zoom the time axis (double-click: all of it), a legend click hides a ser
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...schema import TOTAL_OP
@@ -97,15 +98,13 @@ def _broken_between_steps(frame: pd.DataFrame, y: str) -> pd.DataFrame:
     """A blank row where the step changes, so a line does not join two steps across
     the set-up between them."""
     step = frame["step"].astype("object").to_numpy()
-    cuts = [i for i in range(1, len(frame)) if step[i] != step[i - 1]]
-    if not cuts:
+    cuts = np.flatnonzero(step[1:] != step[:-1]) + 1
+    if not len(cuts):
         return frame
-    parts, lo = [], 0
-    for i in cuts:
-        parts += [frame.iloc[lo:i], pd.DataFrame({"t": [(frame["t"].iloc[i - 1] + frame["t"].iloc[i]) / 2],
-                                                  y: [float("nan")]})]
-        lo = i
-    return pd.concat([*parts, frame.iloc[lo:]], ignore_index=True)
+    t = frame["t"].to_numpy(dtype="float64")
+    gaps = pd.DataFrame({"t": (t[cuts - 1] + t[cuts]) / 2, y: np.nan, "_at": cuts - 0.5})
+    both = pd.concat([frame.assign(_at=np.arange(len(frame), dtype="float64")), gaps], ignore_index=True)
+    return both.sort_values("_at", kind="stable").drop(columns="_at").reset_index(drop=True)
 
 
 _WHERE = ["run %{customdata[0]}", "step %{customdata[1]}, second %{customdata[2]}",
@@ -176,11 +175,12 @@ def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict
 
 def _mark_steps(fig, st: pd.DataFrame) -> None:
     """Each step shaded over all panels and named on top (the first run's steps)."""
-    for _, r in st.iterrows():
-        fig.add_shape(type="rect", xref="x", yref="paper", x0=r["t_start"], x1=r["t_end"], y0=0, y1=1,
-                      fillcolor="rgba(0,0,0,0.05)", line={"width": 0}, layer="below")
-        fig.add_annotation(x=(r["t_start"] + r["t_end"]) / 2, y=1.0, xref="x", yref="paper",
-                           text=str(r["step"]), showarrow=False, yanchor="bottom", font={"size": 10})
+    shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": a, "x1": b, "y0": 0, "y1": 1,
+               "fillcolor": "rgba(0,0,0,0.05)", "line": {"width": 0}, "layer": "below"}
+              for a, b in zip(st["t_start"], st["t_end"])]
+    names = [{"x": (a + b) / 2, "y": 1.0, "xref": "x", "yref": "paper", "text": str(s), "showarrow": False,
+              "yanchor": "bottom", "font": {"size": 10}} for a, b, s in zip(st["t_start"], st["t_end"], st["step"])]
+    fig.update_layout(shapes=shapes, annotations=[*fig.layout.annotations, *names])   # at once: quick
 
 
 def _axes(fig) -> None:
