@@ -225,3 +225,14 @@ def test_explorer_follows_its_widgets(tmp_path):
     ui.op.value = "READ"
     ui.data.value = str(tmp_path)            # a folder without experiments: nothing to pick, no error
     assert ui.experiment.options == () and ui.runs.options == ()
+
+
+def test_a_panel_without_figures_says_why():
+    res = _long_run(loops=2, secs=5)
+    res["hw"] = res["hw"].iloc[0:0]
+    fig = interactive.timeseries(res).figure
+    notes = [a.text for a in fig.layout.annotations]
+    assert any(n.startswith("no hardware samples") for n in notes) and any(n.startswith("no disk") for n in notes)
+    assert "r.L2" in notes and fig.layout.xaxis.range[1] >= 10
+    empty = interactive.timeseries({"runs": pd.DataFrame(), "steps": pd.DataFrame()}).figure
+    assert "no run" in empty.layout.title.text

@@ -40,14 +40,16 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
         return Interactive(fig, "time series: no run")
     many = len(runs) > 1
     state = {"decimated": False, "max_points": max_points}
+    end = 0.0
     for k, (rid, one) in enumerate(runs):
         st = step_offsets(one["steps"])
         if k == 0:
             _mark_steps(fig, st)
+        end = max(end, float(st["t_end"].max()))
         style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)]}
         _rate_traces(fig, _rates(one.get("intervals", pd.DataFrame()), st), ops, style, state)
         _hw_traces(fig, one.get("hw", pd.DataFrame()), st, style, state)
-    _axes(fig)
+    _axes(fig, end)
     names = ", ".join(r for r, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
     sub = "hover a point for its value · drag to zoom the time axis, double-click for all · click a legend entry to hide it"
     if state["decimated"]:
@@ -183,7 +185,24 @@ def _mark_steps(fig, st: pd.DataFrame) -> None:
     fig.update_layout(shapes=shapes, annotations=[*fig.layout.annotations, *names])   # at once: quick
 
 
-def _axes(fig) -> None:
+_EMPTY = ["no per-second intervals in this run", "no latency per second in this run",
+          "no hardware samples for this run (e.g. imported without vmstat/iostat)",
+          "no disk samples for this run (e.g. imported without iostat)"]
+
+
+def _axes(fig, end: float) -> None:
+    """Axis titles, one time range for all panels, and a note in a panel left empty."""
+    import plotly.graph_objects as go
+    used = {t.yaxis for t in fig.data}
+    for row, text in enumerate(_EMPTY, start=1):
+        axis = "y" if row == 1 else f"y{row}"
+        if axis not in used:   # an invisible trace, so the panel and its axes are drawn
+            fig.add_trace(go.Scatter(x=[0, end], y=[0, 1], mode="none", showlegend=False, hoverinfo="skip"),
+                          row=row, col=1)
+            fig.update_yaxes(showticklabels=False, showgrid=False, row=row, col=1)
+            fig.add_annotation(text=text, showarrow=False, font={"color": "#666"}, x=0.5, y=0.5,
+                               xref=f"x{'' if row == 1 else row} domain", yref=f"{axis} domain")
+    fig.update_xaxes(range=[0, end * 1.01 or 1])
     fig.update_yaxes(title_text="throughput (ops/s)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="latency (µs, log)", type="log", row=2, col=1)
     fig.update_yaxes(title_text="CPU (% of all CPUs)", rangemode="tozero", row=3, col=1)
