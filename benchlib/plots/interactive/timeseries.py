@@ -161,18 +161,26 @@ def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict
         return
     hw = hw.assign(t=_hw_time(hw, st), _run=style["run"],
                    _sec=hw["second"].astype("Int64").astype(str)).sort_values("t")
-    for col, (label, color) in _CPU.items():
+    for i, (col, (label, color)) in enumerate(_CPU.items()):
         if col in hw:
             _add(fig, 3, hw.assign(_extra=hw.get("host", "")), col, style, state,
                  name=_name(style, f"CPU {label}"), mode="lines",
-                 line={"color": style["color"] if style["many"] else color, "width": 1.2},
+                 line=_hw_line(style, color, i),
                  hovertemplate=hover(f"CPU {label}", "%{y:.1f} %", *_WHERE, "host %{customdata[3]}"))
-    for col, (label, kb, color) in _IO.items():
+    for i, (col, (label, kb, color)) in enumerate(_IO.items()):
         if col in hw:
             extra = pd.to_numeric(hw.get(kb), errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:,.0f} KB/s")
             _add(fig, 4, hw.assign(_extra=extra), col, style, state, name=_name(style, f"disk {label}"),
-                 mode="lines", line={"color": style["color"] if style["many"] else color, "width": 1.2},
+                 mode="lines", line=_hw_line(style, color, i),
                  hovertemplate=hover(f"disk {label}", f"%{{y:,.1f}} {label}", *_WHERE, "%{customdata[3]}"))
+
+
+def _hw_line(style: dict, color: str, i: int) -> dict:
+    """A sampled series' line: its own colour for one run; with several, the run's
+    colour and a dash per series (user, sys, iowait; reads, writes)."""
+    if style["many"]:
+        return {"color": style["color"], "width": 1.2, "dash": DASHES[i % len(DASHES)]}
+    return {"color": color, "width": 1.2}
 
 
 def _mark_steps(fig, st: pd.DataFrame) -> None:
