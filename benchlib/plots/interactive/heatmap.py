@@ -84,7 +84,7 @@ def heat_panels(panels: list[tuple[str, dict | None]], *, label: str, unit: str,
                                  colorbar={"title": {"text": unit, "side": "right"}, "len": 0.9 / rows,
                                            "x": bar_x, "y": 1 - (r - 0.5) / rows, "thickness": 12},
                                  hovertemplate=hover(f"{name}" if name else _cap(label),
-                                                     f"{_cap(label.split(' (')[0])}: %{{z:,.4~g}} {unit}",
+                                                     f"{_cap(label.split(' (')[0])}: %{{text}} {unit}",
                                                      f"{xlabel} %{{x}} · {ylabel} %{{y}}", "%{customdata}")),
                       row=r, col=c)
         fig.update_xaxes(title_text=xlabel, type="category", row=r, col=c)

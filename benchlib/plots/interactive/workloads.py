@@ -72,7 +72,7 @@ def per_op(results: dict, by: str = "config", metric=("ops_per_s", "mean_us", "p
                                  showlegend=row == 1, marker_color=COLORS[k % len(COLORS)],
                                  text=[fmt_number(v) for v in mean], textposition="outside",
                                  customdata=runs.to_numpy(dtype="object"),
-                                 hovertemplate=hover(f"{by} {group}", f"%{{x}}: %{{y:,.4~g}} {unit}",
+                                 hovertemplate=hover(f"{by} {group}", f"%{{x}}: %{{text}} {unit}",
                                                      "%{customdata}")), row=row, col=1)
         fig.update_yaxes(title_text=label, rangemode="tozero", row=row, col=1)
     fig.update_layout(barmode="group")
