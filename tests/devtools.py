@@ -34,7 +34,8 @@ class Chromium:
 
     def __enter__(self) -> Chromium:
         import websocket
-        self._profile = tempfile.TemporaryDirectory(prefix="chromium-")
+        # Chromium's helper processes may still write in the profile as it is removed
+        self._profile = tempfile.TemporaryDirectory(prefix="chromium-", ignore_cleanup_errors=True)
         self.proc = subprocess.Popen(
             [chromium(), *FLAGS, f"--user-data-dir={self._profile.name}", "--remote-debugging-port=0",
              f"--window-size={self.size[0]},{self.size[1]}", "about:blank"],

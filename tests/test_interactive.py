@@ -4,6 +4,7 @@ DevTools protocol — a user's hover, legend click and zoom on the time series p
 with no request leaving the page."""
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import time
@@ -151,6 +152,22 @@ _POINT = r"""
 _TOOLTIP = '[...document.querySelectorAll(".hoverlayer .hovertext text tspan.line")].map(t => t.textContent)'
 
 
+@contextlib.contextmanager
+def _browser_on(page: Path):
+    """Chromium with ``page`` open; a Chromium that cannot start here skips, saying why."""
+    from devtools import Chromium, DevToolsError
+    browser_ = Chromium()
+    try:
+        browser_.__enter__()
+    except (DevToolsError, OSError) as e:
+        pytest.skip(f"chromium cannot run here: {e}")
+    try:
+        browser_.open(page)
+        yield browser_
+    finally:
+        browser_.__exit__(None, None, None)
+
+
 def _poll(b, expression: str, timeout: float = 10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -165,9 +182,7 @@ def _poll(b, expression: str, timeout: float = 10.0):
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_hover_reads_the_tables_figure_and_no_request_leaves(page, sample):
-    from devtools import Chromium
-    with Chromium() as b:
-        b.open(page)
+    with _browser_on(page) as b:
         assert _poll(b, 'document.querySelectorAll(".plotly-graph-div .main-svg").length') >= 8
         at = b.evaluate(_POINT % "READ")
         b.mouse("moved", at["x"], at["y"])
@@ -189,9 +204,7 @@ def test_hover_reads_the_tables_figure_and_no_request_leaves(page, sample):
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_legend_click_hides_and_drag_zooms(page):
-    from devtools import Chromium
-    with Chromium() as b:
-        b.open(page)
+    with _browser_on(page) as b:
         _poll(b, 'document.querySelectorAll(".plotly-graph-div .main-svg").length')
         item = b.evaluate("""(() => {const gd = document.querySelector(".plotly-graph-div");
             const t = [...gd.querySelectorAll(".legend .traces")].find(e => e.textContent === "UPDATE");
