@@ -130,6 +130,8 @@ def _add_report(sub):
     p = sub.add_parser("report", help="render an experiment's HTML report (summary, heatmaps, time series)")
     p.add_argument("experiment_dir", help="the experiment's folder, data/<experiment>")
     p.add_argument("--open", action="store_true", help="open the report in a browser")
+    p.add_argument("--static", action="store_true",
+                   help="plots as PNG images (default: interactive, plotly.js inline in each page)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_report)
 
@@ -137,7 +139,7 @@ def _add_report(sub):
 def cmd_report(args) -> int:
     from . import reports
     try:
-        path = reports.report(args.experiment_dir, open_browser=args.open,
+        path = reports.report(args.experiment_dir, open_browser=args.open, static=args.static,
                               progress=False if args.no_progress else None)
     except reports.ReportError as e:
         print(f"benchlib: {e}", file=sys.stderr)

@@ -25,7 +25,7 @@ from benchlib import Experiment, reports
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 ANALYSIS = ("summary", "heatmaps", "timeseries", "compare", "kv")
-ALL = ("experiment", *ANALYSIS, "ybio")  # ybio.ipynb: the ybio workload's report page
+ALL = ("experiment", *ANALYSIS, "ybio", "explore")  # ybio.ipynb: the ybio workload's report page
 PARAMETER_FILES = sorted((ROOT / "parameters").glob("*.yaml"))
 
 pytestmark = pytest.mark.slow
@@ -172,3 +172,21 @@ def test_analysis_notebook_on_smoke_output(name, smoke_run, tmp_path):
         assert "<table" in text
     else:
         assert len(images) == {"heatmaps": 3, "timeseries": 1, "compare": 1, "kv": 1}[name]
+
+
+@pytest.mark.parametrize("name", ["heatmaps", "timeseries", "kv", "ybio"])
+def test_analysis_notebook_interactive(name, smoke_run, tmp_path):
+    """interactive=True (the report's default): plotly outputs, no PNG."""
+    from benchlib.plots.interactive.figure import MIME
+    exp_dir = ROOT / "data" / "samples" / "ybio" if name == "ybio" else smoke_run.parent / "smoke"
+    out = tmp_path / f"{name}.ipynb"
+    papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out),
+                               parameters={"experiment_dir": str(exp_dir), "interactive": True},
+                               kernel_name="python3", progress_bar=False, cwd=str(NOTEBOOKS))
+    nb = nbformat.read(out, as_version=4)
+    assert not _errors(nb)
+    data = [o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])]
+    assert not [d for d in data if "image/png" in d]
+    plots = [d for d in data if MIME in d]
+    assert len(plots) == {"heatmaps": 3, "timeseries": 1, "kv": 1, "ybio": 2}[name]
+    assert all("text/html" in d for d in plots)

@@ -1,6 +1,7 @@
 """Rendered reports: papermill runs the analysis notebooks on an experiment, nbconvert
 renders them without inputs, headless Chromium opens every page (no console message,
-every figure an embedded PNG, the summary tables there); a failed notebook leaves its
+every figure an interactive plot drawn by the page's inline plotly.js, or with --static
+an embedded PNG; the summary tables there); a failed notebook leaves its
 error, the other pages and the index, then one line and exit 1.
 
 Screenshots are kept in tests/artifacts/ (git-ignored) for a human to look at.
@@ -54,13 +55,19 @@ def test_report_files(rendered):
     assert 'href="sample/reports/summary.html"' in index and info["headline"] in index
 
 
-def test_figures_are_embedded_pngs(rendered):
+PLOTS = re.compile(r'<div[^>]* id="benchlib-plot-\d+"')
+
+
+def test_figures_are_interactive_plots(rendered):
     out = rendered / "sample" / "reports"
     counts = {}
     for name in reports.REPORT_NOTEBOOKS:
-        pngs = _pngs((out / f"{name}.html").read_text())
-        assert all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs), name
-        counts[name] = len(pngs)
+        html = (out / f"{name}.html").read_text()
+        assert not _pngs(html), name
+        counts[name] = len(PLOTS.findall(html))
+        # plotly.js inline, once, in a page that has plots; none in one that has not
+        assert html.count("Plotly.newPlot") >= counts[name] and html.count("plotly.js v") <= 1, name
+        assert ("plotly.js v" in html) == (counts[name] > 0), name
     assert counts == {"summary": 0, "heatmaps": 3, "timeseries": 8}
     summary = (out / "summary.html").read_text()
     assert summary.count("<table") >= 5                  # side by side + the seed's sections
@@ -81,8 +88,8 @@ def test_pages_in_headless_chromium(rendered):
         page = browser.load(path)
         assert page.console == [], f"{name}: console says {page.console}"
         assert "</main>" in page.dom, f"{name}: not rendered"
-        if name in ("heatmaps", "timeseries"):
-            assert len(_pngs(page.dom)) == {"heatmaps": 3, "timeseries": 8}[name]
+        if name in ("heatmaps", "timeseries"):   # each plot drawn by the page's own plotly.js
+            assert page.dom.count('class="main-svg"') >= {"heatmaps": 3, "timeseries": 8}[name]
         if name == "summary":
             assert "<table" in page.dom and "Configurations side by side" in page.dom
         shot = browser.screenshot(path, browser.ARTIFACTS / f"report-{name}.png",
@@ -106,7 +113,7 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("BENCHLIB_NOTEBOOKS", str(_broken_notebooks(tmp_path)))
     exp = tmp_path / "data" / "sample-configs"
     shutil.copytree(SAMPLES / "sample-configs", exp)
-    assert cli.main(["report", str(exp), "--no-progress"]) == cli.EXIT_FAILED
+    assert cli.main(["report", str(exp), "--static", "--no-progress"]) == cli.EXIT_FAILED
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("benchlib: report of sample-configs: 1 of 3 notebooks failed: "
                               "heatmaps.ipynb failed in cell In [")
@@ -114,6 +121,10 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
     out = exp / "reports"
     for name in ("summary", "timeseries"):
         assert (out / f"{name}.html").is_file()
+    # --static: the figures are PNG images, and no page carries plotly
+    pngs = _pngs((out / "timeseries.html").read_text())
+    assert len(pngs) == 2 and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs)
+    assert "plotly.js v" not in (out / "timeseries.html").read_text()
     failed = nbformat.read(out / "heatmaps.ipynb", as_version=4)
     assert any(o.get("ename") == "RuntimeError" for c in failed.cells for o in c.get("outputs", []))
     assert "broken on purpose" in (out / "heatmaps.html").read_text()

@@ -28,6 +28,9 @@ dotted name and, when unambiguous, its own (``load.batch_size`` = ``batch_size``
 every workload property (``recordcount``, ``updateproportion``) and ``pct_<op>`` =
 ``<op>proportion`` × 100 (``pct_update``).
 
+Interactive (plotly) twins of ``timeseries``, ``heatmap`` and ybio's plots, and
+``per_op`` bars, are in :mod:`.interactive`; :func:`pick` chooses for a notebook.
+
 ybio's own (:mod:`.ybio`, from its ``benchruns`` table): ``riops_by_batch_size`` (the
 seed's graph, log x), ``riops_heatmap`` (batch_size × pct_update), ``benchruns_table``.
 """
@@ -40,6 +43,19 @@ from .timeseries import step_offsets, timeseries
 from .values import VALUES, Value, points, run_parameters, value_spec
 from .ybio import benchruns_table, riops_by_batch_size, riops_heatmap
 
-__all__ = ['VALUES', 'Value', 'benchruns_table', 'combine', 'compare', 'heatmap', 'note', 'points',
+
+
+def pick(interactive: bool):
+    """The plots a notebook draws: :mod:`benchlib.plots.interactive` (plotly: hover, zoom,
+    legend toggles) or this module's static ones (matplotlib); both take the same
+    arguments for ``timeseries``, ``heatmap``, ``riops_by_batch_size`` and ``riops_heatmap``."""
+    if interactive:
+        from . import interactive as chosen
+        return chosen
+    import sys
+    return sys.modules[__name__]
+
+
+__all__ = ['VALUES', 'Value', 'benchruns_table', 'combine', 'compare', 'heatmap', 'note', 'pick', 'points',
            'riops_by_batch_size', 'riops_heatmap', 'run_parameters', 'select_runs', 'step_offsets',
            'timeseries', 'value_spec']

@@ -14,7 +14,7 @@ and returns the summary page. The modules: :mod:`.execute` (papermill: where the
 notebooks are, running them, :func:`run_experiment_notebook`), :mod:`.html` (the pages,
 from the jinja2 templates in ``templates/``), :mod:`.display` (what the notebooks
 show: :func:`header`, :func:`side_by_side`, :func:`show_summary`, so each stays a few
-calls). This module is the report's orchestration and the public names.
+calls), :mod:`.explore` (the widgets of ``explore.ipynb``: :func:`explorer`). This module is the report's orchestration and the public names.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from ..store import folders as results
 from ..version import __version__
 from .display import header, headline, show_summary, side_by_side
+from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
 from .html import REPORTS_DIR, TITLES, Nav, render_html, write_index
 
@@ -33,8 +34,12 @@ from .html import REPORTS_DIR, TITLES, Nav, render_html, write_index
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
 
 
-def report(experiment_dir, *, open_browser: bool = False, progress: bool | None = None) -> Path:
+def report(experiment_dir, *, open_browser: bool = False, progress: bool | None = None,
+           static: bool = False) -> Path:
     """Execute the analysis notebooks on an experiment, render them, update the index.
+
+    The plots are interactive (plotly: hover, zoom, legend toggles; plotly.js inline in
+    each page, nothing from the network); ``static=True`` draws them as PNG images.
 
     Returns ``<experiment_dir>/reports/summary.html``. A notebook that fails keeps its
     executed copy with the error (and its page shows it); the others are still made,
@@ -48,7 +53,8 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     pages = {name: f"{name}.html" for name in notebooks}
     errors: list[str] = []
     rendered = datetime.now(timezone.utc)
-    failed = execute_all(notebooks, out, {"experiment_dir": str(exp_dir)}, exp_dir.name, progress)
+    failed = execute_all(notebooks, out, {"experiment_dir": str(exp_dir), "interactive": not static},
+                         exp_dir.name, progress)
     for name in notebooks:
         ipynb, err = out / f"{name}.ipynb", failed.get(name)
         if err:
@@ -100,6 +106,6 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-__all__ = ["REPORT_NOTEBOOKS", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all",
+__all__ = ["REPORT_NOTEBOOKS", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
            "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
            "run_experiment_notebook", "show_summary", "side_by_side", "write_index"]

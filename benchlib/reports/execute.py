@@ -48,6 +48,10 @@ def execute(name: str, output: Path, parameters: dict, *, progress: bool | None 
     output.parent.mkdir(parents=True, exist_ok=True)
     src = notebooks_dir() / f"{name}.ipynb"
     try:
+        # a report's parameter a notebook does not take (summary has no plots to make
+        # interactive) is left out, not injected
+        declared = papermill.inspect_notebook(str(src))
+        parameters = {k: v for k, v in parameters.items() if k in declared}
         papermill.execute_notebook(str(src), str(output), parameters=parameters,
                                    kernel_name=KERNEL, progress_bar=show_progress(progress),
                                    cwd=str(src.parent), log_output=False, start_timeout=120,

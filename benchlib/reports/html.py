@@ -1,8 +1,9 @@
 """The report's HTML pages, from the jinja2 templates in ``templates/``: an executed
 notebook as a page without its code (``report_page.html.j2``, nbconvert's "lab" page
 with benchlib's navigation bar), and the index of a data folder's experiments
-(``data_index.html.j2``). Pages are self-contained: no scripts from the network,
-figures embedded as PNGs.
+(``data_index.html.j2``). Pages are self-contained: no scripts from the network;
+static figures are embedded PNGs, interactive ones (plotly) are drawn by the plotly.js
+the page carries inline, once, in its head.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ class Nav:
 
 def render_html(notebook: Path, output: Path, nav: Nav | None = None) -> Path:
     """The executed notebook as a self-contained HTML page without input cells (no
-    scripts from the network; figures are embedded PNGs; warnings on stderr are left
+    scripts from the network: figures are embedded PNGs or plotly with plotly.js inline; warnings on stderr are left
     out of the page, the executed notebook keeps them)."""
     import jinja2
     import nbformat
@@ -48,8 +49,18 @@ def render_html(notebook: Path, output: Path, nav: Nav | None = None) -> Path:
                             extra_loaders=[jinja2.FileSystemLoader(str(TEMPLATES))])
     exporter.template_file = "report_page.html.j2"
     body, _ = exporter.from_notebook_node(
-        nb, resources={"benchlib_nav": asdict(nav) if nav else None})
+        nb, resources={"benchlib_nav": asdict(nav) if nav else None,
+                       "benchlib_plotlyjs": _plotly_js_if_used(nb)})
     return publish(output, body)
+
+
+def _plotly_js_if_used(nb) -> str | None:
+    """plotly.js for the page's head when an output is an interactive plot, else None."""
+    from ..plots.interactive.figure import MIME
+    if not any(MIME in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
+        return None
+    from ..plots.interactive import plotly_js
+    return plotly_js()
 
 
 def write_index(data_dir) -> Path:
