@@ -194,8 +194,8 @@ class DaskClients(Clients):
             self.placed[p] = Placement(p, **msg[3])
             return kind, p, msg[2]
         if kind == "second":
-            payload = {op: (np.frombuffer(s, np.int32), np.frombuffer(i, np.int32), n, u)
-                       for op, (s, i, n, u) in msg[3].items()}
+            payload = {op: (np.frombuffer(s, np.int32), np.frombuffer(i, np.int32), *rest)
+                       for op, (s, i, *rest) in msg[3].items()}   # errors, units, failed
             return kind, p, msg[2], payload
         if kind == "done":
             d, off = dict(msg[2]), _wall_offset_ns()
@@ -265,7 +265,8 @@ class _QueueOut:
             msg = (*msg, self.placement)
         elif kind == "second":
             msg = (kind, msg[1], int(msg[2]),
-                   {op: (s.tobytes(), i.tobytes(), int(n), int(u)) for op, (s, i, n, u) in msg[3].items()})
+                   {op: (s.tobytes(), i.tobytes(), *(int(x) for x in rest))
+                    for op, (s, i, *rest) in msg[3].items()})
         elif kind == "done":
             d, off = dict(msg[2]), _wall_offset_ns()
             for k in ("started_ns", "ended_ns"):     # perf_counter is this host's only
