@@ -12,7 +12,7 @@ anything runs (:meth:`Bindings.check`).
 """
 from __future__ import annotations
 
-import importlib
+from ..targets.registry import import_ref
 
 
 class Bindings:
@@ -54,9 +54,5 @@ class Bindings:
         self.check(dialect)
         ref = self._refs[dialect]
         if isinstance(ref, str):
-            mod, _, name = ref.partition(":")
-            obj = importlib.import_module(mod)
-            for part in name.split("."):
-                obj = getattr(obj, part)
-            ref = self._refs[dialect] = obj
+            ref = self._refs[dialect] = import_ref(ref)
         return ref

@@ -12,7 +12,7 @@ workload registered at run time (a test's toy) reaches spawned clients too.
 """
 from __future__ import annotations
 
-import importlib
+from ..targets.registry import import_ref
 
 _WORKLOADS: dict[str, str | type] = {}   # name -> "module:Class" or the class
 _DEFAULT: list[str] = []                  # the workload of an experiment that names none
@@ -40,14 +40,6 @@ def default() -> str:
     return _DEFAULT[0]
 
 
-def _import(ref: str) -> type:
-    mod, _, attr = ref.partition(":")
-    obj = importlib.import_module(mod)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def workload_class(name: str) -> type:
     """The class of a registered name or a ``module:Class`` reference; ValueError
     naming the known workloads otherwise."""
@@ -56,7 +48,7 @@ def workload_class(name: str) -> type:
         raise ValueError(f"unknown workload {name!r} (known: {', '.join(names())})")
     if isinstance(ref, str):
         try:
-            ref = _import(ref)
+            ref = import_ref(ref)
         except (ImportError, AttributeError) as e:
             raise ValueError(f"workload {name!r}: cannot import {ref} ({e})") from None
         if name in _WORKLOADS:
