@@ -26,11 +26,14 @@ from benchlib.targets.registry import target_class
 from benchlib.workloads.linkbench.bindings import binding
 
 MAXID1 = 1501
+# a small out-degree distribution: the maintained one gives one node 4.18 M links at any
+# maxid1 (as the Java loader does), too many for a test's graph
+SMALL = str(DATA / "linkbench" / "Distribution_small.dat")
 
 
 def lb_experiment(name: str, url: str, props: dict | None = None, **over) -> dict:
     exp = {"experiment": name, "workload": "linkbench",
-           "properties": {"maxid1": MAXID1, "loaders": 1, **(props or {})},
+           "properties": {"maxid1": MAXID1, "loaders": 1, "data_file": SMALL, **(props or {})},
            "targets": [{"name": name, "url": url}],
            "load": {"batch_size": 512},
            "run": {"threads": [2], "processes": 1, "loops": 2, "loop_secs": 0.3,
@@ -55,7 +58,7 @@ def check_run(rd: Path, fetch) -> None:
     steps = t["steps"].set_index("step")
     assert list(steps.index) == ["l.pre", "l.post", "r.L1", "r.L2"]
     assert (steps["status"] == "ok").all() and (steps["errors"] == 0).all()
-    p = from_properties({"maxid1": MAXID1})
+    p = from_properties({"maxid1": MAXID1, "data_file": SMALL})
     ids = np.arange(p.startid1, p.maxid1)
     links = int(Graph(p).nlinks(ids).sum())
     nodes, counts = len(ids), len(ids) * p.link_type_count
@@ -148,19 +151,24 @@ def test_request_mix_matches_config(data_dir):
         assert abs(got.get(op, 0.0) - want) < 0.01, (op, got.get(op), want)
 
 
-def test_loaded_outdegree_is_skewed_as_configured(data_dir):
-    """nlinks_func=real: the empirical CDF (20 % no link, 73 % ≤ 1, a long tail);
-    reciprocal: the top node has range/1 links, the next range/2."""
+def test_loaded_outdegree_is_the_java_loaders(data_dir):
+    """nlinks_func=real: each id1 has the links the Java loader gives it (the data_file's
+    out-degree at its shuffled rank, at least one per type, split evenly among the types);
+    reciprocal: n / (id1 - startid1) links, the first id n."""
     exp = lb_experiment("lbdeg", "sqlite", {"maxid1": 4001}, run={"skip": True})
     rd = run_lb(exp, data_dir)
     conn = sqlite3.connect(rd / "db.sqlite")
     deg = dict(conn.execute("SELECT id1, COUNT(*) FROM linktable GROUP BY id1").fetchall())
     d = np.array([deg.get(i, 0) for i in range(1, 4001)])
-    assert abs((d == 0).mean() - 0.1975) < 0.01 and abs((d <= 1).mean() - 0.7298) < 0.01
-    assert abs((d <= 10).mean() - 0.9834) < 0.01 and d.max() >= 1000
+    p = from_properties({"maxid1": 4001, "data_file": SMALL})
+    assert (d == Graph(p).nlinks(np.arange(1, 4001))).all()
+    # the small file: 92 % of the nodes at most 3 links, so 2 (one per type), the top one 100
+    assert abs((d <= 2).mean() - 0.92) < 0.01 and d.max() == 100 and d.min() == 2
+    per_type = conn.execute("SELECT COUNT(*) FROM linktable GROUP BY id1, link_type").fetchall()
+    assert {n for (n,) in per_type} == {x // 2 for x in set(d.tolist())}
     g = Graph(from_properties({"maxid1": 4001, "nlinks_func": "reciprocal"}))
     r = np.sort(g.nlinks(np.arange(1, 4001)))[::-1]
-    assert r[0] == 4000 and r[1] == 2000 and r[3] == 1000
+    assert list(r[:4]) == [4000, 4000, 2000, 1334]
 
 
 @pytest.mark.parametrize("over, named", [

@@ -5,6 +5,7 @@ line before anything runs."""
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import toy  # noqa: F401  (registers the toy target and its bindings)
@@ -15,12 +16,13 @@ from benchlib.workloads.linkbench.dists import Graph
 from benchlib.workloads.linkbench.properties import from_properties
 
 MAXID1 = 801
+SMALL = Path(__file__).parent / "data" / "linkbench" / "Distribution_small.dat"
 
 
 def write_yaml(tmp_path, name="lbtoy"):
     yaml = tmp_path / f"{name}.yaml"
     yaml.write_text(f"experiment: {name}\nworkload: linkbench\n"
-                    f"properties: {{maxid1: {MAXID1}, loaders: 1}}\n"
+                    f"properties: {{maxid1: {MAXID1}, loaders: 1, data_file: '{SMALL}'}}\n"
                     "targets: [{name: toy, url: toy}]\nload: {batch_size: 256}\n"
                     "run: {threads: [1], processes: 1, loops: 1, loop_secs: 0.3, "
                     "status_interval_s: 60}\nseed: 5\n")
@@ -34,7 +36,7 @@ def test_linkbench_runs_on_the_toy_target(tmp_path):
     steps = load_results(data / "lbtoy")["steps"].set_index("step")
     assert list(steps.index) == ["l.pre", "l.post", "r.L1"]
     assert (steps["status"] == "ok").all() and steps.loc["r.L1", "ops"] > 0
-    p = from_properties({"maxid1": MAXID1})
+    p = from_properties({"maxid1": MAXID1, "data_file": str(SMALL)})
     ids = np.arange(p.startid1, p.maxid1)
     links = int(Graph(p).nlinks(ids).sum())
     counts = len(ids) * p.link_type_count

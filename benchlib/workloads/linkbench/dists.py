@@ -3,17 +3,15 @@ access (``*_function`` with their Zipf shapes), id2 choice, multiget sizes and
 payload sizes.
 
 The out-degree of a node is a function of its id, so that loaders and requesters
-agree on it without talking: ``calc_nlinks``. As in LinkBench, ids are shuffled by an
-invertible permutation before the degree is read off (a low shuffled rank = many
-links), and the *correlated* access distributions (``read_function``,
-``write_function``) walk the same ranks, so that popular ids have many links; the
-``*_uncorr_*`` ones use a second permutation.
-
-``real`` is LinkBench's empirical out-degree (``Distribution.dat``'s ``nlinks`` CDF),
-summarized here as anchor points of that CDF with log-linear interpolation between
-them: one in five nodes has no link, three in four at most one, 98.3 % at most ten,
-and a tail of a few nodes with tens of thousands. Nodes are assigned degrees by
-quantile of their rank, so a loaded graph has that distribution exactly.
+agree on it without talking, and it is the Java loader's (ID2Chooser.calcTotalLinkCount
+with LinkBench's own InvertibleShuffler and seeds, ``javarand.py``): the id is
+unshuffled to a rank (0: the most links), ``real`` reads the out-degree at that rank off
+the ``data_file``'s ``nlinks`` CDF (``realdist.py``), the arithmetic functions compute it
+from the id unshuffled; every node gets at least one link per type, and each type gets
+the total // link_type_count (so the loaded graph is the Java loader's, link for link).
+The *correlated* access distributions (``read_function``, ``write_function``) permute
+their ranks with the same shuffler, so that popular ids have many links; the
+``*_uncorr_*`` ones and the node ones with LinkBench's other two seeds.
 ``REAL`` access functions are LinkBench's empirical access distributions,
 approximated by Zipf with the shapes FBWorkload.properties derives from them.
 """
@@ -24,49 +22,17 @@ import math
 import numpy as np
 
 from ..generators import Zipfian
+from .javarand import NLINKS_SEED, NODE_SEED, UNCORR_SEED, InvertibleShuffler
+from .realdist import expected_count
 
 DEFAULT_LINK_TYPE = 123456789   # LinkStore.DEFAULT_LINK_TYPE
 DEFAULT_NODE_TYPE = 2048        # LinkStore.DEFAULT_NODE_TYPE
 MAX_LINK_DATA = 255             # LinkStore.MAX_LINK_DATA
 DATASIZE_SIGMA = 1.0            # Config.LINK_DATASIZE_SIGMA / NODE_DATASIZE_SIGMA
-# (out-degree, % of nodes with at most that many links): anchors of Distribution.dat's nlinks
-REAL_NLINKS_CDF = [(0, 19.75), (1, 72.98), (2, 86.74), (3, 91.82), (4, 94.46), (5, 95.87),
-                   (7, 97.38), (10, 98.34), (20, 99.22), (50, 99.65), (100, 99.77),
-                   (200, 99.84), (500, 99.90), (1000, 99.93), (10000, 99.99), (100000, 100.0)]
 REAL_SHAPES = {"read": 0.8, "write": 0.741, "node_read": 0.625, "node_update": 0.606,
                "node_delete": 0.5}
 # ID2Chooser: the chance that an operation's id2 names a loaded link
 P_GET_EXIST, P_UPDATE_EXIST, P_DELETE_EXIST, P_ADD_EXIST = 0.5, 0.9, 0.9, 0.05
-
-
-class Shuffler:
-    """An invertible permutation of [0, n): x → (a·x + b) mod n, a coprime to n."""
-
-    def __init__(self, n: int, salt: int):
-        self.n = n
-        a = int(0.6180339887 * n) | 1
-        while math.gcd(a, n) != 1:
-            a += 2
-        self.a, self.b = a % n or 1, (salt * 7919) % n
-        self.a_inv = pow(self.a, -1, n) if n > 1 else 1
-
-    def permute(self, x: np.ndarray) -> np.ndarray:
-        return (self.a * (x % self.n) + self.b) % self.n if self.n > 1 else x * 0
-
-    def invert(self, y: np.ndarray) -> np.ndarray:
-        return (self.a_inv * ((y - self.b) % self.n)) % self.n if self.n > 1 else y * 0
-
-
-def _real_quantile(q: np.ndarray) -> np.ndarray:
-    """Out-degree at quantile q ∈ [0, 1) of REAL_NLINKS_CDF (log-linear between anchors)."""
-    ks = np.array([k for k, _ in REAL_NLINKS_CDF], dtype=float)
-    ps = np.array([p for _, p in REAL_NLINKS_CDF]) / 100.0
-    q = np.asarray(q, dtype=float)
-    i = np.clip(np.searchsorted(ps, q, side="right"), 1, len(ps) - 1)
-    lo, hi = ks[i - 1], ks[i]
-    frac = (q - ps[i - 1]) / (ps[i] - ps[i - 1])
-    inner = np.expm1(np.log1p(lo) + frac * (np.log1p(hi) - np.log1p(lo)))
-    return np.where(q < ps[0], 0, np.floor(np.maximum(inner, lo + (frac > 0)))).astype(np.int64)
 
 
 class Graph:
@@ -75,39 +41,51 @@ class Graph:
     def __init__(self, p):
         self.p = p
         self.start, self.n = p.startid1, p.id_range
-        self.links_shuffle = Shuffler(self.n, 1)
+        self.links_shuffle = InvertibleShuffler(NLINKS_SEED, self.n)
         self.types = p.link_type_count
+
+    def _raw(self, id1: np.ndarray) -> np.ndarray:
+        """LinkDistribution.getNlinks: the out-degree before the per-type split."""
+        p, x = self.p, np.asarray(id1, dtype=np.int64) - self.start
+        f, cfg, dflt = p.nlinks_func, p.nlinks_config, p.nlinks_default
+        if f == "real":   # shuffled, so that the many-link nodes are spread over the ids
+            return expected_count(self.links_shuffle.invert(x), self.n, p.data_file)
+        ids = x + self.start
+        if f == "const":
+            return np.full(len(ids), dflt, dtype=np.int64)
+        if f == "reciprocal":   # default + ceil(n / (id1 - startid1)); the first id: n
+            return dflt + np.ceil(self.n / np.maximum(x, 1)).astype(np.int64)
+        if f == "multiples":
+            return dflt + np.where(ids % cfg == 0, cfg, 0)
+        c = max(cfg, 2)
+        if f == "exponential":   # the powers c^k get c^k - c^(k-1) more
+            k = np.ceil(np.log(np.maximum(ids, 1)) / math.log(c)).astype(np.int64)
+            hit = c ** k == ids
+            return dflt + np.where(hit, ids - c ** np.maximum(k - 1, 0), 0)
+        root = np.ceil(np.power(ids.astype(float), 1.0 / c)).astype(np.int64)  # perfect powers
+        return dflt + np.where(root ** c == ids, ids - (root - 1) ** c, 0)
+
+    def nlinks_of_type(self, id1: np.ndarray, type_ix=None) -> np.ndarray:
+        """ID2Chooser.calcLinkCount: at least one link per type, the total // types each."""
+        return np.maximum(self._raw(id1), self.types) // self.types
 
     def nlinks(self, id1: np.ndarray) -> np.ndarray:
         """The loaded out-degree of each id1 (all link types together)."""
-        p, x = self.p, np.asarray(id1, dtype=np.int64) - self.start
-        f, cfg, dflt = p.nlinks_func, p.nlinks_config, p.nlinks_default
-        if f == "real":
-            rank = self.links_shuffle.invert(x)
-            return _real_quantile(1.0 - (rank + 0.5) / self.n)
-        ids = x + self.start
-        if f == "reciprocal":  # #links(id1) = range / (1 + rank): small ranks get many
-            return self.n // (1 + self.links_shuffle.invert(x))
-        if f == "multiples":
-            return np.where(ids % cfg == 0, cfg, dflt)
-        if f == "perfect_powers":  # squares (cfg 2), cubes (3) …: the root's links
-            e = max(cfg, 2)
-            root = np.rint(np.power(ids.astype(float), 1.0 / e)).astype(np.int64)
-            return np.where(root ** e == ids, root, dflt)
-        base = max(cfg, 2)  # exponential: the powers of cfg get as many links as their value
-        lg = np.rint(np.log(np.maximum(ids, 1)) / math.log(base)).astype(np.int64)
-        return np.where(base ** lg == ids, np.minimum(ids, self.n), dflt)
+        return self.nlinks_of_type(id1) * self.types
 
-    def nlinks_of_type(self, id1: np.ndarray, type_ix: np.ndarray) -> np.ndarray:
-        """ID2Chooser.calcLinkCount: a node's links split evenly among the types."""
-        tot = self.nlinks(id1)
-        return tot // self.types + (type_ix < tot % self.types)
+    def choose_id2(self, rng, id1: np.ndarray, nlinks: np.ndarray, p_exist) -> np.ndarray:
+        """ID2Chooser.chooseForOp: with probability p_exist one of id1's loaded id2s
+        (id1 + [0, nlinks)), else any id in [0, maxid1)."""
+        k = len(id1)
+        existing = rng.random(k) < p_exist
+        near = id1 + np.floor(rng.random(k) * np.maximum(nlinks, 1)).astype(np.int64)
+        return np.where(existing, near, rng.integers(0, self.p.maxid1, k))
 
 
 class Access:
     """One access distribution over [startid1, maxid1) (LinkBench's AccessDistribution)."""
 
-    def __init__(self, func: str, shape: float, kind: str, p, rng, shuffler: Shuffler,
+    def __init__(self, func: str, shape: float, kind: str, p, rng, shuffler: InvertibleShuffler,
                  cfg: int = 2):
         self.func, self.rng, self.shuffler = func, rng, shuffler
         self.start, self.n, self.cfg = p.startid1, p.id_range, max(cfg, 2)
@@ -184,10 +162,10 @@ def link_access(p, rng, kind: str) -> Blend:
     corr = Access(getattr(p, f"{kind}_function"), getattr(p, f"{kind}_shape"), kind, p, rng,
                   g.links_shuffle)
     uncorr = Access(getattr(p, f"{kind}_uncorr_function"), getattr(p, f"{kind}_uncorr_shape"),
-                    kind, p, rng, Shuffler(g.n, 2))
+                    kind, p, rng, InvertibleShuffler(UNCORR_SEED, g.n))
     return Blend(corr, uncorr, getattr(p, f"{kind}_uncorr_blend"), rng)
 
 
 def node_access(p, rng, kind: str) -> Access:
     return Access(getattr(p, f"{kind}_function"), getattr(p, f"{kind}_shape"), kind, p, rng,
-                  Shuffler(p.id_range, 3))
+                  InvertibleShuffler(NODE_SEED, p.id_range))

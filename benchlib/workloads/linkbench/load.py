@@ -20,7 +20,6 @@ import numpy as np
 
 from ...schema import OK
 from ..base import Chunk
-from ..generators import ValuePool
 from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
@@ -29,6 +28,7 @@ from .dists import (
     Graph,
     data_sizes,
 )
+from .payloads import Payloads
 
 LOAD_OPS = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"]
 NODE_BULK, LINKS_BULK, COUNTS_BULK = range(3)
@@ -45,12 +45,14 @@ class LoadClient(DbClient):
         self.index, self.loaders = index, max(total - 1, 1)
         self.batch = max(batch_size, 1)
         self.rng = np.random.default_rng(seed)
-        self.pool = ValuePool(self.rng, max(MAX_NODE_LOAD_DATA, MAX_LINK_DATA), as_bytes=True)
+        self.link_data = Payloads(p.datagen, "link_add", self.rng)
+        self.node_data = Payloads(p.datagen, "node_add", self.rng)
         self.graph = Graph(p)
         self._connect(f"linkbench load client {index}")
         self.text = self.db.bulk_text
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
+        self.cur = None                                  # (id1s, links' running sum, done)
         self.pending: list = []                          # (code, payload, rows) not yet handed out
         self.sending = None                              # the batch being sent (code, payload, rows)
         self._bind()
@@ -100,37 +102,63 @@ class LoadClient(DbClient):
             return False
         ids = np.arange(self.next_id, min(self.next_id + self.batch * 8, p.maxid1), dtype=np.int64)
         self.next_id = int(ids[-1]) + 1
-        data = self.pool.values(data_sizes(p.node_datasize, MAX_NODE_LOAD_DATA, self.rng, len(ids)))
+        data = self.node_data.fill(data_sizes(p.node_datasize, MAX_NODE_LOAD_DATA, self.rng, len(ids)))
         now = int(time.time())
         rows = [(i, DEFAULT_NODE_TYPE, 1, now, d) for i, d in zip(ids.tolist(), data)]
         self._queue(NODE_BULK, rows)
         return True
 
     def _plan_links(self) -> bool:
-        p, g = self.p, self.graph
+        """The next slice of at most ``batch`` × 8 links of the current id1 chunk (a node
+        with millions of links is written a slice at a time: nothing is kept once queued),
+        then the chunk's counts; False when no chunk is left."""
+        if self.cur is None and not self._next_id_chunk():
+            return False
+        id1, per_type, done = self.cur
+        total = int(per_type[-1]) if len(per_type) else 0   # per_type holds the running sum
+        n = min(total - done, self.batch * 8)
+        if n > 0:
+            self._queue(LINKS_BULK, self._links(id1, per_type, done, n))
+            self.cur = (id1, per_type, done + n)
+        if done + n >= total:
+            self._queue(COUNTS_BULK, self._counts(id1, per_type))
+            self.cur = None
+        return True
+
+    def _next_id_chunk(self) -> bool:
+        p = self.p
         lo = p.startid1 + self.chunk_no * LOADER_CHUNK
         if lo >= p.maxid1:
             return False
         self.chunk_no += self.loaders
         id1 = np.arange(lo, min(lo + LOADER_CHUNK, p.maxid1), dtype=np.int64)
-        types = np.arange(p.link_type_count)
-        per_type = g.nlinks_of_type(np.repeat(id1, len(types)), np.tile(types, len(id1)))
-        now_ms = int(time.time() * 1000)
-        cid = np.repeat(id1, len(types)).tolist()
-        ctype = (DEFAULT_LINK_TYPE + np.tile(types, len(id1))).tolist()
-        counts = [(a, b, int(c), now_ms, 0) for a, b, c in zip(cid, ctype, per_type.tolist())]
-        n = int(per_type.sum())
-        if n:
-            lid1 = np.repeat(np.repeat(id1, len(types)), per_type)
-            starts = np.cumsum(per_type) - per_type
-            ix = np.arange(n) - np.repeat(starts, per_type)       # i-th link of its type
-            ltype = np.repeat(DEFAULT_LINK_TYPE + np.tile(types, len(id1)), per_type)
-            data = self.pool.values(data_sizes(p.link_datasize, MAX_LINK_DATA, self.rng, n))
-            links = list(zip(lid1.tolist(), (lid1 + ix).tolist(), ltype.tolist(), [1] * n, data,
-                             [now_ms] * n, [0] * n))
-            self._queue(LINKS_BULK, links)
-        self._queue(COUNTS_BULK, counts)
+        each = self.graph.nlinks_of_type(id1)   # the same for every type (ID2Chooser)
+        self.cur = (id1, np.cumsum(np.repeat(each, p.link_type_count)), 0)
         return True
+
+    def _links(self, id1, cum, start: int, n: int) -> list:
+        """Links start … start+n-1 of the chunk, (id1, type) after (id1, type), the j-th of
+        a type to id2 = id1 + j (ID2Chooser.chooseForLoad), at a random time of the last
+        ~50 days as LinkBenchLoad.chooseInitialTimestamp."""
+        k = np.arange(start, start + n)
+        row = np.searchsorted(cum, k, side="right")              # (id1, type) of each link
+        j = k - (cum[row] - np.diff(cum, prepend=0)[row])        # its index within the type
+        types = self.p.link_type_count
+        a = id1[row // types]
+        ltype = DEFAULT_LINK_TYPE + row % types
+        data = self.link_data.fill(data_sizes(self.p.link_datasize, MAX_LINK_DATA, self.rng, n))
+        now_ms = int(time.time() * 1000)
+        when = now_ms - 2**31 + self.rng.integers(-2**31, 2**31, n)
+        return list(zip(a.tolist(), (a + j).tolist(), ltype.tolist(), [1] * n, data,
+                        when.tolist(), [0] * n))
+
+    def _counts(self, id1, cum) -> list:
+        """One counttable row per id1 and type, zero links included."""
+        types = self.p.link_type_count
+        each = np.diff(cum, prepend=0).tolist()
+        now_ms = int(time.time() * 1000)
+        return [(int(id1[r // types]), DEFAULT_LINK_TYPE + r % types, c, now_ms, 0)
+                for r, c in enumerate(each)]
 
     def _queue(self, code: int, rows: list) -> None:
         b = self.batch
@@ -141,6 +169,6 @@ class LoadClient(DbClient):
 
 
 def _copy_text(rows: list) -> str:
-    """Rows as COPY text: numbers as they are, payloads (alphanumeric bytes) literally."""
-    return "".join("\t".join(v.decode() if isinstance(v, bytes) else str(v) for v in r) + "\n"
-                   for r in rows)
+    """Rows as COPY text: numbers as they are, payloads as bytea's hex (\\x…)."""
+    return "".join("\t".join("\\\\x" + v.hex() if isinstance(v, bytes) else str(v) for v in r)
+                   + "\n" for r in rows)

@@ -28,7 +28,6 @@ import numpy as np
 
 from ...schema import EMPTY, ERROR, OK, RETRY
 from ..base import Chunk
-from ..generators import ValuePool
 from .db import DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
@@ -44,6 +43,7 @@ from .dists import (
     multiget_sizes,
     node_access,
 )
+from .payloads import Payloads
 
 REQUEST_OPS = ["ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET_LINK",
                "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE"]
@@ -71,7 +71,9 @@ class RequestClient(DbClient):
         mix = p.mix
         self.cum = np.cumsum([mix[o] for o in REQUEST_OPS])
         self.cum /= self.cum[-1]
-        self.pool = ValuePool(self.rng, MAX_NODE_DATA, as_bytes=True)
+        self.gens = [(code, Payloads(p.datagen, prefix, self.rng), code >= ADD_NODE)
+                     for code, prefix in ((ADD_LINK, "link_add"), (UPDATE_LINK, "link_up"),
+                                          (ADD_NODE, "node_add"), (UPDATE_NODE, "node_up"))]
         self.remaining = ops_limit
         self.tails = ListTails(self.py_rng)
         self._connect(f"linkbench request client (seed {seed})")
@@ -103,11 +105,11 @@ class RequestClient(DbClient):
         tix = rng.integers(0, p.link_type_count, n)
         p_exist = np.select([ops == ADD_LINK, ops == MULTIGET_LINK], [P_ADD_EXIST, P_GET_EXIST],
                             np.where(ops == DELETE_LINK, P_DELETE_EXIST, P_UPDATE_EXIST))
-        rng_size = np.maximum(np.ceil(g.nlinks_of_type(id1, tix) / p_exist), 1)
-        id2 = id1 + np.floor(rng.random(n) * rng_size).astype(np.int64)
+        nl = g.nlinks_of_type(id1)
+        id2 = g.choose_id2(rng, id1, nl, p_exist)
         lsize = data_sizes(p.link_datasize, MAX_LINK_DATA, rng, n)
         nsize = data_sizes(p.node_datasize, MAX_NODE_DATA, rng, n)
-        data = self.pool.values(np.where(ops >= ADD_NODE, nsize, lsize))
+        data = self._payloads(ops, lsize, nsize)
         mget = multiget_sizes(p, rng, n)
         hist = rng.random(n) < p.getlinklist_history / 100.0
         ltype = (DEFAULT_LINK_TYPE + tix).tolist()
@@ -119,7 +121,7 @@ class RequestClient(DbClient):
                 args.append((a, t))
             elif o == MULTIGET_LINK:
                 k = int(mget[i])
-                more = (a + np.floor(rng.random(k) * rng_size[i])).astype(np.int64)
+                more = g.choose_id2(rng, np.full(k, a), np.full(k, nl[i]), P_GET_EXIST)
                 args.append((a, t, sorted(set(more.tolist()))))
             elif o == GET_LINKS_LIST:
                 args.append((a, t, bool(hist[i])))
@@ -130,6 +132,15 @@ class RequestClient(DbClient):
             else:
                 args.append((a,))
         return Chunk(ops.tolist(), args)
+
+    def _payloads(self, ops, lsize, nsize) -> list:
+        """Each write's payload from its generator (link_add, link_up, node_add, node_up)."""
+        data: list = [None] * len(ops)
+        for code, gen, node in self.gens:
+            sel = np.flatnonzero(ops == code)
+            for i, d in zip(sel.tolist(), gen.fill((nsize if node else lsize)[sel])):
+                data[i] = d
+        return data
 
     # ------------------------------------------------------------ link writes
     def _insert(self, id1, ltype, id2, data) -> bool:
