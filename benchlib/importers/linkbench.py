@@ -55,6 +55,7 @@ _LOAD_PROGRESS = re.compile(r"(\d+)/(\d+) id1s \(\d+(?:\.\d+)?%\) at \d+(?:\.\d+
 _LOAD_DONE = re.compile(r"LOAD PHASE COMPLETED\. Loaded (\d+) nodes \(Expected \d+\), (\d+) links "
                         r"\(\d+(?:\.\d+)? /node\), (\d+) counts \(\d+(?:\.\d+)? /node\)\. (\d+(?:\.\d+)?) seconds, "
                         r"(\d+(?:\.\d+)?) Links/s, (\d+(?:\.\d+)?) \(link\+count\)/s, (\d+(?:\.\d+)?) \(link\+count\+node\)/s")
+_RETRIES = re.compile(r"Graph Link other: (\d+) add_to_upd, (\d+) upd_to_add")
 _REQ_DONE = re.compile(r"REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+(?:\.\d+)?) seconds\. "
                        r"Requests/second = (\d+(?:\.\d+)?)")
 # a line holding one of these must parse, else the file is not what we think
@@ -76,10 +77,25 @@ def _when(s: str) -> pd.Timestamp:
 
 # ----------------------------------------------------------------- the client log
 
-def _scan_log(path: Path, text: str) -> dict:
+def _segments(text: str) -> list[tuple[int, str]]:
+    """A log cut after each 'PHASE COMPLETED.' line (a client run with both phases, as
+    benchlib's linkbench.log): (first line number - 1, text) per phase."""
+    lines, out, start = text.split("\n"), [], 0
+    for i, line in enumerate(lines):
+        if "PHASE COMPLETED." in line:
+            out.append((start, "\n".join(lines[start:i + 1])))
+            start = i + 1
+    rest = "\n".join(lines[start:])
+    if rest.strip() or not out:
+        out.append((start, rest))
+    return out
+
+
+def _scan_log(path: Path, text: str, offset: int = 0) -> dict:
     log = {"path": path, "final": [], "threads": [], "progress": [], "done": None, "start": None,
-           "phase": None, "config": {}, "requesters": 0, "loaders": None, "totals": []}
-    for lineno, line in enumerate(text.split("\n"), 1):
+           "phase": None, "config": {}, "requesters": 0, "loaders": None, "totals": [],
+           "retries": None}
+    for lineno, line in enumerate(text.split("\n"), offset + 1):
         m = _TIME.match(line)
         if not m:
             continue
@@ -113,21 +129,10 @@ def _scan_log(path: Path, text: str) -> dict:
             log["done"] = (t, "load", [float(x) for x in f.groups()])
         elif (f := _REQ_DONE.search(msg)):
             log["done"] = (t, "run", [float(x) for x in f.groups()])
-        elif "Requester thread #" in msg and " started" in msg:
-            log["start"] = log["start"] or t
-            log["requesters"] += 1
-            log["phase"] = log["phase"] or "run"
-        elif msg.startswith("Starting loader thread"):
-            log["start"] = log["start"] or t
-            log["phase"] = log["phase"] or "load"
-        elif (f := re.match(r"Starting loaders (\d+)", msg)):
-            log["loaders"] = int(f.group(1))
-        elif "ThreadID = " in msg and " total requests = " in msg:
-            log["totals"].append(msg[msg.find("ThreadID"):])
-        elif msg.startswith(("Config file: ", "Workload config file: ")):
-            k, v = msg.split(": ", 1)
-            log["config"][k.lower().replace(" ", "_")] = v.strip()
-    if log["done"] is None and not log["final"] and not log["progress"] and not log["threads"]:
+        else:
+            _scan_other(log, msg, t)
+    if log["done"] is None and not log["final"] and not log["progress"] and not log["threads"] \
+            and offset == 0:
         raise ImportFormatError(path, None, "expected a LinkBench client log (progress, statistics "
                                             "or 'PHASE COMPLETED' lines)")
     if log["done"] is not None:
@@ -136,6 +141,26 @@ def _scan_log(path: Path, text: str) -> dict:
         ops = {r["op"] for r in log["final"]} | {r[2] for r in log["threads"]}
         log["phase"] = "load" if ops and all(o.startswith("LOAD_") for o in ops) else "run"
     return log
+
+
+def _scan_other(log: dict, msg: str, t: pd.Timestamp) -> None:
+    """Thread starts, the loaders, the retry counters, totals and config file names."""
+    if "Requester thread #" in msg and " started" in msg:
+        log["start"] = log["start"] or t
+        log["requesters"] += 1
+        log["phase"] = log["phase"] or "run"
+    elif msg.startswith("Starting loader thread"):
+        log["start"] = log["start"] or t
+        log["phase"] = log["phase"] or "load"
+    elif (f := _RETRIES.search(msg)):
+        log["retries"] = (int(f.group(1)), int(f.group(2)))
+    elif (f := re.match(r"Starting loaders (\d+)", msg)):
+        log["loaders"] = int(f.group(1))
+    elif "ThreadID = " in msg and " total requests = " in msg:
+        log["totals"].append(msg[msg.find("ThreadID"):])
+    elif msg.startswith(("Config file: ", "Workload config file: ")):
+        k, v = msg.split(": ", 1)
+        log["config"][k.lower().replace(" ", "_")] = v.strip()
 
 
 # ----------------------------------------------------------------- the CSV files
@@ -215,8 +240,8 @@ def _progress_intervals(progress: list, t0: pd.Timestamp) -> pd.DataFrame:
 def _final_rows(final: list[dict] | pd.DataFrame) -> pd.DataFrame:
     f = pd.DataFrame(final)
     out = pd.DataFrame({"op": f["op"], "count": f["count"]})
-    for p in _PCTS:
-        out[f"{p}_us"] = f[f"{p}_high"] * 1000.0
+    for p in _PCTS:   # a bucket's upper bound, but never above the largest latency seen
+        out[f"{p}_us"] = np.minimum(f[f"{p}_high"], f["max"]) * 1000.0
         out[f"{p}_lo_us"] = f[f"{p}_low"] * 1000.0
         out[f"{p}_hi_us"] = f[f"{p}_high"] * 1000.0
     out["max_us"] = f["max"] * 1000.0
@@ -267,8 +292,10 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
             nodes, links, counts, secs, lps, lcps, lcnps = v
             step.update(ops=nodes + links + counts, secs=secs, ops_per_s=lcnps, nodes=nodes, links=links,
                         counts=counts, links_per_s=lps, link_count_per_s=lcps)
-        else:
-            step.update(ops=v[0], secs=v[1], ops_per_s=v[2])
+        else:   # the log's whole seconds are rounded down: its own rate gives the time
+            step.update(ops=v[0], secs=v[0] / v[2] if v[2] else v[1], ops_per_s=v[2])
+        if log["requesters"]:
+            step["threads"] = log["requesters"]
     elif not log:
         step["status"] = "ok"
         step["ops"] = lat["count"].sum() if len(lat) else np.nan
@@ -278,7 +305,7 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
         if log["totals"]:
             meta["thread_totals"] = log["totals"]
     return {"step": step, "latency": lat, "intervals": intervals, "meta": meta, "t0": t0,
-            "key": stem_of(path) if path else ""}
+            "key": stem_of(path) if path else "", "retries": log["retries"] if log else None}
 
 
 def import_linkbench(paths: list[Path]) -> Imported:
@@ -296,7 +323,9 @@ def import_linkbench(paths: list[Path]) -> Imported:
                            ("threadID", "timestamp", "totalops", "totalerrors", "ops", "sampleDuration_us"))
             streams.append(_stream_rows(df, path.name))
         else:
-            logs.append(_scan_log(path, text))
+            segs = [_scan_log(path, seg, at) for at, seg in _segments(text)]
+            logs.extend(g for i, g in enumerate(segs) if i == 0 or g["done"] or g["final"]
+                        or g["progress"] or g["threads"])
     if not (logs or finals or streams):
         raise ImportFormatError(paths[0], None, "expected a LinkBench log or CSV, found empty files")
 
@@ -319,7 +348,29 @@ def import_linkbench(paths: list[Path]) -> Imported:
 def _name_steps(steps: list[dict]) -> Imported:
     steps_df, latency, intervals = stack_steps(steps)
     metas = {name: s["meta"] for name, s in zip(steps_df["step"], steps) if s["meta"]}
-    meta = {"tool": "linkbench"}
+    meta = {"tool": "linkbench", "workload": "linkbench"}
+    threads = [s["step"].get("threads") for s in steps if s["step"]["phase"] == "run"] or \
+        [s["step"].get("threads") for s in steps]
+    threads = [int(t) for t in threads if t is not None and t == t]
+    if threads:
+        meta["threads"] = max(threads)   # the requesters, as benchlib's runs name them
     if metas:
         meta["steps"] = metas
-    return Imported(steps=steps_df, latency=latency, intervals=intervals, meta=meta)
+    extra = {"returns": r} if len(r := _returns(steps_df["step"].tolist(), steps)) else {}
+    return Imported(steps=steps_df, latency=latency, intervals=intervals, meta=meta, extra=extra)
+
+
+def _returns(names: list[str], steps: list[dict]) -> pd.DataFrame:
+    """The retry counters of 'Graph Link other:' as benchlib's returns table: an
+    ADD_LINK that found its link (add_to_upd) and an UPDATE_LINK that found none
+    (upd_to_add) are RETRY, the others of those two operations OK."""
+    rows = []
+    for name, s in zip(names, steps):
+        if not s.get("retries") or not len(s["latency"]):
+            continue
+        counts = s["latency"].set_index("op")["count"]
+        for op, retry in zip(("ADD_LINK", "UPDATE_LINK"), s["retries"]):
+            if op in counts.index:
+                rows += [{"step": name, "op": op, "status": "OK", "count": int(counts[op]) - retry},
+                         {"step": name, "op": op, "status": "RETRY", "count": retry}]
+    return pd.DataFrame(rows)

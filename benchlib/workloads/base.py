@@ -186,8 +186,9 @@ class Workload:
         raise NotImplementedError
 
     # --- outputs
-    def text_outputs(self, outcomes: list) -> dict[str, str]:
-        """Files in the workload's own text format, written into the run folder."""
+    def text_outputs(self, outcomes: list, intervals: list | None = None) -> dict[str, str]:
+        """Files in the workload's own text format, written into the run folder
+        (``intervals``: the run's interval rows so far, each with its ``step``)."""
         return {}
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:

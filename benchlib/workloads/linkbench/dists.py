@@ -73,6 +73,11 @@ class Graph:
         """The loaded out-degree of each id1 (all link types together)."""
         return self.nlinks_of_type(id1) * self.types
 
+    def total_links(self, step: int = 1 << 20) -> int:
+        """The links the load writes, over all ids (a million at a time)."""
+        return sum(int(self.nlinks(np.arange(a, min(a + step, self.p.maxid1))).sum())
+                   for a in range(self.start, self.p.maxid1, step))
+
     def choose_id2(self, rng, id1: np.ndarray, nlinks: np.ndarray, p_exist) -> np.ndarray:
         """ID2Chooser.chooseForOp: with probability p_exist one of id1's loaded id2s
         (id1 + [0, nlinks)), else any id in [0, maxid1)."""

@@ -17,7 +17,9 @@ import pandas as pd
 from ... import schema
 from ..base import StepSpec, Workload
 from .bindings import BINDINGS, binding
+from .dists import Graph
 from .load import LoadClient
+from .log import linkbench_log
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
 
@@ -43,6 +45,8 @@ class LinkBenchWorkload(Workload):
     @classmethod
     def resembles(cls, properties: dict) -> str | None:
         from .properties import LinkBenchProperties
+        if cls.recognizes(properties):
+            return None   # read as LinkBench's: its own error says what is wrong
         ours = [k for k in properties if k in LinkBenchProperties.model_fields
                 and k not in ("linktable", "nodetable", "counttable")]
         return (f"{', '.join(ours[:3])}: LinkBench keys, but no linkstore key, so the file was "
@@ -138,8 +142,12 @@ class LinkBenchWorkload(Workload):
                 if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
         return {"returns": pd.DataFrame(rows)} if rows else {}
 
-    def text_outputs(self, outcomes: list) -> dict[str, str]:
-        """``linkbench.txt``: LinkBench's retry counters and each step's totals."""
+    def text_outputs(self, outcomes: list, intervals: list | None = None) -> dict[str, str]:
+        """``linkbench.txt``: LinkBench's retry counters and each step's totals;
+        ``linkbench.log``: the run in the Java client's log format (log.py)."""
+        out = {}
+        if (text := linkbench_log(self.p, outcomes, intervals, Graph(self.p).total_links())):
+            out["linkbench.log"] = text
         lines = []
         for o in outcomes:
             ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
@@ -148,4 +156,6 @@ class LinkBenchWorkload(Workload):
             lines.append(f"{o.step.name}: {o.ops} operations in {o.secs:.1f} seconds, "
                          f"{o.errors} errors; Graph Link other: {add_to_upd} add_to_upd, "
                          f"{upd_to_add} upd_to_add")
-        return {"linkbench.txt": "\n".join(lines) + "\n"} if lines else {}
+        if lines:
+            out["linkbench.txt"] = "\n".join(lines) + "\n"
+        return out

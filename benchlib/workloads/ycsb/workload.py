@@ -157,7 +157,7 @@ class YcsbWorkload(Workload):
         """Run-phase inserts claim keys from recordcount on (YCSB's transaction counter)."""
         return int(self.core.recordcount)
 
-    def text_outputs(self, outcomes) -> dict[str, str]:
+    def text_outputs(self, outcomes, intervals=None) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""
         from .text import format_step
         return {("ycsb-load.txt" if o.step.phase == "load" else f"ycsb-{o.step.name}.txt"):

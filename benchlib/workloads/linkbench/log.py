@@ -1,0 +1,180 @@
+"""``linkbench.log``: a run in the maintained Java client's log format (its log4j lines,
+``LatencyStats.displayLatencyStats``, LinkBenchDriver's summaries), so that the helper
+scripts that parse the client's log, and ``benchlib import linkbench``, read benchlib's
+own runs.
+
+Per load step: ``Starting loaders``, a progress line each ``load_progress_interval``
+links (from the step's seconds), one line per batch operation, ``LOAD PHASE COMPLETED``.
+Per request loop: a ``Requester thread #i started`` line per requester, a progress line
+each ``req_progress_interval`` requests, the retry counters (``Graph Link other: …
+add_to_upd, … upd_to_add``), one line per operation with its percentiles as the Java
+client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
+``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from ... import measure
+from ...schema import is_intended
+
+OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
+            "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
+            "MULTIGET_LINK", "GET_LINKS_LIST"]   # LinkBenchOp's order, as it prints them
+SUB_MS, MS, HUNDRED_MS, SEC = 10, 99, 9, 9   # LatencyStats' buckets
+NUM_BUCKETS = SUB_MS + MS + HUNDRED_MS + SEC + 1
+
+
+def bucket_of(us: np.ndarray) -> np.ndarray:
+    """LatencyStats.latencyToBucket of latencies in µs."""
+    us = np.asarray(us, dtype=np.int64)
+    ms = us // 1000
+    return np.select([ms == 0, ms < 100, ms < 1000, ms < 10000],
+                     [us // 100, SUB_MS + ms - 1, SUB_MS + MS + ms // 100 - 1,
+                      SUB_MS + MS + HUNDRED_MS + ms // 1000 - 1], NUM_BUCKETS - 1)
+
+
+def bucket_bounds(b: int) -> tuple[int, int]:
+    """LatencyStats.bucketBound: [low, high) in µs."""
+    if b < SUB_MS:
+        return b * 100, (b + 1) * 100
+    if b < SUB_MS + MS:
+        return (b - SUB_MS + 1) * 1000, (b - SUB_MS + 2) * 1000
+    if b < SUB_MS + MS + HUNDRED_MS:
+        h = b - SUB_MS - MS + 1
+        return h * 100_000, (h + 1) * 100_000
+    if b < NUM_BUCKETS - 1:
+        s = b - SUB_MS - MS - HUNDRED_MS + 1
+        return s * 1_000_000, (s + 1) * 1_000_000
+    return (SEC + 1) * 1_000_000, 100 * 1_000_000
+
+
+def _fmt(x: float, places: int) -> str:
+    """Java's DecimalFormat("#.##…"): at most ``places`` decimals, no trailing zeros."""
+    s = f"{x:.{places}f}".rstrip("0").rstrip(".")
+    return "0" if s in ("", "-0") else s
+
+
+def final_line(op: str, row: dict, threads: int) -> str:
+    """``OP count = N  p25 = [a,b]ms … max = Xms  mean = Yms threads = T``."""
+    hist = measure.decode(row["hdr"])
+    values, counts = [], []
+    for it in hist.get_recorded_iterator():
+        values.append(it.value_iterated_to)
+        counts.append(it.count_added_in_this_iter_step)
+    cum = np.cumsum(np.bincount(bucket_of(np.array(values)), weights=counts,
+                                minlength=NUM_BUCKETS))
+    n = int(cum[-1])
+    parts = [f"{op} count = {n} "]
+    for pct in (25, 50, 75, 95, 99):
+        need = int(pct / 100.0 * n)   # getBucketBounds: the first bucket holding that rank
+        lo, hi = bucket_bounds(int(np.argmax(cum >= need)))
+        parts.append(f" p{pct} = [{_fmt(lo / 1000, 2)},{_fmt(hi / 1000, 2)}]ms ")
+    parts.append(f" max = {_fmt(row['max_us'] / 1000, 3)}ms ")
+    parts.append(f" mean = {_fmt(row['mean_us'] / 1000, 3)}ms threads = {threads}")
+    return "".join(parts)
+
+
+def _stamp(t: datetime) -> str:
+    return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
+
+
+class LogWriter:
+    """The lines of one run's linkbench.log."""
+
+    def __init__(self, p):
+        self.p, self.lines = p, []
+
+    def add(self, t: datetime, who: str, msg: str, level: str = "INFO") -> None:
+        self.lines.append(f"{level} {_stamp(t)} [{who}]: {msg}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+    def crossings(self, o, seconds: list[dict], count_of, every: int) -> list[tuple]:
+        """(time, cumulative count) each time the step's running count passes a multiple
+        of ``every``, at the end of the second it did."""
+        per: dict[int, float] = {}
+        for r in seconds:
+            per[r["second"]] = per.get(r["second"], 0) + count_of(r)
+        out, total, mark = [], 0.0, every
+        for sec in sorted(per):
+            total += per[sec]
+            at = min(sec + 1.0, max(o.secs, 1e-3))   # the step's last second ends with it
+            while total >= mark:
+                out.append((o.started + timedelta(seconds=at), int(mark), at))
+                mark += every
+        return out
+
+    def finals(self, o, threads: int) -> None:
+        rows = {r["op"]: r for r in o.latency_rows if not is_intended(r["op"]) and r.get("hdr")
+                and r["count"]}
+        for op in [x for x in OP_ORDER if x in rows]:
+            self.add(o.ended, "main", final_line(op, rows[op], threads))
+
+    # ------------------------------------------------------------ the phases
+    def load(self, o, seconds: list[dict], links_total: int) -> None:
+        """A load step: its rows are nodes, links and counts (``o.ops``); the progress
+        lines spread the links over the seconds as their batches went."""
+        p = self.p
+        n, types = p.id_range, p.link_type_count
+        self.add(o.started, "main", f"Starting loaders {p.loaders}")
+        nodes, counts = (n, n * types) if o.status == "ok" else (0, 0)
+        links = max(int(o.ops) - nodes - counts, 0) if o.status == "ok" else 0
+        batches = sum(r["ops"] for r in seconds if r["op"] == "LOAD_LINKS_BULK") or 1
+        per_batch = (links or links_total) / batches
+        for t, done, sec in self.crossings(o, seconds, lambda r: per_batch * r["ops"] if
+                                           r["op"] == "LOAD_LINKS_BULK" else 0,
+                                           p.load_progress_interval):
+            frac = min(done / max(links_total, 1), 1.0)
+            id1s, cnt = int(frac * n), int(frac * n * types)
+            self.add(t, "Thread-0", f"{id1s}/{n} id1s ({100 * frac:.1f}%) at {id1s / sec:.1f} /sec. "
+                     f"{done} links at {done / sec:.1f} /sec. {cnt} counts at {cnt / sec:.1f} /sec. "
+                     f"link+count at {(done + cnt) / sec:.1f} /sec. ")
+        self.finals(o, 1 + p.loaders)
+        secs = max(o.secs, 1e-9)
+        self.add(o.ended, "main",
+                 f"LOAD PHASE COMPLETED. Loaded {nodes} nodes (Expected {n}), {links} links "
+                 f"({links / max(nodes, 1):.2f} /node), {counts} counts "
+                 f"({counts / max(nodes, 1):.2f} /node). {o.secs:.1f} seconds, "
+                 f"{round(links / secs)} Links/s, {round((links + counts) / secs)} (link+count)/s, "
+                 f"{round((links + counts + nodes) / secs)} (link+count+node)/s")
+
+    def requests(self, o, seconds: list[dict]) -> None:
+        """A request loop: its requesters, progress, retry counters, finals, totals."""
+        p, threads = self.p, o.step.threads
+        per = (o.step.ops_total // threads) if o.step.ops_total else \
+            (p.requests or -(-o.ops // threads))   # no count given: what each did, about
+        limit = o.step.loop_secs or p.maxtime
+        for i in range(threads):
+            self.add(o.started, f"Thread-{i}", f"Requester thread #{i} started: will do {per} "
+                     f"ops after {o.step.warmup_secs:g} second warmup")
+        total = per * threads
+        for t, done, sec in self.crossings(o, seconds, lambda r: 0 if is_intended(r["op"])
+                                           else r["ops"], p.req_progress_interval):
+            self.add(t, "Thread-0", f"{done}/{total} requests finished: "
+                     f"{100 * done / max(total, 1):.1f}% complete at {done / sec:.1f} ops/sec "
+                     f"{sec:.1f}/{int(limit)} secs elapsed: {100 * sec / limit:.1f}% of time "
+                     "limit used")
+        ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
+        self.add(o.ended, "main", f"Graph Link other: {ret.get('ADD_LINK', {}).get('RETRY', 0)} "
+                 f"add_to_upd, {ret.get('UPDATE_LINK', {}).get('RETRY', 0)} upd_to_add, "
+                 "0 commit_failed")
+        self.finals(o, threads)
+        ms = max(int(o.secs * 1000), 1)
+        self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {o.ops} requests done in "
+                 f"{ms // 1000} seconds. Requests/second = {1000 * o.ops // ms}")
+
+
+def linkbench_log(p, outcomes: list, intervals: list[dict] | None, links_total: int) -> str:
+    """The run's linkbench.log text ('' when no load or request step ran)."""
+    w = LogWriter(p)
+    for o in outcomes:
+        seconds = [r for r in intervals or [] if r.get("step") == o.step.name]
+        if o.step.phase == "load":
+            w.load(o, seconds, links_total)
+        elif o.step.phase == "run":
+            w.requests(o, seconds)
+    return w.text()

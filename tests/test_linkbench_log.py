@@ -1,0 +1,97 @@
+"""linkbench.log: a benchlib run in the Java client's log format, read back by
+``benchlib import linkbench`` with the run's own counts; the maintained client's
+config files (config/ of mdcallag/linkbench, host/port/user aside) accepted as they are;
+the Java client's latency buckets."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchlib import load_results, run_experiment
+from benchlib.importers import import_output
+from benchlib.params import validate
+from benchlib.workloads.linkbench.log import bucket_bounds, bucket_of
+from benchlib.workloads.linkbench.properties import from_properties, read_config
+
+DATA = Path(__file__).parent / "data" / "linkbench"
+SMALL = str(DATA / "Distribution_small.dat")
+
+
+def test_java_buckets():
+    """LatencyStats: 0.1 ms buckets below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s."""
+    us = np.array([0, 99, 100, 999, 1000, 1999, 99_999, 100_000, 999_999, 1_000_000, 10**8])
+    b = bucket_of(us)
+    assert [bucket_bounds(int(x)) for x in b] == [
+        (0, 100), (0, 100), (100, 200), (900, 1000), (1000, 2000), (1000, 2000),
+        (99_000, 100_000), (100_000, 200_000), (900_000, 1_000_000), (1_000_000, 2_000_000),
+        (10_000_000, 100_000_000)]
+
+
+def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path):
+    exp = validate({"experiment": "lblog", "workload": "linkbench",
+                    "properties": {"maxid1": 2001, "loaders": 1, "data_file": SMALL,
+                                   "req_progress_interval": 500, "load_progress_interval": 500},
+                    "targets": [{"name": "s", "url": "sqlite"}], "load": {"batch_size": 256},
+                    "run": {"threads": [2], "processes": 1, "loops": 1, "loop_secs": 1.0,
+                            "status_interval_s": 60}, "seed": 3}, "test")
+    res = run_experiment(exp, tmp_path / "d", progress=False)
+    (run_id,) = res.runs
+    rd = tmp_path / "d" / "lblog" / run_id
+    own = load_results(rd)
+    log = (rd / "linkbench.log").read_text()
+    assert re.search(r"^INFO \S+ \S+ \[main\]: LOAD PHASE COMPLETED\. Loaded 2000 nodes", log, re.M)
+    assert re.search(r"\[main\]: GET_NODE count = \d+  p25 = \[[\d.]+,[\d.]+\]ms .* threads = 2$",
+                     log, re.M)
+    assert re.search(r"requests finished: .* secs elapsed", log)
+    imp = import_output("linkbench", [rd / "linkbench.log"], into=tmp_path / "imp")
+    theirs = load_results(imp)
+    osteps, isteps = (t["steps"].set_index("step") for t in (own, theirs))
+    assert list(isteps.index) == ["l.pre", "r.L1"]
+    for step in ("l.pre", "r.L1"):
+        assert isteps.loc[step, "ops"] == osteps.loc[step, "ops"]
+        ol, il = (t["latency"][t["latency"]["step"] == step].set_index("op")
+                  for t in (own, theirs))
+        ol = ol[(ol["count"] > 0) & ~ol.index.str.startswith("Intended-")]
+        assert (il["count"] == ol["count"].reindex(il.index)).all() and set(il.index) == set(ol.index)
+        assert (il["p99_us"] <= il["max_us"]).all()
+    assert isteps.loc["r.L1", "threads"] == 2
+    orets = own["returns"] if "returns" in own else None
+    ir = theirs["returns"].set_index(["op", "status"])["count"]
+    if orets is not None:
+        o = orets[orets["step"] == "r.L1"].set_index(["op", "status"])["count"]
+        assert ir.get(("ADD_LINK", "RETRY"), 0) == o.get(("ADD_LINK", "RETRY"), 0)
+        assert ir.get(("UPDATE_LINK", "RETRY"), 0) == o.get(("UPDATE_LINK", "RETRY"), 0)
+
+
+def _maintained(tmp_path: Path, name: str) -> Path:
+    """The maintained client's config/ (data/linkbench/config: its files, host, port and
+    user changed) copied under a LinkBench home."""
+    home = tmp_path / "linkbench"
+    (home / "config").mkdir(parents=True)
+    for f in (DATA / "config").iterdir():
+        (home / "config" / f.name).write_bytes(f.read_bytes())
+    return home / "config" / name
+
+
+@pytest.mark.parametrize("name", ["LinkConfigPgsql.properties", "LinkConfigMysql.properties",
+                                  "LinkConfigRocksDb.properties",
+                                  "LinkConfigMongoDbBasic.properties"])
+def test_the_maintained_configs_are_accepted_as_they_are(tmp_path, name):
+    props = read_config(_maintained(tmp_path, name))
+    p = from_properties(props)
+    assert (p.dbprefix, p.dbcount, p.maxid1, p.getnode) == ("linkdb", 1, 10000001, 43.9869)
+    assert p.progressfreq == 300 and p.req_progress_interval == 10000
+    assert p.datagen["node_add_datagen_uniqueness"] == "0.63"
+    assert "password" not in props and "url" not in props
+
+
+def test_unknown_keys_and_several_databases_are_one_line():
+    with pytest.raises(ValueError, match=r"^dbprefx: not a LinkBench property \(did you mean dbprefix\?\)$"):
+        from_properties({"dbprefx": "x"})
+    with pytest.raises(ValueError, match=r"^dbcount: benchlib runs LinkBench on one database"):
+        from_properties({"dbcount": 2})
+    with pytest.raises(ValueError, match="link_add_datagen_uniqueness"):
+        from_properties({"link_add_datagen_uniqueness": 2})
