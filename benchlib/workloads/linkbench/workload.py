@@ -84,7 +84,8 @@ class LinkBenchWorkload(Workload):
             ops = p.requests * threads if p.requests and not exp.run.loop_secs else None
             for loop in range(1, exp.run.loops + 1):
                 steps.append(StepSpec(schema.step_name("run", loop), "run", loop, threads, max(procs, 1), rate,
-                                      exp.run.loop_secs or p.maxtime, ops, exp.run.warmup_secs,
+                                      exp.run.loop_secs or p.maxtime, ops,
+                                      exp.run.warmup_secs or p.warmup_time,
                                       exp.run.status_interval_s, False))
         return steps
 
