@@ -14,7 +14,14 @@ What LinkBench writes and where it goes:
   holds milliseconds.
 
 Tables: a load log becomes step ``l.pre`` (ops = nodes + links + counts, as the
-seeds' ``l.pre`` lines count them), a request log ``r.L1`` (``r.L2`` … for more);
+seeds' ``l.pre`` lines count them), a request log ``r.L1`` (``r.L2`` … for more); a
+log of both phases (one client run, or benchlib's ``linkbench.log``) is cut after each
+``PHASE COMPLETED`` line. A request step's seconds are its ops over the log's own
+Requests/second (the log's "in 61 seconds" is rounded down), its threads the requesters
+that started; meta says workload ``linkbench`` and the requesters as ``threads``, so an
+import and benchlib's own run are the same point; ``Graph Link other: … add_to_upd, …
+upd_to_add`` becomes the ``returns`` table (ADD_LINK / UPDATE_LINK RETRY and OK). A
+percentile's ``pXX_us`` is its bucket's upper bound, but never above ``max``;
 latency per final line, with ``pXX_us`` the bucket's upper bound and both bounds in
 ``pXX_lo_us``/``pXX_hi_us``; intervals per operation from the per-thread windows
 (merged over threads: operations added, means weighted by operations, the p99 only
