@@ -30,7 +30,7 @@ def test_java_buckets():
         (10_000_000, 100_000_000)]
 
 
-def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path):
+def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path, capsys):
     exp = validate({"experiment": "lblog", "workload": "linkbench",
                     "properties": {"maxid1": 2001, "loaders": 1, "data_file": SMALL,
                                    "req_progress_interval": 500, "load_progress_interval": 500},
@@ -58,6 +58,21 @@ def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path):
         assert (il["count"] == ol["count"].reindex(il.index)).all() and set(il.index) == set(ol.index)
         assert (il["p99_us"] <= il["max_us"]).all()
     assert isteps.loc["r.L1", "threads"] == 2
+    # the buckets: the imported p50's bucket holds the run's own p50 (give or take the
+    # rank rules': Java's floor, HdrHistogram's nearest)
+    run_own = own["latency"][(own["latency"]["step"] == "r.L1")].set_index("op")
+    run_imp = theirs["latency"][(theirs["latency"]["step"] == "r.L1")].set_index("op")
+    for op in run_imp.index:
+        b_own = int(bucket_of([run_own.loc[op, "p50_us"]])[0])
+        b_imp = int(bucket_of([run_imp.loc[op, "p50_lo_us"]])[0])
+        assert abs(b_own - b_imp) <= 1, (op, run_own.loc[op, "p50_us"], run_imp.loc[op, "p50_lo_us"])
+    # the real Java run (shared samples) and benchlib's: the same point (2 requesters)
+    from benchlib.cli import main
+    import_output("linkbench", [DATA / "pgsql_request.stdout.log"], into=tmp_path / "java" / "pg")
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "java"), str(tmp_path / "d" / "lblog")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\s+2\s+0 ops_per_s\s", out, re.M) and "no point" not in out, out
     orets = own["returns"] if "returns" in own else None
     ir = theirs["returns"].set_index(["op", "status"])["count"]
     if orets is not None:
