@@ -118,6 +118,9 @@ class Workload:
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
+    # the prefixes of its dotted properties (a binding's ``db.``): ``-p`` passes only these
+    # (benchlib/overrides.py); another dotted key near a section is refused
+    property_prefixes: tuple[str, ...] = ()
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)
