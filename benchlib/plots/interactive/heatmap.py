@@ -49,7 +49,7 @@ def _grid(part: pd.DataFrame, x: str, y: str) -> dict | None:
         i, j = ys.index(vy), xs.index(vx)
         m, lo, hi, n = mean_ci(g["value"].to_numpy(dtype="float64"))
         z[i, j], text[i, j] = m, fmt_number(m)
-        spread = (f"95% interval ±{fmt_number(hi - m)}" if n >= 3 else
+        spread = (f"95% interval {fmt_number(lo)}–{fmt_number(hi)}" if n >= 3 else
                   f"min–max {fmt_number(lo)}–{fmt_number(hi)}" if n == 2 else "one run")
         ids = [str(r) for r in g["run_id"]]
         more = f" and {len(ids) - RUNS_SHOWN} more" if len(ids) > RUNS_SHOWN else ""
