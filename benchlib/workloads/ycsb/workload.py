@@ -75,6 +75,9 @@ class YcsbWorkload(Workload):
     # YCSB times RMW's inner read and update as READ and UPDATE too
     compound_ops = {"READ-MODIFY-WRITE": 2}
     property_prefixes = BINDING_PREFIXES   # the bindings' own dotted keys (db.url …)
+    op_order = ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE")
+    op_codes = {"READ": "rd", "UPDATE": "up", "INSERT": "in", "SCAN": "sc",
+                "READ-MODIFY-WRITE": "rmw", "DELETE": "de"}
 
     def __init__(self, properties: dict):
         super().__init__(properties)
