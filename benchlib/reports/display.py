@@ -9,6 +9,7 @@ import re
 
 import pandas as pd
 
+from ..points import point_values
 from ..summaries.formatting import to_float
 
 INF = float("inf")   # sorts a configuration whose threads (repetition) are unknown last
@@ -88,15 +89,19 @@ def side_by_side(res: dict, kind: str = "run") -> pd.DataFrame:
 
 def _column(r, p: dict, many: bool, reps: bool) -> tuple[tuple[str, str], tuple]:
     """The (configuration, point) column of a summary row and the key that sorts the
-    columns: configuration, threads, target ops/s (max last), repetition."""
+    columns: configuration, threads, target ops/s (max last), the workload's matrix
+    values (ybio's batch_size=100,pct_update=10: schema.POINT), repetition."""
     cfg = str(r["config"]) if isinstance(r["config"], str) else str(r["run_id"])
     tgt = to_float(p.get("target_ops_per_s"), 0.0)
     thr = to_float(p.get("threads"), INF)
     point = f"{f'{thr:g}' if thr != INF else '?'} thr, " + (f"{tgt:,.0f}/s" if tgt > 0 else "max")
+    matrix = p.get("point") if isinstance(p.get("point"), str) else ""
+    point += f", {matrix}" if matrix else ""
     if reps:
         point += f", rep {p.get('repetition')}"
     col = (f"{r['experiment']}/{cfg}" if many else cfg, point)
-    return col, (col[0], thr, tgt if tgt > 0 else INF, to_float(p.get("repetition"), INF))
+    order = tuple(to_float(v, v) for v in point_values(matrix).values())
+    return col, (col[0], thr, tgt if tgt > 0 else INF, order, to_float(p.get("repetition"), INF))
 
 
 def show_summary(summary) -> None:

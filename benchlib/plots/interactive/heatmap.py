@@ -67,7 +67,8 @@ def heat_panels(panels: list[tuple[str, dict | None]], *, label: str, unit: str,
     cols = max(1, min(ncols, n))
     rows = int(np.ceil(n / cols))
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[t or " " for t, _ in panels] or None,
-                        horizontal_spacing=0.16, vertical_spacing=0.18 if rows > 1 else 0.1)
+                        horizontal_spacing=0.16,   # many rows (a workload's own matrix): less each
+                        vertical_spacing=min(0.18, 0.6 / (rows - 1)) if rows > 1 else 0.1)
     base = new_figure(1, height=max(380, 330 * rows + 90))
     fig.update_layout(base.layout)
     for k, (name, cells) in enumerate(panels):
