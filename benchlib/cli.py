@@ -82,10 +82,12 @@ def _add_summary(sub):
 
 
 def _add_compare(sub):
-    p = sub.add_parser("compare", help="B/A per matched point: throughput, p99, CPU/op, 95%% intervals")
+    p = sub.add_parser("compare", help="B/A per matched point: throughput, p99, CPU/op, 95%% intervals; "
+                       "A B C …: each against A, the base")
     p.add_argument("a", help="experiment (or run) folder A, the reference")
-    p.add_argument("b", nargs="?", help="experiment (or run) folder B (default: A again, "
-                   "with --config-a/--config-b naming two configurations of one experiment)")
+    p.add_argument("b", nargs="*", help="experiment (or run) folder B (default: A again, "
+                   "with --config-a/--config-b naming two configurations of one experiment); "
+                   "several: each against A (relative throughput, p99, CPU and I/O per op)")
     p.add_argument("--config-a", help="only the runs of this configuration (cnf) in A")
     p.add_argument("--config-b", help="only the runs of this configuration (cnf) in B")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
@@ -96,7 +98,9 @@ def _add_compare(sub):
 def cmd_compare(args) -> int:
     from .store.folders import load_results
     from .summaries import uncertainty
-    b_path = args.b or args.a
+    if len(args.b) > 1:
+        return _compare_against_base(args)
+    b_path = args.b[0] if args.b else args.a
     a = uncertainty.only_config(load_results(args.a), args.config_a)
     b = uncertainty.only_config(load_results(b_path), args.config_b)
     _same_workload(a, b, args.a, b_path, args.force)
@@ -112,6 +116,24 @@ def cmd_compare(args) -> int:
         for r in st[~st["steady"]].itertuples() if len(st) else ():
             print(f"warning: {name} {r.run_id} {r.step}: not steady, throughput drifts "
                   f"{r.drift:+.0%} over the loop (t = {r.t:.1f})")
+    return EXIT_OK
+
+
+def _compare_against_base(args) -> int:
+    """``compare BASE B C …``: one relative table (summaries/against_base.py)."""
+    from .store.folders import load_results
+    from .summaries import against_base as ab
+    base = load_results(args.a)
+    names = [Path(p).name for p in args.b]
+    names = names if len(set(names)) == len(names) else list(args.b)   # two run1: their paths
+    others = [(n, load_results(p)) for n, p in zip(names, args.b)]
+    for path, (_, res) in zip(args.b, others):
+        _same_workload(base, res, args.a, path, args.force)
+    df = ab.against_base(base, others)
+    if args.format != "text":
+        _emit(df, args.format)
+    else:
+        print(ab.format_against_base(df, Path(args.a).name, [n for n, _ in others]))
     return EXIT_OK
 
 

@@ -29,6 +29,8 @@ from pydantic import (
     model_validator,
 )
 
+from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
+from .overrides import apply_overrides as _apply_overrides
 from .run import registry as executor_registry
 from .targets.registry import check_options, embedded_names, target_class, target_kind
 from .workloads import registry as workload_registry
@@ -38,10 +40,6 @@ IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, neve
 MAX_THREADS = 4096          # client connections of one run
 MAX_PROCESSES = 256
 THREAD_MEMORY_MB = 8        # what one client thread with its connection and chunk costs, about
-
-
-class ParameterError(Exception):
-    """Invalid experiment parameters; the message is one line."""
 
 
 class Strict(BaseModel):
@@ -272,38 +270,15 @@ def _model_at(loc: tuple) -> type[BaseModel] | None:
     return model
 
 
-def parse_override(item: str) -> tuple[str, Any]:
-    """``key=value`` → (key, value) with the value typed as YAML would type it."""
-    if "=" not in item:
-        raise ParameterError(f"-p {item}: expected key=value")
-    key, raw = item.split("=", 1)
-    key = key.strip()
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw
-    return key, value
-
-
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
-    """Apply ``-p key=value``: a dotted path into the experiment (``run.threads=[1,4]``),
-    or else a workload property (``recordcount=1000``, ``basicdb.verbose=true``)."""
-    top = set(Experiment.model_fields)
-    for item in overrides:
-        key, value = parse_override(item)
-        head = key.split(".", 1)[0]
-        if head in top and head != "properties":
-            node = data
-            parts = key.split(".")
-            for p in parts[:-1]:
-                node = node.setdefault(p, {})
-                if not isinstance(node, dict):
-                    raise ParameterError(f"-p {item}: {p} is not a section")
-            node[parts[-1]] = value
-        else:
-            key = key.removeprefix("properties.")
-            data.setdefault("properties", {})[key] = value
-    return data
+    """Apply ``-p key=value`` (:mod:`.overrides`): a section's key, or a workload property
+    (a dotted one only under a prefix the workload declares)."""
+    try:
+        prefixes = workload_registry.workload_class(data.get("workload") or
+                                                    workload_registry.default()).property_prefixes
+    except (ValueError, AttributeError):
+        prefixes = ()
+    return _apply_overrides(data, overrides, Experiment.model_fields, tuple(prefixes))
 
 
 def load_experiment(path: str | Path, overrides: list[str] | None = None) -> Experiment:

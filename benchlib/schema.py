@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from . import points
+
 if TYPE_CHECKING:  # pandas is imported where a table is built: client processes need only names
     import pandas as pd
 
@@ -122,6 +124,9 @@ def loop_of(step: str) -> int | None:
 
 # ---------------------------------------------------------------- run meta (meta.json)
 
+# the coordinates of a point of the matrix: runs at one point are repetitions (points.py)
+POINT = ["threads", "target_ops_per_s", "point"]
+
 class RunMeta(BaseModel):
     """A run folder's ``meta.json``: what the runner writes, what every importer fills
     (leaving unknown what its source does not say), what summaries read.
@@ -148,6 +153,7 @@ class RunMeta(BaseModel):
     ended: str | None = None
     workload: str | None = None
     workload_properties: dict[str, str] = {}
+    matrix_properties: list[str] = []   # the workload's matrix properties the experiment sweeps
     target: dict[str, Any] | str | None = None   # {"name", "url" (password masked), "kind"}
     threads: int | None = None
     processes: int | None = None
@@ -163,6 +169,11 @@ class RunMeta(BaseModel):
     # the run loops' hot path (run.driver): python, or c-libpq (the C loop over libpq);
     # "c-libpq+python" when the clients differed; None before a run loop ran
     driver_path: str | None = None
+
+    @property
+    def workload_point(self) -> str:
+        """The run's values of its workload's matrix properties, its ``point`` in POINT."""
+        return points.workload_point(self)
 
     # --- dict-like access, for the callers that read meta.json as a dict
     def __getitem__(self, key: str) -> Any:

@@ -52,8 +52,6 @@ LATER = "no part of issue 22 yet: "
 # Remove an entry when its part lands (test_no_stale_allowance says which).
 ALLOWED: dict[str, str] = {
     "benchlib/targets/base.py": CORE,            # ycsb_* members; 'postgres' install extra
-    "benchlib/summaries/response.py": LATER + "each workload's op order and main ops, declared by "
-                                              "the workload instead of listed in the summaries",
     "benchlib/summaries/kv.py": LATER + "kv's own summary table, outside its folder",
     "benchlib/plots/ybio.py": LATER + "ybio's own plots, outside its folder",
     "benchlib/plots/interactive/workloads.py": LATER + "ybio's own interactive plot, outside its folder",

@@ -111,6 +111,6 @@ def go_step(path: Path, g: dict) -> dict:
             "ops_per_s": float(total["ops_per_s"].iloc[0]) if len(total) else (ops / secs if secs else np.nan),
             "threads": int_or_none(props.get("threadcount")), "status": "ok" if len(df[df["final"]]) else "interrupted",
             "started": None, "ended": None}
-    meta = {"tool": "go-ycsb", "properties": props}
+    meta = {"tool": "go-ycsb", "workload": "ycsb", "properties": props}
     return {"step": step, "latency": pd.DataFrame(lat), "intervals": intervals, "meta": meta,
             "t0": None, "key": stem_of(path)}

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import registry
+from . import coordinates, registry
 from .base import Imported, ImportFormatError, constant_str
 
 
@@ -195,6 +195,7 @@ def _write(imp: Imported, into: Path, run_id: str, name: str | None, paths: list
         "files": [p.name for p in paths] + [Path(h).name for h in (hw or [])],
         **imp.meta,
     }
+    coordinates.fill(meta, steps)   # threads, target, workload properties: a point like ours
     if len(steps) and "started" in steps and steps["started"].notna().any():
         meta.setdefault("started", pd.Timestamp(steps["started"].min()).isoformat())
         meta.setdefault("ended", pd.Timestamp(steps["ended"].max()).isoformat()

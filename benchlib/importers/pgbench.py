@@ -236,6 +236,10 @@ def _meta(s: dict, tps: dict, statements: list) -> dict:
               if k in s}
     if params:
         meta["pgbench"] = params
+    # the workload's coordinates (importers/coordinates.py): clients are the threads
+    meta["workload"] = "pgbench"
+    meta["workload_properties"] = {k: v for k, v in params.items()
+                                   if k not in ("clients", "jobs", "duration_s", "per_client")}
     if tps:
         meta["tps"] = tps
     if statements:

@@ -146,7 +146,7 @@ def import_sysbench(paths: list[Path]) -> Imported:
     for key, col in (("queries", "queries"), ("reconnects", "reconnects")):
         if _stat(st, "SQL statistics", key) is not None:
             step[col] = _stat(st, "SQL statistics", key)
-    meta = {"tool": "sysbench"}
+    meta = {"tool": "sysbench", "workload": "sysbench"}
     if out["version"]:
         meta["tool_version"] = out["version"]
     if st:

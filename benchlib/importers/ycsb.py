@@ -252,8 +252,9 @@ def _java_meta(summary: dict, mtype: str, version, command, cmd: dict) -> dict:
     if command:
         meta["command_line"] = command
         meta["properties"] = cmd["props"]
+        meta["workload"] = "ycsb"   # the workload benchlib runs as YCSB's; its file beside
         if cmd["workload"]:
-            meta["workload"] = cmd["workload"][0]
+            meta["workload_file"] = cmd["workload"][0]
     gcs = {op: m for op, m in summary.items() if op.startswith("TOTAL_GC")}
     jvm = {op: m for op, m in summary.items() if op in JVM_OPS}
     if gcs:
@@ -337,7 +338,7 @@ def _combine(steps: list[dict]) -> Imported:
     metas = [{"step": name, "files_stem": s["key"], **s["meta"]} for name, s in zip(steps_df["step"], steps)]
     meta = {k: v for k, v in metas[0].items() if k not in ("step", "files_stem")} if len(metas) == 1 \
         else {"steps": metas, "tool": metas[0].get("tool")}
-    for k in ("tool_version", "command_line", "workload"):
+    for k in ("tool_version", "command_line", "workload", "workload_file"):
         vals = [m[k] for m in metas if k in m]
         if vals and len(metas) > 1:
             meta[k] = vals[-1] if k != "command_line" else vals

@@ -16,7 +16,7 @@ from .style import (
     _fmt,
     _grid,
     _label,
-    _main_ops,
+    _main_calls,
     note,
 )
 from .values import points, run_parameters, value_spec
@@ -132,7 +132,7 @@ def _panels(res: dict, metric: str, wanted: list[str], by: str) -> list[tuple]:
     df = df.assign(group=_group_labels(df, by),
                    _phase=[_PHASE_OF.get(step_sort_key(s)[0], "run") for s in df["step"]])
     panels = []
-    for op in (_main_ops(df) if spec.source == "latency" else [None]):
+    for op in (_main_calls(df) if spec.source == "latency" else [None]):
         part = df[df["op"] == op] if op else df
         for key, _, title in _PHASE_GROUPS:
             one = part[part["_phase"] == key]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..points import point_without
 from .style import (
     _THOUSANDS,
     _axis_values,
@@ -14,7 +15,7 @@ from .style import (
     _fmt,
     _grid,
     _label,
-    _main_ops,
+    _main_calls,
     _order,
     _tick,
     note,
@@ -32,7 +33,8 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
     One panel per configuration (and per experiment) unless ``x`` or ``y`` is that
     parameter, and, for a latency value, one panel per operation (``op`` picks one).
     A cell is the mean over the runs that fall in it (repetitions, parameters not on
-    the axes), with its 95% confidence interval under it (± its half-width; min–max of
+    the axes), with its 95% confidence interval under it (low–high, on the log scale:
+    :func:`..summaries.uncertainty.mean_ci`; min–max of
     two runs); the subtitle says how many. ``step``: None = the run loops (ops/s =
     Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
     """
@@ -59,7 +61,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_title(title)
     sub = f"{_experiments(pts)} · {_describe_steps(step)}"
     if per_cell > 1:
-        sub += f"\nmean of up to {per_cell} runs a cell, ± its 95% interval (min–max of 2 runs)"
+        sub += f"\nmean of up to {per_cell} runs a cell, its 95% interval under it (min–max of 2 runs)"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
 
@@ -70,9 +72,12 @@ def _panels(pts, spec, x: str, y: str, op: str | None) -> tuple:
     per operation (in the summaries' order) for a latency value."""
     facets = [c for c in ("experiment", "config") if c in pts and c not in (x, y)
               and pts[c].astype("object").nunique() > 1]
+    if "point" in pts:   # the workload's matrix values not on an axis: a panel each
+        pts = pts.assign(matrix=pts["point"].fillna("").map(lambda p: point_without(p, (x, y))))
+        facets += ["matrix"] if pts["matrix"].nunique() > 1 else []
     ops: list[str] = []
     if spec.source == "latency":
-        ops = [op] if op else _main_ops(pts)
+        ops = [op] if op else _main_calls(pts)
         pts = pts[pts["op"].isin(ops)]
         facets.append("op")
     for name in (x, y):
@@ -110,11 +115,9 @@ def _cells(ax, part, spec, x: str, y: str) -> int:
 
 
 def _spread(ci: tuple) -> str:
-    """Under a cell's mean: ± the half-width of its 95% interval (3 runs or more), its
-    min–max (2 runs), nothing for one run."""
+    """Under a cell's mean: its 95% interval, low–high (3 runs or more; on the log scale,
+    so not symmetric), its min–max (2 runs), nothing for one run."""
     m, lo, hi, n = ci
-    if n >= 3:
-        return f"\n±{_fmt(hi - m)}"
-    if n == 2:
+    if n >= 2:
         return f"\n{_fmt(lo)}–{_fmt(hi)}"
     return ""

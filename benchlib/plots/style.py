@@ -93,3 +93,15 @@ def _grid(fig: Figure, n: int, ncols: int):
 def _main_ops(df: pd.DataFrame) -> list[str]:
     ops = [o for o in op_order(df[["op"]]) if not o.endswith(BATCH_SUFFIX) and not is_failed(o)] if len(df) else []
     return ops or (op_order(df[["op"]]) if len(df) else [])
+
+
+def _main_calls(df: pd.DataFrame) -> list[str]:
+    """The ops whose latency a plot shows (:func:`_main_ops`), but where a workload
+    counts units inside calls and the units have no latency of their own (ybio's rows),
+    the call (``READ-BATCH``) in their place."""
+    ops = _main_ops(df)
+    has = df.groupby(df["op"].astype("object"))["value"].apply(lambda v: v.notna().any()) \
+        if len(df) and "value" in df else pd.Series(dtype=bool)
+    calls = [f"{o}{BATCH_SUFFIX}" if not has.get(o, True) and has.get(f"{o}{BATCH_SUFFIX}", False)
+             else o for o in ops]
+    return list(dict.fromkeys(calls))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import measure
+from ..points import workload_point
 from ..summaries import eff_op, eff_sec
 from ..summaries.formatting import to_float
 from ..summaries.metainfo import run_metas
@@ -91,6 +92,7 @@ def run_parameters(results: dict) -> pd.DataFrame:
         for k, vs in short.items():
             if len(vs) == 1:
                 row.setdefault(k, vs[0])
+        row["point"] = workload_point(m)   # its values of the matrix's own axes (points.py)
         rows.append(row)
     df = pd.DataFrame(rows)
     for k in KEYS:

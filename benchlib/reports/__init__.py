@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..store import folders as results
 from ..version import __version__
-from .display import header, headline, show_summary, side_by_side
+from .display import against_base, header, headline, show_summary, side_by_side
 from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
 from .html import REPORTS_DIR, TITLES, Nav, render_html, write_index
@@ -106,6 +106,6 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-__all__ = ["REPORT_NOTEBOOKS", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
+__all__ = ["REPORT_NOTEBOOKS", "against_base", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
            "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
            "run_experiment_notebook", "show_summary", "side_by_side", "write_index"]

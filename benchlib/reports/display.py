@@ -9,38 +9,20 @@ import re
 
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX
+from ..points import point_values
 from ..summaries.formatting import to_float
 
 INF = float("inf")   # sorts a configuration whose threads (repetition) are unknown last
 
 
 def headline(res: dict) -> str:
-    """One line: the best run's throughput (Σ ops / Σ secs over its run loops) and p99 of
-    each operation (merged histograms), and how many runs are ok."""
-    from .. import plots
-    tp = plots.points(res, "ops_per_s").dropna(subset=["value"])
+    """One line: the best point of the matrix (mean throughput over its repetitions; a
+    batched workload's in rows/s), the p99 of its main calls, and how many runs are ok
+    (:mod:`..summaries.headline`)."""
+    from ..summaries.headline import headline_text
     runs = res.get("runs", pd.DataFrame())
     ok = int((runs["status"] == "ok").sum()) if "status" in runs else 0
-    tail = f"{ok}/{len(runs)} runs ok"
-    if len(tp) == 0:
-        return f"no measured steps · {tail}"
-    best = tp.loc[tp["value"].idxmax()]
-    lat = plots.points(res, "p99_us")
-    lat = lat[(lat["run_id"] == best["run_id"]) & (lat["experiment"] == best["experiment"])]
-    from ..summaries.response import op_order
-    p99 = [f"{op} {_us(lat.loc[lat['op'] == op, 'value'].iloc[0])}"
-           for op in op_order(lat) if not op.endswith(BATCH_SUFFIX)]
-    many = tp["experiment"].astype("object").nunique() > 1
-    name = f"{best['experiment']}/{best['run_id']}" if many else best["run_id"]
-    return (f"best {name}: {best['value']:,.0f} ops/s"
-            + (f", p99 {', '.join(p99)}" if p99 else "") + f" · {tail}")
-
-
-def _us(v: float) -> str:
-    if pd.isna(v):
-        return "n/a"
-    return f"{v / 1000:,.1f} ms" if v >= 10_000 else f"{v:,.0f} µs"
+    return headline_text(res, f"{ok}/{len(runs)} runs ok")
 
 
 def header(res: dict, title: str):
@@ -107,15 +89,19 @@ def side_by_side(res: dict, kind: str = "run") -> pd.DataFrame:
 
 def _column(r, p: dict, many: bool, reps: bool) -> tuple[tuple[str, str], tuple]:
     """The (configuration, point) column of a summary row and the key that sorts the
-    columns: configuration, threads, target ops/s (max last), repetition."""
+    columns: configuration, threads, target ops/s (max last), the workload's matrix
+    values (ybio's batch_size=100,pct_update=10: schema.POINT), repetition."""
     cfg = str(r["config"]) if isinstance(r["config"], str) else str(r["run_id"])
     tgt = to_float(p.get("target_ops_per_s"), 0.0)
     thr = to_float(p.get("threads"), INF)
     point = f"{f'{thr:g}' if thr != INF else '?'} thr, " + (f"{tgt:,.0f}/s" if tgt > 0 else "max")
+    matrix = p.get("point") if isinstance(p.get("point"), str) else ""
+    point += f", {matrix}" if matrix else ""
     if reps:
         point += f", rep {p.get('repetition')}"
     col = (f"{r['experiment']}/{cfg}" if many else cfg, point)
-    return col, (col[0], thr, tgt if tgt > 0 else INF, to_float(p.get("repetition"), INF))
+    order = tuple(to_float(v, v) for v in point_values(matrix).values())
+    return col, (col[0], thr, tgt if tgt > 0 else INF, order, to_float(p.get("repetition"), INF))
 
 
 def show_summary(summary) -> None:
@@ -163,3 +149,39 @@ def _table_html(df: pd.DataFrame) -> str:
 def _section_text(text: str, title: str) -> str:
     """The lines of one ``### title`` section of the summary's text."""
     return text.split(f"### {title}", 1)[-1].split("\n### ", 1)[0].strip("\n")
+
+
+def against_base(res: dict):
+    """The experiment's configurations set against its first (the base), per point, run
+    loop and metric (:mod:`..summaries.against_base`): a table coloured as a heatmap,
+    green where a configuration is better than the base, red where worse (the deeper,
+    the larger the ratio: log2, up to 2×), uncoloured and marked ``~`` where the
+    difference is not significant. A line saying so when there is one configuration."""
+    from IPython.display import Markdown
+
+    from ..summaries import against_base as ab
+    from ..summaries.uncertainty import only_config
+    runs = res.get("runs", pd.DataFrame())
+    order = runs.sort_values("started")["config"] if "started" in runs else runs.get("config", [])
+    configs = [str(c) for c in dict.fromkeys(order) if pd.notna(c)]
+    if len(configs) < 2:
+        return Markdown("*One configuration: nothing to set against a base "
+                        "(`benchlib compare BASE B C …` sets experiments against one).*")
+    df = ab.against_base(only_config(res, configs[0]),
+                         [(c, only_config(res, c)) for c in configs[1:]])
+    if not len(df):
+        return Markdown(f"*No point of {', '.join(configs[1:])} matches one of {configs[0]}.*")
+    text = ab.table(df)
+    scores = df.assign(score=[ab.score(r) for _, r in df.iterrows()]).pivot_table(
+        index=list(text.index.names), columns="config", values="score", aggfunc="first",
+        sort=False).reindex(index=text.index, columns=text.columns)
+    return text.style.apply(lambda _: scores.map(_colour), axis=None).set_caption(
+        f"X / {configs[0]} (the base): ratio [95% interval]; {ab.NOT_SIGNIFICANT} not significant")
+
+
+def _colour(score: float) -> str:
+    if pd.isna(score) or score == 0:
+        return ""
+    a = min(abs(score), 1.0) * 0.6 + 0.1
+    rgb = "26, 152, 80" if score > 0 else "215, 48, 39"
+    return f"background-color: rgba({rgb}, {a:.2f})"

@@ -155,6 +155,7 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
     return folders.base_meta(
         spec.run_id, exp.experiment, config=spec.target.name, workload=exp.workload,
         workload_properties=mask_mapping({k: str(v) for k, v in props.items()}),
+        matrix_properties=list(spec.workload_point),   # the axes this experiment sweeps
         target={"name": spec.target.name, "url": mask_url(spec.target.url), "kind": spec.target.kind},
         threads=spec.threads, processes=spec.processes, load_processes=spec.load_processes,
         target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from .. import schema
+from .. import points, schema
 from ..masking import mask_text
 from ..version import __version__
 
@@ -329,8 +329,8 @@ def run_row(run_dir: Path, meta: dict | schema.RunMeta) -> dict:
         "target": meta.get("target", {}).get("name") if isinstance(meta.get("target"), dict) else meta.get("target"),
         "dbms": (meta.get("dbms") or {}).get("name"),
         "dbms_version": (meta.get("dbms") or {}).get("version"),
-        "threads": meta.get("threads"),
-        "target_ops_per_s": meta.get("target_ops_per_s"),
+        "threads": meta.get("threads"), "target_ops_per_s": meta.get("target_ops_per_s"),
+        "point": points.workload_point(meta),   # the run's coordinates: schema.POINT
         "repetition": meta.get("repetition"),
         "started": meta.get("started"),
         "ended": meta.get("ended"),

@@ -3,13 +3,13 @@
 The seed's ``l.rt`` names a triple per operation from a short code — ``n9 nx nm`` are
 the p99, max and mean of Node inserts, ``l9 lx lm`` Link inserts, ``c9 cx cm`` Count
 inserts — and its transaction line names the p99 of the main transactions ``un gn ul
-gl``. Operations get such codes here (:data:`SHORT`): LinkBench's with the seed's
-letters, YCSB's ``rd up in sc rmw de``, a batched op ``<code>b`` (``INSERT-BATCH`` →
+gl``. Operations get such codes from their workload (``Workload.op_codes``): LinkBench's
+with the seed's letters, YCSB's ``rd up in sc rmw de``, a batched op ``<code>b`` (``INSERT-BATCH`` →
 ``inb``: the latency of the whole multi-row insert, which is what the seed's load
 rt shows). An operation without a code keeps its name: ``OP.p99 OP.max OP.mean``.
 
-Columns are the union of the operations over all rows, in one fixed order
-(LinkBench's, then YCSB's, then by name), so the lines of one workload line up —
+Columns are the union of the operations over all rows, in one fixed order (the
+registered workloads' ``Workload.op_order``, then by name), so the lines of one workload line up —
 in one summary and between summaries — and an operation a run did not do is blank.
 
 Latencies are the ``latency`` table's (merged HdrHistograms), service time by
@@ -18,43 +18,51 @@ intended start of a paced operation, coordinated-omission corrected).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, is_batch, is_failed
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, is_batch, is_failed, unit_op
+from ..workloads import registry as workload_registry
 from .stepstats import ID_COLS, step_stats, table
 
 US_PER_MS = 1000.0
-
-SHORT = {
-    # LinkBench load (the seed's l.rt)
-    "LOAD_NODE_BULK": "n", "LOAD_LINKS_BULK": "l", "LOAD_COUNTS_BULK": "c",
-    # LinkBench requests (the seed's transaction line: un gn ul gl)
-    "UPDATE_NODE": "un", "GET_NODE": "gn", "UPDATE_LINK": "ul", "GET_LINKS_LIST": "gl",
-    "ADD_NODE": "an", "DELETE_NODE": "dn", "ADD_LINK": "al", "DELETE_LINK": "dl",
-    "COUNT_LINK": "cl", "MULTIGET_LINK": "ml",
-    # YCSB
-    "READ": "rd", "UPDATE": "up", "INSERT": "in", "SCAN": "sc", "READ-MODIFY-WRITE": "rmw",
-    "DELETE": "de",
-}
-# the seed's order for LinkBench; its four main transactions
-LINKBENCH_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK",
-                   "UPDATE_NODE", "GET_NODE", "UPDATE_LINK", "GET_LINKS_LIST",
-                   "ADD_NODE", "DELETE_NODE", "ADD_LINK", "DELETE_LINK", "COUNT_LINK",
-                   "MULTIGET_LINK"]
-LINKBENCH_MAIN = ["UPDATE_NODE", "GET_NODE", "UPDATE_LINK", "GET_LINKS_LIST"]
-YCSB_ORDER = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"]
-CANONICAL = LINKBENCH_ORDER + YCSB_ORDER
 MAIN_OPS_MAX = 5   # all of a five-op mix (kv, YCSB): the same columns whatever the dice gave
+
+
+@functools.lru_cache(maxsize=8)
+def _declared(names: tuple[str, ...]) -> tuple[list[str], dict[str, str], list[tuple[str, ...]]]:
+    """The registered workloads' op order, short codes and main ops (``Workload.op_order``,
+    ``op_codes``, ``main_ops``), in the registry's order; a workload that cannot be
+    imported declares nothing."""
+    order: list[str] = []
+    codes: dict[str, str] = {}
+    mains: list[tuple[str, ...]] = []
+    for name in names:
+        try:
+            cls = workload_registry.workload_class(name)
+        except (ValueError, ImportError):
+            continue
+        order += [o for o in cls.op_order if o not in order]
+        for op, code in cls.op_codes.items():
+            codes.setdefault(op, code)
+        if cls.main_ops:
+            mains.append(tuple(cls.main_ops))
+    return order, codes, mains
+
+
+def declared() -> tuple[list[str], dict[str, str], list[tuple[str, ...]]]:
+    return _declared(tuple(workload_registry.names()))
 
 
 def short_name(op: str) -> str | None:
     """The short code of an operation (``GET_NODE`` → ``gn``), None when it has none."""
-    if op in SHORT:
-        return SHORT[op]
-    if op.endswith(BATCH_SUFFIX) and op[:-len(BATCH_SUFFIX)] in SHORT:
-        return SHORT[op[:-len(BATCH_SUFFIX)]] + "b"
+    codes = declared()[1]
+    if op in codes:
+        return codes[op]
+    if op.endswith(BATCH_SUFFIX) and op[:-len(BATCH_SUFFIX)] in codes:
+        return codes[op[:-len(BATCH_SUFFIX)]] + "b"
     return None
 
 
@@ -86,34 +94,40 @@ def op_latency(results: dict, *, intended: bool = False) -> pd.DataFrame:
 
 
 def _rank(op: str) -> tuple:
-    """Sort key: LinkBench's order, then YCSB's, then by name; a batch after its op."""
+    """Sort key: the workloads' declared orders, then by name; a batch after its op."""
+    order = declared()[0]
     base = op.removesuffix(BATCH_SUFFIX)
-    rank = CANONICAL.index(base) if base in CANONICAL else len(CANONICAL)
-    return (rank, base if rank == len(CANONICAL) else "", op.endswith(BATCH_SUFFIX), op)
+    rank = order.index(base) if base in order else len(order)
+    return (rank, base if rank == len(order) else "", op.endswith(BATCH_SUFFIX), op)
 
 
 def op_order(lat: pd.DataFrame) -> list[str]:
     """The operations of ``lat`` in one fixed order for every line and every summary
-    (LinkBench's, then YCSB's READ UPDATE INSERT SCAN READ-MODIFY-WRITE DELETE, then
-    by name) — not by frequency, which would swap a 50/50 mix's columns between runs."""
+    (the workloads' declared orders — YCSB's READ UPDATE INSERT SCAN READ-MODIFY-WRITE
+    DELETE … —, then by name) — not by frequency, which would swap a 50/50 mix's columns
+    between runs."""
     if len(lat) == 0:
         return []
     return sorted(set(lat["op"].astype("object")), key=_rank)
 
 
 def main_ops(results: dict, *, intended: bool = False) -> list[str]:
-    """The operations whose p99 the transaction line shows: the seed's ``un gn ul gl``
-    (UPDATE_NODE GET_NODE UPDATE_LINK GET_LINKS_LIST) for LinkBench, else the most
-    frequent operations of the run loops, at most five, in :func:`op_order`'s order."""
+    """The operations whose p99 the transaction line shows: a workload's declared
+    ``main_ops`` (LinkBench's: the seed's ``un gn ul gl``), else the most
+    frequent operations of the run loops, at most five, in :func:`op_order`'s order.
+    Where a workload counts units inside calls (ybio's rows in ``READ-BATCH``), the
+    call: its latency is the one a client waits for."""
     lat = op_latency(results, intended=intended)
     if len(lat) == 0:
         return []
     run = lat[lat["step"].astype("object").str.startswith("r.")]
     ops = set(run["op"].astype("object"))
-    if ops & set(LINKBENCH_MAIN):
-        return [o for o in LINKBENCH_MAIN if o in ops]
+    for main in declared()[2]:   # a workload's declared main ops (LinkBench's un gn ul gl)
+        if ops & set(main):
+            return [o for o in main if o in ops]
     # as bool: an empty frame's map is of object dtype, which [] would take for column names
-    run = run[~run["op"].astype("object").map(lambda o: is_batch(o) or is_failed(o)).astype(bool)]
+    batched = {unit_op(o) for o in ops if is_batch(o)}
+    run = run[~run["op"].astype("object").map(lambda o: o in batched or is_failed(o)).astype(bool)]
     counts = run.groupby(run["op"].astype("object"))["count"].sum(min_count=1).fillna(0)
     top = sorted(counts.index, key=lambda o: (-counts[o], o))[:MAIN_OPS_MAX]
     return sorted(top, key=_rank)

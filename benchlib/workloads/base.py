@@ -118,6 +118,15 @@ class Workload:
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
+    # the prefixes of its dotted properties (a binding's ``db.``): ``-p`` passes only these
+    # (benchlib/overrides.py); another dotted key near a section is refused
+    property_prefixes: tuple[str, ...] = ()
+    # how the summaries show its ops (summaries/response.py): in this order, with these
+    # short codes (the seeds' ``gn``, ``rd``: p99 ``gn``, triple ``gn9 gnx gnm``), and the
+    # transaction line's main ops (empty: a run's most frequent)
+    op_order: tuple[str, ...] = ()
+    op_codes: dict[str, str] = {}
+    main_ops: tuple[str, ...] = ()
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)

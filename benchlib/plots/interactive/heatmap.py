@@ -49,7 +49,7 @@ def _grid(part: pd.DataFrame, x: str, y: str) -> dict | None:
         i, j = ys.index(vy), xs.index(vx)
         m, lo, hi, n = mean_ci(g["value"].to_numpy(dtype="float64"))
         z[i, j], text[i, j] = m, fmt_number(m)
-        spread = (f"95% interval ±{fmt_number(hi - m)}" if n >= 3 else
+        spread = (f"95% interval {fmt_number(lo)}–{fmt_number(hi)}" if n >= 3 else
                   f"min–max {fmt_number(lo)}–{fmt_number(hi)}" if n == 2 else "one run")
         ids = [str(r) for r in g["run_id"]]
         more = f" and {len(ids) - RUNS_SHOWN} more" if len(ids) > RUNS_SHOWN else ""
@@ -67,7 +67,8 @@ def heat_panels(panels: list[tuple[str, dict | None]], *, label: str, unit: str,
     cols = max(1, min(ncols, n))
     rows = int(np.ceil(n / cols))
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[t or " " for t, _ in panels] or None,
-                        horizontal_spacing=0.16, vertical_spacing=0.18 if rows > 1 else 0.1)
+                        horizontal_spacing=0.16,   # many rows (a workload's own matrix): less each
+                        vertical_spacing=min(0.18, 0.6 / (rows - 1)) if rows > 1 else 0.1)
     base = new_figure(1, height=max(380, 330 * rows + 90))
     fig.update_layout(base.layout)
     for k, (name, cells) in enumerate(panels):

@@ -29,6 +29,15 @@ class LinkBenchWorkload(Workload):
 
     name = "linkbench"
     threads_property = "requesters"
+    # the seed's order, its letters (l.rt: n9 nx nm …) and its four main transactions
+    op_order = ("LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "UPDATE_NODE", "GET_NODE",
+                "UPDATE_LINK", "GET_LINKS_LIST", "ADD_NODE", "DELETE_NODE", "ADD_LINK",
+                "DELETE_LINK", "COUNT_LINK", "MULTIGET_LINK")
+    op_codes = {"LOAD_NODE_BULK": "n", "LOAD_LINKS_BULK": "l", "LOAD_COUNTS_BULK": "c",
+                "UPDATE_NODE": "un", "GET_NODE": "gn", "UPDATE_LINK": "ul", "GET_LINKS_LIST": "gl",
+                "ADD_NODE": "an", "DELETE_NODE": "dn", "ADD_LINK": "al", "DELETE_LINK": "dl",
+                "COUNT_LINK": "cl", "MULTIGET_LINK": "ml"}
+    main_ops = ("UPDATE_NODE", "GET_NODE", "UPDATE_LINK", "GET_LINKS_LIST")
 
     def __init__(self, properties: dict):
         super().__init__(properties)

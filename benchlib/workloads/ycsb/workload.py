@@ -23,6 +23,7 @@ from .bindings import BINDINGS, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
 from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
 from .properties import (
+    BINDING_PREFIXES,
     CLIENT_KEYS,
     CORE_KEYS,
     CoreWorkloadProperties,
@@ -73,6 +74,10 @@ class YcsbWorkload(Workload):
     name = "ycsb"
     # YCSB times RMW's inner read and update as READ and UPDATE too
     compound_ops = {"READ-MODIFY-WRITE": 2}
+    property_prefixes = BINDING_PREFIXES   # the bindings' own dotted keys (db.url …)
+    op_order = ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE")
+    op_codes = {"READ": "rd", "UPDATE": "up", "INSERT": "in", "SCAN": "sc",
+                "READ-MODIFY-WRITE": "rmw", "DELETE": "de"}
 
     def __init__(self, properties: dict):
         super().__init__(properties)
