@@ -60,7 +60,7 @@ class ToyWorkload(Workload):
         per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         return ToyClient(endpoint, "toy", per)
 
-    def text_outputs(self, outcomes):
+    def text_outputs(self, outcomes, intervals=None):
         return {"toy.txt": "".join(f"{o.step.name} {o.ops}\n" for o in outcomes)}
 
 

@@ -227,7 +227,7 @@ def _write_outputs(run: _Run, workload) -> None:
         folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
     if run.driver_rows:
         folders.write_table(run_dir, "drivers", schema.conform("drivers", pd.DataFrame(run.driver_rows)))
-    for name, text in workload.text_outputs(run.outcomes, run.log.rows).items():
+    for name, text in workload.text_outputs(run.outcomes, intervals=run.log.rows).items():
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)

@@ -148,7 +148,9 @@ def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
         cpu = h["client_cpu_s"].sum(min_count=1)
         if "dbms_cpu_s" in h and h["dbms_cpu_s"].notna().any() and not _engine_in_clients(runs, run_id):
             cpu = cpu + h["dbms_cpu_s"].sum(min_count=1)
-        row["cpu_us_per_op"] = float(cpu) * 1e6 / ops if ops and pd.notna(cpu) else math.nan
+        # no CPU at all beside operations: no sample of the sampler's fell inside a step
+        # shorter than its interval, a figure not measured rather than a zero
+        row["cpu_us_per_op"] = float(cpu) * 1e6 / ops if ops and pd.notna(cpu) and cpu > 0 else math.nan
         kb = h[["disk_read_kb", "disk_write_kb"]].sum(axis=1, min_count=1).sum(min_count=1)
         row["io_kb_per_op"] = float(kb) / ops if ops and pd.notna(kb) else math.nan
     if lat is not None and len(lat):
