@@ -127,7 +127,7 @@ def _run(tmp_path, redis_url: str, table: str, driver: str) -> dict:
     exp = {"experiment": f"kvn-{driver}", "workload": "kv", "seed": 5,
            "properties": {"a": 0.5, "b": 0.15, "c": 0.1, "d": 0.15, "e": 0.1, "key_count": 3000,
                           "prepare_insert_ratio": 0.1, "prepare_remove_ratio": 0.1,
-                          "op_count": 6000, "table": table},
+                          "op_count": 6000, "key_size": 20, "table": table},
            "targets": [{"name": "redis", "url": redis_url}], "load": {"threads": 1},
            "run": {"threads": [1], "loops": 1, "driver": driver}}
     path = tmp_path / f"{driver}.yaml"

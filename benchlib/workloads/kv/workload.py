@@ -38,6 +38,7 @@ from .plan import (
     KeyStreams,
     OpMix,
     RequestKeys,
+    key_parts,
     key_strings,
     removed_in_prepare,
 )
@@ -226,6 +227,9 @@ class KvRunClient(_KvClient):
         keynums = self.requests.next_batch(n)
         keynums[codes == INSERT] = ins
         keynums[codes == DELETE] = dels
+        if self.native is not None:   # the C loop makes the keys itself (key_parts)
+            parts = key_parts(keynums, self.p.key_size, self.prefix)
+            return Chunk(codes.tolist(), (parts, self._values(n), self.p.scan_length))
         keys = self._keys(keynums)
         vals = self._values(n)
         scan_n = self.p.scan_length

@@ -92,25 +92,20 @@ static const char *text_arg(PyObject *o, Py_ssize_t *n) {
                             (const char *[]){__VA_ARGS__}, (const Py_ssize_t[])L)
 #define A(...) {__VA_ARGS__}
 
-/* operation i's commands: args (key,) for read and delete, (key, value) for insert
- * and update, (key, n) for scan; idx: the sorted set of the table's keys */
-static int put_op(Plan *p, int kind, PyObject *a, const char *idx, Py_ssize_t nidx) {
-    static const Py_ssize_t want[NKINDS] = {1, 2, 1, 2, 2};
-    if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) < want[kind]) {
-        PyErr_SetString(PyExc_ValueError, "an operation's arguments: a tuple (key[, value or n])");
-        return -1;
-    }
-    Py_ssize_t nk, nv = 0;
-    const char *k = text_arg(PyTuple_GET_ITEM(a, 0), &nk), *v = NULL;
-    if (!k) return -1;
+/* an operation's commands: its key, and `arg` (NULL for read and delete) its value
+ * (insert, update) or its scan's length; idx: the sorted set of the table's keys */
+static int put_op(Plan *p, int kind, const char *k, Py_ssize_t nk, PyObject *arg, const char *idx,
+                  Py_ssize_t nidx) {
+    Py_ssize_t nv = 0;
+    const char *v = NULL;
     char num[24], lk[nk + 2];
     if (kind == K_SCAN) {
-        long n = PyLong_AsLong(PyTuple_GET_ITEM(a, 1));
+        long n = PyLong_AsLong(arg);
         if (n == -1 && PyErr_Occurred()) return -1;
         v = num, nv = snprintf(num, sizeof num, "%ld", n);
         lk[0] = '[';
         memcpy(lk + 1, k, (size_t)nk);
-    } else if (want[kind] == 2 && !(v = text_arg(PyTuple_GET_ITEM(a, 1), &nv))) {
+    } else if (arg && !(v = text_arg(arg, &nv))) {
         return -1;
     }
     switch (kind) {
@@ -126,45 +121,95 @@ static int put_op(Plan *p, int kind, PyObject *a, const char *idx, Py_ssize_t ni
     }
 }
 
-/* Plan(codes, args, index_key): codes 0 READ, 1 INSERT, 2 DELETE, 3 UPDATE, 4 SCAN */
-static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    PyObject *codes, *argl;
-    const char *idx;
-    Py_ssize_t nidx;
-    if (!PyArg_ParseTuple(args, "OOy#", &codes, &argl, &idx, &nidx)) return NULL;
-    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence");
-    PyObject *as = cs ? PySequence_Fast(argl, "args must be a sequence") : NULL;
-    Plan *p = as ? (Plan *)type->tp_alloc(type, 0) : NULL;
-    if (!p) goto fail;
-    Py_ssize_t n = p->n = PySequence_Fast_GET_SIZE(cs);
-    if (PySequence_Fast_GET_SIZE(as) != n) {
-        PyErr_SetString(PyExc_ValueError, "codes and args differ in length");
-        goto fail;
+/* the keys' columns (key_parts in workloads/kv/plan.py): prefix, hex digits, zeros
+ * after them, the scrambled key numbers (uint64) */
+typedef struct {
+    const char *prefix;
+    Py_ssize_t np;
+    int digits, pad;
+    Py_buffer nums;
+    PyObject *values, *scan_n;
+} cols_t;
+
+/* operation i of the columns: its key made as key_strings makes it */
+static int put_col(Plan *p, Py_ssize_t i, int kind, cols_t *c, const char *idx, Py_ssize_t nidx) {
+    char k[c->np + c->digits + c->pad + 1];
+    uint64_t x = ((const uint64_t *)c->nums.buf)[i];
+    memcpy(k, c->prefix, (size_t)c->np);
+    for (int d = c->digits - 1; d >= 0; d--, x >>= 4) k[c->np + d] = "0123456789abcdef"[x & 15];
+    memset(k + c->np + c->digits, '0', (size_t)c->pad);
+    PyObject *arg = kind == K_SCAN ? c->scan_n
+        : kind == K_INSERT || kind == K_UPDATE ? PySequence_Fast_GET_ITEM(c->values, i) : NULL;
+    return put_op(p, kind, k, c->np + c->digits + c->pad, arg, idx, nidx);
+}
+
+/* operation i as a tuple: (key,) for read and delete, (key, value) for insert and
+ * update, (key, n) for scan */
+static int put_tuple(Plan *p, int kind, PyObject *a, const char *idx, Py_ssize_t nidx) {
+    static const Py_ssize_t want[NKINDS] = {1, 2, 1, 2, 2};
+    Py_ssize_t nk;
+    if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) < want[kind]) {
+        PyErr_SetString(PyExc_ValueError, "an operation's arguments: a tuple (key[, value or n])");
+        return -1;
     }
+    const char *k = text_arg(PyTuple_GET_ITEM(a, 0), &nk);
+    return k ? put_op(p, kind, k, nk, want[kind] == 2 ? PyTuple_GET_ITEM(a, 1) : NULL, idx, nidx) : -1;
+}
+
+static int plan_alloc(Plan *p, Py_ssize_t n) {
     p->off = calloc(n + 1, sizeof *p->off);
     p->codes = calloc(n + 1, 1), p->st = calloc(n + 1, 1);
     p->lat = calloc(n + 1, 8), p->itd = calloc(n + 1, 8);
-    if (!p->off || !p->codes || !p->st || !p->lat || !p->itd) goto nomem;
+    return p->off && p->codes && p->st && p->lat && p->itd ? 0 : -1;
+}
+
+/* Plan(codes, args, index_key[, keys, values, scan_n]): codes 0 READ, 1 INSERT,
+ * 2 DELETE, 3 UPDATE, 4 SCAN; args a tuple per operation, or None and the columns:
+ * keys (prefix, digits, pad, scrambled numbers), values (one per operation) */
+static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *codes, *argl, *as = NULL;
+    const char *idx;
+    Py_ssize_t nidx;
+    cols_t c = {.scan_n = NULL};
+    if (!PyArg_ParseTuple(args, "OOy#|(y#iiy*)OO", &codes, &argl, &idx, &nidx, &c.prefix, &c.np, &c.digits,
+                          &c.pad, &c.nums, &c.values, &c.scan_n))
+        return NULL;
+    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence");
+    int tuples = argl != Py_None;
+    as = !cs ? NULL : PySequence_Fast(tuples ? argl : c.values ? c.values : Py_None, "args or values: a sequence");
+    Plan *p = as ? (Plan *)type->tp_alloc(type, 0) : NULL;
+    if (!p) goto fail;
+    Py_ssize_t n = p->n = PySequence_Fast_GET_SIZE(cs);
+    if (PySequence_Fast_GET_SIZE(as) != n || (!tuples && (!c.scan_n || c.digits < 1 || c.digits > 16
+                                                          || c.pad < 0 || c.nums.len != n * 8))) {
+        PyErr_SetString(PyExc_ValueError, "codes, args or the columns differ in length");
+        goto fail;
+    }
+    if (plan_alloc(p, n)) goto nomem;
+    c.values = as;
     for (Py_ssize_t i = 0; i < n; i++) {
-        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
-        if (c < 0 || c >= NKINDS) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "operation code %ld: no such operation", c);
+        long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
+        if (k < 0 || k >= NKINDS) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "operation code %ld: no such operation", k);
             goto fail;
         }
-        p->codes[i] = (int8_t)c;
+        p->codes[i] = (int8_t)k;
         p->off[i] = p->len;
-        if (put_op(p, (int)c, PySequence_Fast_GET_ITEM(as, i), idx, nidx)) {
+        if (tuples ? put_tuple(p, (int)k, PySequence_Fast_GET_ITEM(as, i), idx, nidx)
+                   : put_col(p, i, (int)k, &c, idx, nidx)) {
             if (!PyErr_Occurred()) goto nomem;
             goto fail;
         }
     }
     p->off[n] = p->len;
     Py_DECREF(cs), Py_DECREF(as);
+    if (c.nums.buf) PyBuffer_Release(&c.nums);
     return (PyObject *)p;
 nomem:
     PyErr_NoMemory();
 fail:
     Py_XDECREF(cs), Py_XDECREF(as), Py_XDECREF(p);
+    if (c.nums.buf) PyBuffer_Release(&c.nums);
     return NULL;
 }
 

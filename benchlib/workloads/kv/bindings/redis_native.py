@@ -45,6 +45,13 @@ class KvNativeOps:
         return self.binding.conn
 
     def plan(self, chunk):
+        """The chunk's commands. Its args: a tuple per operation, or, from the run client,
+        the columns ((prefix, digits, pad, scrambled key numbers), values, scan length)
+        from which C makes the keys as :func:`..plan.key_strings` does, cheaper."""
+        if isinstance(chunk.args, tuple):
+            (prefix, digits, pad, nums), values, scan_n = chunk.args
+            return _redisloop.Plan(chunk.codes, None, self.binding.index,
+                                   (prefix.encode(), digits, pad, nums), values, scan_n)
         return _redisloop.Plan(chunk.codes, chunk.args, self.binding.index)
 
     def run(self, plan, i: int, next_tick: int, end: int | None, pacing=(0, 0, 0.0),
