@@ -150,3 +150,32 @@ def test_a_run_in_c_counts_and_stores_what_the_python_run_does(two_tables, redis
         iv = x["intervals"][x["intervals"].step == "r.L1"]
         assert iv.groupby("op")["ops"].sum().to_dict() == lat and sum(lat.values()) == 6000
     assert _contents(r, tc) == _contents(r, tp)
+
+
+def test_a_paced_run_in_c_times_each_operation_from_its_intended_start(redis_url, tmp_path):
+    """Two clients on a schedule of 2000/s: every operation has its intended-start
+    latency, none is left out, and the step lasts as long as its schedule."""
+    table = _table()
+    exp = {"experiment": "kvn-paced", "workload": "kv", "seed": 5,
+           "properties": {"a": 0.6, "b": 0.1, "c": 0.1, "d": 0.1, "e": 0.1, "key_count": 2000,
+                          "op_count": 3000, "table": table},
+           "targets": [{"name": "redis", "url": redis_url}], "load": {"threads": 1},
+           "run": {"threads": [2], "loops": 1, "driver": "c", "target_base": 2000,
+                   "target_factors": [1.0]}}
+    path = tmp_path / "paced.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    try:
+        assert cli.main(["run", str(path), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    finally:
+        r = redis.Redis.from_url(redis_url)
+        doomed = list(r.scan_iter(match=f"{table}:*", count=5000))
+        if doomed:
+            r.unlink(*doomed)
+        r.close()
+    t = load_results(tmp_path / "d" / "kvn-paced")
+    assert t["runs"]["meta"].iloc[0]["driver_path"] == "c-hiredis"
+    lat = t["latency"][t["latency"].step == "r.L1"].set_index("op")["count"]
+    for op in ("READ", "INSERT", "DELETE", "UPDATE", "SCAN"):
+        assert lat[f"Intended-{op}"] == lat[op]
+    step = t["steps"].set_index("step").loc["r.L1"]
+    assert step["ops"] == 3000 and step["secs"] >= 1.4   # 3000 on a schedule of 2000/s
