@@ -179,3 +179,28 @@ def test_a_paced_run_in_c_times_each_operation_from_its_intended_start(redis_url
         assert lat[f"Intended-{op}"] == lat[op]
     step = t["steps"].set_index("step").loc["r.L1"]
     assert step["ops"] == 3000 and step["secs"] >= 1.4   # 3000 on a schedule of 2000/s
+
+
+def test_driver_c_where_kv_has_no_c_loop_is_one_line(tmp_path, capsys):
+    exp = {"experiment": "kvn-bad", "workload": "kv", "properties": {"op_count": 10},
+           "targets": [{"name": "lite", "url": "sqlite"}], "run": {"driver": "c"}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    assert cli.main(["run", str(path), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "kv has no C loop for dialect sqlite" in err and "Traceback" not in err
+
+
+def test_without_the_extension_auto_runs_redis_py_and_c_says_why(monkeypatch, redis_url):
+    from benchlib.targets.base import TargetError, make_target
+    from benchlib.workloads.kv.bindings import open_binding
+    endpoint = make_target("r", redis_url).endpoint()
+    c = open_binding(endpoint, _table(), "auto")
+    assert isinstance(c, redis_native.RedisKvNative)
+    c.close()
+    monkeypatch.setattr(redis_native, "AVAILABLE", False)   # as where it was not built
+    py = open_binding(endpoint, _table(), "auto")
+    assert isinstance(py, RedisKv)
+    py.close()
+    with pytest.raises(TargetError, match="libhiredis-dev"):
+        open_binding(endpoint, _table(), "c")
