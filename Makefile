@@ -10,7 +10,7 @@ YCSB_C := benchlib/workloads/ycsb/bindings
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h \
-		benchlib/workloads/kv/bindings/_redisloop.c
+		benchlib/workloads/kv/bindings/_redisloop.c benchlib/workloads/_muxconn.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'

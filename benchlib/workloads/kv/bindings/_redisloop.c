@@ -21,14 +21,13 @@
 #include <Python.h>
 
 #include <hiredis/hiredis.h>
-#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
 enum { K_READ, K_INSERT, K_DELETE, K_UPDATE, K_SCAN, NKINDS };
 enum { ST_OK = 0, ST_ERROR = 2, ST_EMPTY = 4 };   /* benchlib.schema's numbers */
-enum { F_TICK = 1, F_BROKEN = 2, F_END = 4, F_NEED = 8, F_IDLE = 16, F_WAIT = 32 };
+enum { F_TICK = 1, F_BROKEN = 2, F_END = 4 };   /* why Conn.run returned; run_many's: _muxconn.h */
 
 static inline int64_t now_ns(void) {
     struct timespec ts;
@@ -261,6 +260,10 @@ typedef struct {
 
 static inline int conn_bad(const Conn *c) { return !c->ctx || c->ctx->err; }
 
+#include "../../_muxconn.h"
+
+static int mux_ready(const Conn *c) { return !conn_bad(c); }
+
 static void conn_free_ctx(Conn *c) {
     if (c->ctx) redisFree(c->ctx);
     c->ctx = NULL;
@@ -445,35 +448,7 @@ static PyObject *conn_run(Conn *c, PyObject *args) {
     return Py_BuildValue("nLi", i, (long long)t1, flags);
 }
 
-/* conn.assign(plan, pos=0): the plan run_many goes on with on this connection, from
- * operation pos (a reconnected connection takes over its predecessor's); None: none */
-static PyObject *conn_assign(Conn *c, PyObject *args) {
-    PyObject *plan;
-    Py_ssize_t pos = 0;
-    if (!PyArg_ParseTuple(args, "O|n", &plan, &pos)) return NULL;
-    if (plan != Py_None && !PyObject_TypeCheck(plan, &PlanType)) {
-        PyErr_SetString(PyExc_TypeError, "a Plan or None");
-        return NULL;
-    }
-    if (c->cur >= 0 || (plan != Py_None && (pos < 0 || pos > ((Plan *)plan)->n))) {
-        PyErr_SetString(PyExc_RuntimeError, c->cur >= 0 ? "an operation is in flight" : "position out of range");
-        return NULL;
-    }
-    Py_XDECREF(c->plan);
-    c->plan = plan == Py_None ? NULL : (Plan *)plan;
-    Py_XINCREF(c->plan);
-    c->pos = c->done = pos;
-    Py_RETURN_NONE;
-}
-
-static PyObject *conn_get_done(Conn *c, void *u) { return PyLong_FromSsize_t(c->done); }
 static PyObject *conn_get_closed(Conn *c, void *u) { return PyBool_FromLong(conn_bad(c)); }
-
-static PyObject *conn_get_plan(Conn *c, void *u) {
-    PyObject *p = c->plan ? (PyObject *)c->plan : Py_None;
-    Py_INCREF(p);
-    return p;
-}
 
 static PyObject *conn_close(Conn *c, PyObject *u) {
     conn_free_ctx(c);
@@ -482,14 +457,13 @@ static PyObject *conn_close(Conn *c, PyObject *u) {
 
 static PyMethodDef conn_methods[] = {
     {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
-    {"assign", (PyCFunction)conn_assign, METH_VARARGS, "the plan run_many runs on it, from pos"},
+    MUX_CONN_METHODS,
     {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
     {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
-    {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL},
-    {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL},
+    MUX_CONN_GETSET,
     {NULL}};
 
 static PyTypeObject ConnType = {
@@ -504,8 +478,6 @@ static PyTypeObject ConnType = {
 };
 
 /* ------------------------------------------------------------------ run_many */
-
-static inline int has_ops(const Conn *c) { return c->plan && c->pos < c->plan->n; }
 
 /* the connection's next operation sent; 0 when that failed (recorded as an ERROR) */
 static int start_next(Conn *c) {
@@ -534,17 +506,6 @@ static int collect(Conn *c) {
     }
 }
 
-/* after a connection's operation completed at t1: why to return, and its next one sent */
-static int after_op(Conn *c, int64_t t1, int64_t next_tick, int64_t end, int sending) {
-    int flags = 0;
-    if (c->plan->st[c->done - 1] == ST_ERROR && conn_bad(c)) return F_BROKEN;
-    if (t1 >= next_tick) flags |= F_TICK;
-    if (!sending || (end && t1 >= end)) return flags;  /* its loop is over: it stays idle */
-    if (!has_ops(c)) return flags | F_NEED;
-    if (!start_next(c) && conn_bad(c)) flags |= F_BROKEN;
-    return flags;
-}
-
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
     for (Py_ssize_t j = 0; j < n; j++)
@@ -571,44 +532,6 @@ static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map
             if (flags) return flags;
         }
     }
-}
-
-#define RUN_MANY_DOC \
-    "run_many(conns, next_tick, end, sending) -> (flags, t1, k): the connections' closed loops " \
-    "from one thread (unpaced), until the first completion at or after next_tick (F_TICK), a " \
-    "connection lost (F_BROKEN), one whose plan is used up (F_NEED), none busy (F_IDLE) or a " \
-    "second without a completion (F_WAIT); k is the connection concerned"
-
-static PyObject *run_many(PyObject *self, PyObject *args) {
-    PyObject *list;
-    long long next_tick, end;
-    int sending;
-    if (!PyArg_ParseTuple(args, "O!LLi", &PyList_Type, &list, &next_tick, &end, &sending)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    Conn **cs = calloc(n + 1, sizeof *cs);
-    struct pollfd *pf = calloc(n + 1, sizeof *pf);
-    Py_ssize_t *map = calloc(n + 1, sizeof *map);
-    int flags = -1;
-    int64_t t1 = 0;
-    Py_ssize_t k = -1;
-    if (!cs || !pf || !map) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *o = PyList_GET_ITEM(list, j);
-        if (!PyObject_TypeCheck(o, &ConnType) || conn_bad((Conn *)o)) {
-            PyErr_SetString(PyExc_TypeError, "open Conns expected");
-            goto out;
-        }
-        cs[j] = (Conn *)o;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    flags = poll_many(cs, n, pf, map, next_tick, end, sending, &t1, &k);
-    Py_END_ALLOW_THREADS
-out:
-    free(cs), free(pf), free(map);
-    return flags < 0 ? NULL : Py_BuildValue("iLn", flags, (long long)t1, k);
 }
 
 static PyMethodDef methods[] = {{"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC}, {NULL}};
