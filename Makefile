@@ -9,11 +9,13 @@ YCSB_C := benchlib/workloads/ycsb/bindings
 .PHONY: quickstart test install mysql-c clean-data
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
-		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h
+		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h \
+		benchlib/workloads/kv/bindings/_redisloop.c benchlib/workloads/_muxconn.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
 	@$(BIN)/python -c "from benchlib.workloads.ycsb.bindings import postgres_native as n; n.AVAILABLE or print('note: ' + n.MISSING)"
+	@$(BIN)/python -c "from benchlib.workloads.kv.bindings import redis_native as n; n.AVAILABLE or print('note: ' + n.MISSING + '; kv on Redis runs redis-py')"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
 

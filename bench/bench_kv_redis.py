@@ -1,21 +1,26 @@
-"""benchlib's kv GET against redis-benchmark on the machine's Redis, in one session.
+"""benchlib's kv GET and SET against redis-benchmark on the machine's Redis, in one session.
 
-GET alone (``read: 1``, uniform over ``--keys`` keys of 16 B with 100 B values) for
-``--secs`` at 1 and 8 clients, next to ``redis-benchmark -t get -c N -P 1`` on keys of
-its own of the same count and value size (``-r``, ``-d``), and a bare redis-py loop of
-the same GETs at one client; alternating so all see the same machine. Then the
-``basic`` target (no database) at 1 and 8 clients: the driver's own ceiling. Prints a
-Markdown table for BENCHMARKS.md. Uses Redis database ``--db`` (default 9) and empties
-it at the end.
+For each of GET (kv ``read: 1``) and SET (kv ``update: 1``: ``SET k v XX`` on loaded
+keys) at each client count (``--clients``, default 1, 8, 32): ``redis-benchmark -t
+get|set -c N -P 1`` on keys of its own of the same count and value size (``-r``,
+``-d``), then benchlib's run loop for ``--secs`` (``run.driver`` ``--driver``, default
+auto: the C loop over hiredis where it is built), alternating, ``--reps`` times. Each
+point's client CPU per operation beside it: redis-benchmark's from getrusage of the
+child, benchlib's the client processes' own (the steps table's ``client_cpu_s``), and
+the load average when it ran. Prints a Markdown table for BENCHMARKS.md.
 
-    .venv/bin/python bench/bench_kv_redis.py [--secs 10] [--keys 100000] [--db 9]
+Uses Redis database ``--db`` (default 13), benchlib's keys under the prefix
+``hiredis_kvbench:`` and redis-benchmark's ``key:*`` there; removes both at the end
+(the database's other keys are left alone).
+
+    .venv/bin/python bench/bench_kv_redis.py [--secs 5] [--reps 3] [--clients 1,8,32]
 """
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,97 +32,118 @@ from benchlib.params import validate
 from benchlib.run.experiment import run_experiment
 from benchlib.store.folders import load_results
 
+TABLE = "hiredis_kvbench"
+MIX = {"get": {"read": 1.0}, "set": {"update": 1.0}}
 
-def redis_benchmark(clients: int, secs: float, keys: int, db: int, guess_ops_s: float) -> float:
-    n = max(int(guess_ops_s * secs), 10_000)
-    subprocess.run(["redis-benchmark", "--dbnum", str(db), "-t", "set", "-r", str(keys),
-                    "-n", str(keys * 3), "-d", "100", "-q"], capture_output=True, check=True)
-    out = subprocess.run(["redis-benchmark", "--dbnum", str(db), "-t", "get", "-c", str(clients),
+
+def child_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def redis_benchmark(test: str, clients: int, secs: float, keys: int, db: int, guess: float):
+    """(op/s, client CPU µs per op) of ``redis-benchmark -t test -c clients -P 1``."""
+    n = max(int(guess * secs), 10_000)
+    cpu0 = child_cpu_s()
+    out = subprocess.run(["redis-benchmark", "--dbnum", str(db), "-t", test, "-c", str(clients),
                           "-P", "1", "-r", str(keys), "-n", str(n), "-d", "100", "-q"],
                          capture_output=True, text=True, check=True).stdout
-    return float(re.findall(r"GET: ([\d.]+) requests per second", out)[-1])
+    ops_s = float(re.findall(rf"{test.upper()}: ([\d.]+) requests per second", out)[-1])
+    return ops_s, (child_cpu_s() - cpu0) / n * 1e6
 
 
-def bare_redis_py(url: str, secs: float, keys: int) -> float:
-    import redis
-
-    from benchlib.workloads.kv.plan import key_strings
-    r = redis.Redis.from_url(url)
-    ks = key_strings(list(range(keys)), 16, "kvbench:")
-    random.seed(1)
-    order = [ks[random.randrange(keys)] for _ in range(200_000)]
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < secs:
-        for k in order[:20_000]:
-            r.get(k)
-        n += 20_000
-    return n / (time.perf_counter() - t0)
-
-
-def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
-                 keys: int, processes="auto") -> float:
+def benchlib_run(url: str, data_dir: Path, name: str, mix: dict, threads: int, secs: float | None,
+                 keys: int, processes, driver: str):
+    """(op/s, client CPU µs per op, driver_path) of one kv run (secs None: the load)."""
     exp = validate({
         "experiment": name, "workload": "kv",
-        "properties": {"read": 1.0, "key_count": keys, "value_size": 100, "table": "kvbench",
-                       "op_count": 0},
+        "properties": {**mix, "key_count": keys, "value_size": 100, "table": TABLE, "op_count": 0},
         "targets": [{"name": "t", "url": url}],
         "load": {"skip": secs is not None, "threads": 2, "batch_size": 5000},
         "run": {"skip": secs is None, "threads": [threads], "processes": processes, "loops": 1,
-                "loop_secs": secs or 1, "status_interval_s": 3600},
+                "loop_secs": secs or 1, "status_interval_s": 3600, "driver": driver},
         "seed": 1,
     }, "bench")
     with open("/dev/null", "w") as devnull:
         res = run_experiment(exp, data_dir, progress=False, out=devnull)
     assert res.ok, res.runs
-    steps = load_results(data_dir / name)["steps"].set_index("step")
+    t = load_results(data_dir / name)
+    steps = t["steps"].set_index("step")
     step = "r.L1" if secs else "l.pre"
     if secs and steps.loc[step, "errors"]:
         raise SystemExit(f"{name}: {steps.loc[step, 'errors']} errors: are the keys loaded?")
-    return float(steps.loc[step, "ops"]) / float(steps.loc[step, "secs"])
+    ops = float(steps.loc[step, "ops"])
+    path = t["runs"]["meta"].iloc[0].get("driver_path")
+    return ops / float(steps.loc[step, "secs"]), float(steps.loc[step, "client_cpu_s"]) / ops * 1e6, path
+
+
+def drop_keys(url: str) -> None:
+    import redis
+    r = redis.Redis.from_url(url)
+    for pattern in (f"{TABLE}:*", "key:*"):
+        batch = list(r.scan_iter(match=pattern, count=5000))
+        for i in range(0, len(batch), 5000):
+            r.unlink(*batch[i:i + 5000])
+    r.close()
+
+
+def measure(a, url: str, data: Path) -> dict:
+    """{(test, clients): [(rb op/s, rb µs, benchlib op/s, benchlib µs, load avg), …]}"""
+    pts: dict[tuple, list] = {}
+    guess = {}
+    for rep in range(a.reps):  # alternating, so that both see the same (shared) machine
+        for test in a.tests:
+            for n in a.clients:
+                rb, rb_cpu = redis_benchmark(test, n, a.secs, a.keys, a.db, guess.get((test, n), 40_000))
+                guess[(test, n)] = rb
+                ops, cpu, path = benchlib_run(url, data, f"{test}{n}-{rep}", MIX[test], n, a.secs,
+                                              a.keys, a.processes, a.driver)
+                pts.setdefault((test, n), []).append((rb, rb_cpu, ops, cpu, os.getloadavg()[0]))
+                print(f"rep {rep} {test} clients {n}: redis-benchmark {rb:,.0f} op/s {rb_cpu:.1f} µs/op, "
+                      f"benchlib ({path}) {ops:,.0f} op/s {cpu:.1f} µs/op, ratio {ops / rb:.2f}, "
+                      f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    return pts
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--secs", type=float, default=10)
+    ap.add_argument("--secs", type=float, default=5)
     ap.add_argument("--keys", type=int, default=100_000)
-    ap.add_argument("--db", type=int, default=9)
+    ap.add_argument("--db", type=int, default=13)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--clients", default="1,8,32")
+    ap.add_argument("--tests", default="get,set")
+    ap.add_argument("--processes", default="auto")
+    ap.add_argument("--driver", default="auto", choices=("auto", "c", "python"))
     a = ap.parse_args()
+    a.clients = [int(x) for x in a.clients.split(",")]
+    a.tests = a.tests.split(",")
+    a.processes = a.processes if a.processes == "auto" else int(a.processes)
     url = f"redis://127.0.0.1:6379/{a.db}"
     data = Path(tempfile.mkdtemp(prefix="bench-kv-"))
-    load = benchlib_run(url, data, "load", 2, None, a.keys)
-    pts: dict[int, list] = {1: [], 8: []}
-    for rep in range(a.reps):  # alternating, so that both see the same (shared) machine
-        for n in (1, 8):
-            rb = redis_benchmark(n, a.secs, a.keys, a.db, 40_000 if n == 1 else 80_000)
-            ops = benchlib_run(url, data, f"c{n}-{rep}", n, a.secs, a.keys)
-            per = benchlib_run(url, data, f"p{n}-{rep}", n, a.secs, a.keys, processes=n) \
-                if n > 1 else ops
-            pts[n].append((rb, ops, per))
-            print(f"rep {rep} clients {n}: redis-benchmark {rb:,.0f}, benchlib {ops:,.0f} / "
-                  f"{per:,.0f} op/s", file=sys.stderr)
-    bare = bare_redis_py(url, a.secs, a.keys)
-    basic = [benchlib_run("basic", data, f"b{n}", n, a.secs, a.keys) for n in (1, 8)]
-    import redis
-    redis.Redis.from_url(url).flushdb()
+    try:
+        subprocess.run(["redis-benchmark", "--dbnum", str(a.db), "-t", "set", "-r", str(a.keys),
+                        "-n", str(a.keys * 3), "-d", "100", "-q"], capture_output=True, check=True)
+        load, _, _ = benchlib_run(url, data, "load", {"read": 1.0}, 2, None, a.keys, "auto", "auto")
+        pts = measure(a, url, data)
+    finally:
+        drop_keys(url)
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
-    print(f"\nMachine: {cpu}, {os.cpu_count()} cores (shared); {time.strftime('%Y-%m-%d %H:%M')}; "
-          f"GET, {a.keys:,} keys of 16 B, 100 B values, {a.secs:g} s per point, "
-          f"{a.reps} alternating repetitions (median; ratios per repetition in brackets)\n")
-    print("| clients | redis-benchmark -P 1 (op/s) | benchlib kv, processes auto (op/s) | ratio "
-          "| benchlib kv, a process per client (op/s) | ratio | µs/op = 1e6·clients/op/s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for n, rows in pts.items():
-        rb, ops, per = (statistics.median(x) for x in zip(*rows))
-        r1 = statistics.median(o / r for r, o, _ in rows)
-        r2 = statistics.median(p / r for r, _, p in rows)
-        each1 = ", ".join(f"{o / r:.2f}" for r, o, _ in rows)
-        each2 = ", ".join(f"{p / r:.2f}" for r, _, p in rows)
-        print(f"| {n} | {rb:,.0f} | {ops:,.0f} | {r1:.2f} [{each1}] | {per:,.0f} | {r2:.2f} [{each2}] "
-              f"| {1e6 * n / ops:.1f} |")
-    print(f"\nBare redis-py loop (`r.get`, one client): {bare:,.0f} op/s. Load of {a.keys:,} keys: "
-          f"{load:,.0f} keys/s. basic target (no database): {basic[0]:,.0f} op/s at 1 client, "
-          f"{basic[1]:,.0f} at 8.")
+    print(f"\nMachine: {cpu}, {os.cpu_count()} cores shared with other engineers' work; "
+          f"{time.strftime('%Y-%m-%d %H:%M %Z')}; {a.keys:,} keys of 16 B, 100 B values, {a.secs:g} s "
+          f"per point, {a.reps} alternating repetitions (median; each repetition's ratio in brackets); "
+          f"benchlib run.driver {a.driver}, processes {a.processes}\n")
+    print("| op | clients | redis-benchmark -P 1 (op/s) | benchlib kv (op/s) | ratio | "
+          "client CPU µs/op: redis-benchmark / benchlib | load average |")
+    print("|---|---:|---:|---:|---|---|---|")
+    for (test, n), rows in pts.items():
+        rb, rb_cpu, ops, cpu_us, _ = (statistics.median(x) for x in zip(*rows))
+        each = ", ".join(f"{r[2] / r[0]:.2f}" for r in rows)
+        ratio = statistics.median(r[2] / r[0] for r in rows)
+        loads = [r[4] for r in rows]
+        print(f"| {test.upper()} | {n} | {rb:,.0f} | {ops:,.0f} | {ratio:.2f} [{each}] | "
+              f"{rb_cpu:.1f} / {cpu_us:.1f} | {min(loads):.1f}–{max(loads):.1f} |")
+    print(f"\nLoad of {a.keys:,} keys (2 threads, pipelined MSET + ZADD): {load:,.0f} keys/s.")
     return 0
 
 

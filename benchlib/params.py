@@ -107,8 +107,9 @@ class RunLoopSpec(Strict):
     # auto: where it measured faster (BENCHMARKS.md): the C loop from 2 connections per
     # process on, the Python loop from 4
     multiplex: bool | Literal["auto"] = "auto"
-    # the run loops' hot path: c (chunks in C over libpq or libmariadb: YCSB on PostgreSQL
-    # and MariaDB, the extension built), python, or auto (C where it can); see driver_path
+    # the run loops' hot path: c (chunks in C over libpq, libmariadb or hiredis: YCSB on
+    # PostgreSQL and MariaDB, kv on Redis, the extension built), python, or auto (C where
+    # it can); see driver_path
     driver: Literal["auto", "c", "python"] = "auto"
 
     @field_validator("threads")

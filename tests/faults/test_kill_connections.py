@@ -93,7 +93,8 @@ def _experiment(workload: str, url: str, name: str) -> dict:
         props = {"table": name, "recordcount": 2000, "operationcount": 0, "readproportion": 0.5,
                  "updateproportion": 0.5, "requestdistribution": "uniform"}
         run["driver"] = "python" if workload.endswith("python") else "auto"
-    elif workload == "kv":
+    elif workload.startswith("kv"):   # kv: the C loop over hiredis on Redis; kv-python: redis-py
+        run["driver"] = "python" if workload.endswith("python") else "auto"
         # no removes: every read and update finds its key, so every error is a failed call
         props = {"a": 0.5, "b": 0.25, "d": 0.25, "key_count": 2000, "op_count": 0, "table": name}
     else:
@@ -250,7 +251,7 @@ _MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redi
 PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
          for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
 PAIRS.remove(("ycsb-python", "mysql", "python"))   # PyMySQL: the Python loop anyway
-PAIRS.insert(8, ("kv", "redis", "redis-py"))
+PAIRS[8:8] = [("kv", "redis", "hiredis"), ("kv-python", "redis", "redis-py")]
 
 
 @pytest.mark.slow
@@ -265,4 +266,4 @@ def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
     if workload.startswith("ycsb"):
         _check_ycsb(name, t, url)
     else:
-        _check_kv(name, t, url, kind) if workload == "kv" else _check_ybio(name, t, url)
+        _check_kv(name, t, url, kind) if workload.startswith("kv") else _check_ybio(name, t, url)

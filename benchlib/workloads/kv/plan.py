@@ -40,14 +40,20 @@ MULTIPLIER = 0x9E3779B97F4A7C15  # odd: multiplication modulo 2^k is a bijection
 PREPARE_REMOVE_PERIOD = 1000
 
 
-def key_strings(keynums: np.ndarray, key_size: int, prefix: str = "") -> list[str]:
-    """The keys of ``keynums``: ``key_size`` characters (hex, padded right), unique."""
+def key_parts(keynums: np.ndarray, key_size: int, prefix: str = "") -> tuple:
+    """What :func:`key_strings` makes the keys of: (prefix, hex digits, zeros after them,
+    the scrambled numbers as uint64); the C loop over hiredis formats them itself."""
     digits = min(key_size, 16)
     mask = np.uint64((1 << (4 * digits)) - 1) if digits < 16 else np.uint64(0xFFFFFFFFFFFFFFFF)
     with np.errstate(over="ignore"):
         scrambled = (np.asarray(keynums, dtype=np.uint64) * np.uint64(MULTIPLIER)) & mask
-    pad = "0" * (key_size - digits)
-    fmt = f"{prefix}{{:0{digits}x}}{pad}"
+    return prefix, digits, key_size - digits, scrambled
+
+
+def key_strings(keynums: np.ndarray, key_size: int, prefix: str = "") -> list[str]:
+    """The keys of ``keynums``: ``key_size`` characters (hex, padded right), unique."""
+    prefix, digits, pad, scrambled = key_parts(keynums, key_size, prefix)
+    fmt = f"{prefix}{{:0{digits}x}}{'0' * pad}"
     return [fmt.format(x) for x in scrambled.tolist()]
 
 

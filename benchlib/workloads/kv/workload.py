@@ -29,7 +29,7 @@ from .. import keycounter
 from ..base import Chunk, StepSpec, Workload, WorkloadClient, returns_table
 from ..generators import ValuePool
 from ..reconnect import Reconnecting, ReconnectingClient
-from .bindings import BINDINGS, binding, prepare_args
+from .bindings import BINDINGS, binding, native_missing, open_binding, prepare_args
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
@@ -38,6 +38,7 @@ from .plan import (
     KeyStreams,
     OpMix,
     RequestKeys,
+    key_parts,
     key_strings,
     removed_in_prepare,
 )
@@ -75,10 +76,15 @@ class KvWorkload(Workload):
             for loop in range(1, exp.run.loops + 1):
                 steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
                                       spec.target_ops_per_s, exp.run.loop_secs, ops,
-                                      exp.run.warmup_secs, exp.run.status_interval_s, False))
+                                      exp.run.warmup_secs, exp.run.status_interval_s,
+                                      exp.run.multiplex, driver=exp.run.driver))
         # client processes build their own workload from the properties: they need loops
         self.properties["_loops"] = exp.run.loops
         return steps
+
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        return native_missing(dialect)
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
@@ -96,7 +102,8 @@ class KvWorkload(Workload):
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
         counter = keycounter.attach(step.key_counter, self.p.keys_loaded, total, index, step.loop)
-        return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per, counter)
+        return KvRunClient(self.p, endpoint, index, total, seed, step.loop or 1, loops, per, counter,
+                           step.driver)
 
     def defined_ops(self, step) -> list[str]:
         if step.phase != "run":
@@ -115,13 +122,15 @@ class KvWorkload(Workload):
 
 
 class _KvClient(ReconnectingClient, WorkloadClient):
+    driver = "python"   # a run client's binding may run chunks in C (run.driver)
+
     def __init__(self, p: KvParameters, endpoint, seed: int, index: int):
         self.p = p
         self.rng = np.random.default_rng(seed)
         kind = binding(endpoint.dialect)
         self.prefix = kind.key_prefix(p.table)
         self.pool = ValuePool(self.rng, p.value_size)
-        self.link = Reconnecting(lambda: kind.open(endpoint, p.table),
+        self.link = Reconnecting(lambda: open_binding(endpoint, p.table, self.driver),
                                  f"kv client {index + 1} ({endpoint.dialect.name})",
                                  endpoint.target_class())
         self._bind()
@@ -178,7 +187,9 @@ class KvRunClient(_KvClient):
 
     op_names = RUN_OPS
 
-    def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit, counter=None):
+    def __init__(self, p, endpoint, index, total, seed, loop, loops, ops_limit, counter=None,
+                 driver: str = "python"):
+        self.driver = driver
         counter = counter if counter is not None else keycounter.private(p.keys_loaded, total)
         self.streams = KeyStreams(p, index, total, loop, loops, counter)
         super().__init__(p, endpoint, seed, index)
@@ -190,6 +201,14 @@ class KvRunClient(_KvClient):
         b = self.binding
         self._ins = b.insert
         self.fns = [b.read, self._insert, b.delete, b.update, b.scan]
+        # the whole chunk in C, where the binding can (Redis over hiredis, run.driver c/auto)
+        self.native = b.native(self.op_names) if hasattr(b, "native") else None
+
+    def ops_done(self, codes: np.ndarray) -> None:
+        """The C loop ran these operations of the chunk (in order): acknowledge its inserts."""
+        n = int(np.count_nonzero(codes == INSERT))
+        if n:
+            self.streams.counter.ack(self.streams.slot, n)
 
     def _insert(self, *args):
         try:
@@ -208,6 +227,9 @@ class KvRunClient(_KvClient):
         keynums = self.requests.next_batch(n)
         keynums[codes == INSERT] = ins
         keynums[codes == DELETE] = dels
+        if self.native is not None:   # the C loop makes the keys itself (key_parts)
+            parts = key_parts(keynums, self.p.key_size, self.prefix)
+            return Chunk(codes.tolist(), (parts, self._values(n), self.p.scan_length))
         keys = self._keys(keynums)
         vals = self._values(n)
         scan_n = self.p.scan_length

@@ -12,7 +12,8 @@ In the controlling process: ``key_prefix(table)`` (what goes before every key),
 ``after_load(target, table)`` (fresh statistics after it).
 
 - sqlite, postgres, mysql (:mod:`.sql`, one subclass each): a two-column table.
-- redis (:mod:`.redis`): the keys under the table's prefix and a sorted set beside them.
+- redis (:mod:`.redis`): the keys under the table's prefix and a sorted set beside them;
+  its run loop in C over hiredis where that is built (:mod:`.redis_native`, run.driver).
 - basic (:mod:`.basic`): nothing at all, at once: the driver's own ceiling.
 
 A target registered elsewhere (a plugin, the tests' ``toy``) registers its own binding
@@ -20,6 +21,7 @@ with ``BINDINGS.register(dialect, "module:Class")``.
 """
 from __future__ import annotations
 
+from ....targets.base import TargetError
 from ...bindings import Bindings
 
 BINDINGS = Bindings("kv", {
@@ -37,3 +39,24 @@ def prepare_args(binding, codes, args):
     """The chunk's arguments as the binding's timed calls take them."""
     prep = getattr(binding, "prepare", None)
     return prep(codes, args) if prep else args
+
+
+def native_missing(dialect: str) -> str | None:
+    """Why kv's run loop cannot run in C on ``dialect`` (None: it can; run.driver): the
+    binding class says, where it has a C loop (``native_missing``, ``open_native``)."""
+    if not BINDINGS.supports(dialect):
+        return f"workload kv does not run on dialect {dialect}"
+    check = getattr(BINDINGS.get(dialect), "native_missing", None)
+    return check() if check else f"kv has no C loop for dialect {dialect}"
+
+
+def open_binding(endpoint, table: str, driver: str = "python"):
+    """A connected binding for a run client: with ``driver`` c or auto, the one whose
+    run loop is in C where the dialect has it built."""
+    cls = binding(endpoint.dialect)
+    missing = native_missing(endpoint.dialect.name) if driver != "python" else None
+    if driver != "python" and missing is None:
+        return cls.open_native(endpoint, table)
+    if driver == "c":
+        raise TargetError(f"run.driver c: {missing}")
+    return cls.open(endpoint, table)

@@ -43,6 +43,18 @@ class RedisKv:
         return cls(endpoint.connect(), table)
 
     @staticmethod
+    def native_missing() -> str | None:
+        """Why the run loop cannot run in C over hiredis (None: it can; run.driver)."""
+        from . import redis_native
+        return None if redis_native.AVAILABLE else redis_native.MISSING
+
+    @staticmethod
+    def open_native(endpoint, table: str):
+        """A binding whose run loop is in C (:mod:`.redis_native`)."""
+        from .redis_native import RedisKvNative
+        return RedisKvNative.open(endpoint, table)
+
+    @staticmethod
     def key_prefix(table: str) -> str:
         return f"{table}:"
 

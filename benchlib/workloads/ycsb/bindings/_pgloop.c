@@ -170,6 +170,10 @@ static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals
 
 static inline int conn_bad(const Conn *c) { return !c->pg || PQstatus(c->pg) != CONNECTION_OK; }
 
+#include "../../_muxconn.h"   /* assign, after_op, run_many: shared with kv's _redisloop.c */
+
+static int mux_ready(const Conn *c) { return c->names && c->pg; }
+
 static int exec_fn_pg(void *c, int kind, int idx, int np, const char *const *vals) {
     return exec_sync((Conn *)c, kind, idx, np, vals);
 }
@@ -195,39 +199,6 @@ static PyObject *conn_run(Conn *c, PyObject *args) {
     return Py_BuildValue("nLi", i, (long long)t1, flags);
 }
 
-/* conn.assign(plan, pos=0): the plan run_many goes on with on this connection, from
- * operation pos (a reconnected connection takes over its predecessor's); None: none */
-static PyObject *conn_assign(Conn *c, PyObject *args) {
-    PyObject *plan;
-    Py_ssize_t pos = 0;
-    if (!PyArg_ParseTuple(args, "O|n", &plan, &pos)) return NULL;
-    if (plan != Py_None && !PyObject_TypeCheck(plan, &PlanType)) {
-        PyErr_SetString(PyExc_TypeError, "a Plan or None");
-        return NULL;
-    }
-    if (c->cur >= 0) {
-        PyErr_SetString(PyExc_RuntimeError, "an operation is in flight");
-        return NULL;
-    }
-    if (plan != Py_None && (pos < 0 || pos > ((Plan *)plan)->n)) {
-        PyErr_SetString(PyExc_IndexError, "position out of range");
-        return NULL;
-    }
-    Py_XDECREF(c->plan);
-    c->plan = plan == Py_None ? NULL : (Plan *)plan;
-    Py_XINCREF(c->plan);
-    c->pos = c->done = pos;
-    Py_RETURN_NONE;
-}
-
-static PyObject *conn_get_done(Conn *c, void *unused) { return PyLong_FromSsize_t(c->done); }
-
-static PyObject *conn_get_plan(Conn *c, void *unused) {
-    PyObject *p = c->plan ? (PyObject *)c->plan : Py_None;
-    Py_INCREF(p);
-    return p;
-}
-
 static PyObject *conn_close(Conn *c, PyObject *unused) {
     conn_close_pg(c);
     Py_RETURN_NONE;
@@ -243,14 +214,13 @@ static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "prepare the statements"},
     {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
     {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
-    {"assign", (PyCFunction)conn_assign, METH_VARARGS, "the plan run_many runs on it, from pos"},
+    MUX_CONN_METHODS,
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
     {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {"backend_pid", (getter)conn_get_backend_pid, NULL, "the server process", NULL},
-    {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL},
-    {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL},
+    MUX_CONN_GETSET,
     {NULL}};
 
 static PyTypeObject ConnType = {
@@ -265,16 +235,6 @@ static PyTypeObject ConnType = {
 };
 
 /* ------------------------------------------------------------------ run_many */
-
-#define RUN_MANY_DOC \
-    "run_many(conns, next_tick, end, sending) -> (flags, t1, k): the connections' closed loops " \
-    "from one thread (unpaced), until the first completion at or after next_tick (F_TICK), a " \
-    "connection lost (F_BROKEN), one whose plan is used up (F_NEED), none busy (F_IDLE) or a " \
-    "second without a completion (F_WAIT); k is the connection concerned"
-
-enum { F_NEED = 8, F_IDLE = 16, F_WAIT = 32 };
-
-static inline int has_ops(const Conn *c) { return c->plan && c->pos < c->plan->n; }
 
 static void finish_op(Conn *c, int st, int64_t t1) {
     Plan *p = c->plan;
@@ -348,17 +308,6 @@ static int statement_done(Conn *c, int64_t now) {
     return 1;
 }
 
-/* after connection j's operation completed at t1: why to return, and its next one sent */
-static int after_op(Conn *c, int64_t t1, int64_t next_tick, int64_t end, int sending) {
-    int flags = 0;
-    if (c->plan->st[c->done - 1] == ST_ERROR && conn_bad(c)) return F_BROKEN;
-    if (t1 >= next_tick) flags |= F_TICK;
-    if (!sending || (end && t1 >= end)) return flags;  /* its loop is over: it stays idle */
-    if (!has_ops(c)) return flags | F_NEED;
-    if (!start_next(c)) flags |= conn_bad(c) ? F_BROKEN : 0;
-    return flags;
-}
-
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
     for (Py_ssize_t j = 0; j < n; j++)
@@ -390,39 +339,6 @@ static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map
         }
     }
 }
-
-static PyObject *run_many(PyObject *self, PyObject *args) {
-    PyObject *list;
-    long long next_tick, end;
-    int sending;
-    if (!PyArg_ParseTuple(args, "O!LLi", &PyList_Type, &list, &next_tick, &end, &sending)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    Conn **cs = calloc(n + 1, sizeof *cs);
-    struct pollfd *pf = calloc(n + 1, sizeof *pf);
-    Py_ssize_t *map = calloc(n + 1, sizeof *map);
-    if (!cs || !pf || !map) {
-        free(cs), free(pf), free(map);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        PyObject *o = PyList_GET_ITEM(list, j);
-        if (!PyObject_TypeCheck(o, &ConnType) || !((Conn *)o)->names || !((Conn *)o)->pg) {
-            free(cs), free(pf), free(map);
-            PyErr_SetString(PyExc_TypeError, "open, prepared Conns expected");
-            return NULL;
-        }
-        cs[j] = (Conn *)o;
-    }
-    int64_t t1 = 0;
-    Py_ssize_t k = -1;
-    int flags;
-    Py_BEGIN_ALLOW_THREADS
-    flags = poll_many(cs, n, pf, map, next_tick, end, sending, &t1, &k);
-    Py_END_ALLOW_THREADS
-    free(cs), free(pf), free(map);
-    return Py_BuildValue("iLn", flags, (long long)t1, k);
-}
-
 
 static PyMethodDef methods[] = {
     {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
