@@ -183,11 +183,11 @@ class _YcsbClient(ReconnectingClient, WorkloadClient):
         keys = build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
         return [k.encode() for k in keys] if self.as_bytes else keys
 
-    def _rows(self, n: int) -> list[list[str]]:
-        """n records' worth of all-field values."""
+    def _rows(self, keys: list) -> list[tuple]:
+        """The records of ``keys``: (key, field values …)."""
         nf = len(self.cfg.field_names)
-        flat = self.pool.values(self.lengths.next_batch(n * nf))
-        return [flat[i:i + nf] for i in range(0, n * nf, nf)]
+        flat = self.pool.values(self.lengths.next_batch(len(keys) * nf))
+        return [(k, *flat[i:i + nf]) for k, i in zip(keys, range(0, len(flat), nf))]
 
     def _open(self):
         """The binding on a new connection (the reconnection policy's ``open``)."""
@@ -223,7 +223,7 @@ class YcsbLoadClient(_YcsbClient):
             return None
         keys = self._keys(np.arange(self.pos, self.pos + n_rec, dtype=np.int64))
         self.pos += n_rec
-        rows = [(k, *v) for k, v in zip(keys, self._rows(n_rec))]
+        rows = self._rows(keys)
         batches = [(rows[i:i + b],) for i in range(0, n_rec, b)]
         return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
 
