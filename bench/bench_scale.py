@@ -176,9 +176,9 @@ def _print_table(workload: str, points: dict, reps: int, load0: float) -> None:
     print(f"\n{workload}: medians of {reps}; load average {load0:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end\n")
     ycsb = workload == "ycsb"
-    head = "| records | clients | benchlib rows/s | vs first |"
+    head = "| records | clients | benchlib rows/s | vs fewest records |"
     if ycsb:
-        head += " bare COPY rows/s | vs first | benchlib / bare | bare process peak MB |"
+        head += " bare COPY rows/s | vs fewest records | benchlib / bare | bare process peak MB |"
     print(head + " load process peak RSS MB (largest) | controller peak RSS MB |")
     print("|" + "---:|" * (head.count("|") + 1))
     first = {}
