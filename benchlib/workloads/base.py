@@ -23,6 +23,11 @@ from typing import Any
 # what an integer property may hold: counts, ids and sizes live in 64-bit columns and numpy
 # arrays (int64), with room for the arithmetic on them (an id plus the nodes added)
 INT_LIMIT = 2**62
+# a load's chunk: about this many records generated at once (fewer when they are large,
+# whole batches, at least one), then written, then dropped: a load's memory is its
+# chunk's, whatever the data's size
+LOAD_CHUNK_RECORDS = 10_000
+LOAD_CHUNK_BYTES = 16 << 20
 
 
 def check_int_limits(model) -> None:
@@ -31,6 +36,17 @@ def check_int_limits(model) -> None:
     for key, value in model:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_LIMIT:
             raise ValueError(f"{key}: at most {INT_LIMIT:,} (a 64-bit count or id), got {value}")
+
+
+def load_chunk_records(max_ops: int, batch_size: int, left: int, record_bytes: int = 0) -> int:
+    """How many of the ``left`` records a load generates for its next chunk: whole
+    batches of ``batch_size`` (at most ``max_ops`` of them), about
+    :data:`LOAD_CHUNK_RECORDS` records of ``record_bytes`` and no more than
+    :data:`LOAD_CHUNK_BYTES`, but never less than one batch."""
+    b = max(1, batch_size)
+    records = min(LOAD_CHUNK_RECORDS, LOAD_CHUNK_BYTES // max(1, record_bytes))
+    batches = max(1, min(max_ops, records // b))
+    return max(0, min(left, batches * b))
 
 
 @dataclass

@@ -378,4 +378,7 @@ class ValuePool:
     def values(self, lengths: np.ndarray) -> list:
         offs = self.rng.integers(0, self.size, len(lengths)).tolist()
         t = self.text
+        if len(lengths) and lengths[0] == lengths[-1] and (lengths == lengths[0]).all():
+            n = int(lengths[0])   # one length for all (fieldlengthdistribution constant)
+            return [t[o:o + n] for o in offs]
         return [t[o:o + n] for o, n in zip(offs, lengths.tolist())]

@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import schema
 from .. import keycounter
-from ..base import Chunk, StepSpec, Workload, WorkloadClient, returns_table
+from ..base import Chunk, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
 from ..generators import ValuePool
 from ..reconnect import Reconnecting, ReconnectingClient
 from .bindings import BINDINGS, binding, native_missing, open_binding, prepare_args
@@ -34,6 +34,7 @@ from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
     INSERT,
+    PREPARE_REMOVE_PERIOD,
     SCAN,
     KeyStreams,
     OpMix,
@@ -147,39 +148,54 @@ class _KvClient(ReconnectingClient, WorkloadClient):
 
 
 class KvLoadClient(_KvClient):
-    """The prepare: this thread's share of the loaded keys, in batches; then the
-    ``prepare_remove_ratio`` share of them removed, in batches."""
+    """The prepare: this thread's share of the loaded keys (every ``total``-th from
+    ``index``), in batches; then the ``prepare_remove_ratio`` share of them removed, in
+    batches. A chunk of about ``LOAD_CHUNK_RECORDS`` keys at a time, made when the driver
+    asks for it: the loader holds positions in its share, never its keys."""
 
     op_names = ["INSERT" + schema.BATCH_SUFFIX, "INSERT", "DELETE" + schema.BATCH_SUFFIX, "DELETE"]
     batch_units = {"INSERT" + schema.BATCH_SUFFIX: "INSERT", "DELETE" + schema.BATCH_SUFFIX: "DELETE"}
 
     def __init__(self, p, endpoint, index, total, seed, batch_size):
         super().__init__(p, endpoint, seed, index)
-        self.keynums = np.arange(index, p.keys_loaded, total, dtype=np.int64)
-        self.to_remove = self.keynums[removed_in_prepare(self.keynums, p.prepare_remove_ratio)]
-        self.pos = self.rpos = 0
+        self.index, self.total = index, total
+        self.count = len(range(index, p.keys_loaded, total))   # this loader's keys
+        self.pos = self.rpos = 0     # positions in the share: next to load, next to look at for removal
         self.batch_size = batch_size
 
     def _bind(self):
         self.fns = [self.binding.load, self.binding.insert, self.binding.remove,
                     self.binding.delete]
 
+    def _keynums(self, lo: int, hi: int) -> np.ndarray:
+        return self.index + np.arange(lo, hi, dtype=np.int64) * self.total
+
+    def _removed(self, n: int) -> np.ndarray:
+        """The next (at most) ``n`` keys of the share the prepare removes, in order."""
+        out, got, ratio = [], 0, self.p.prepare_remove_ratio
+        while got < n and self.rpos < self.count and ratio > 0:
+            hi = min(self.count, self.rpos + max(2 * n, PREPARE_REMOVE_PERIOD))
+            nums = self._keynums(self.rpos, hi)
+            hit = np.flatnonzero(removed_in_prepare(nums, ratio))[:n - got]
+            self.rpos = self.rpos + int(hit[-1]) + 1 if len(hit) == n - got else hi
+            out.append(nums[hit])
+            got += len(hit)
+        return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
+
     def next_chunk(self, max_ops):
         b = self.batch_size
-        if self.pos < len(self.keynums):
-            n = min(len(self.keynums) - self.pos, max_ops * b)
-            keys = self._keys(self.keynums[self.pos:self.pos + n])
+        n = load_chunk_records(max_ops, b, self.count - self.pos, self.p.key_size + self.p.value_size)
+        if n:
+            keys = self._keys(self._keynums(self.pos, self.pos + n))
             self.pos += n
             pairs = list(zip(keys, self._values(n)))
             batches = [(pairs[i:i + b],) for i in range(0, n, b)]
             return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
-        if self.rpos < len(self.to_remove):
-            n = min(len(self.to_remove) - self.rpos, max_ops * b)
-            keys = self._keys(self.to_remove[self.rpos:self.rpos + n])
-            self.rpos += n
-            batches = [(keys[i:i + b],) for i in range(0, n, b)]
-            return Chunk([2] * len(batches), batches, [len(x[0]) for x in batches])
-        return None
+        keys = self._keys(self._removed(load_chunk_records(max_ops, b, self.count)))
+        if not keys:
+            return None
+        batches = [(keys[i:i + b],) for i in range(0, len(keys), b)]
+        return Chunk([2] * len(batches), batches, [len(x[0]) for x in batches])
 
 
 class KvRunClient(_KvClient):

@@ -46,9 +46,13 @@ class YbioLoadClient(ReconnectingClient, WorkloadClient):
                                  f"ybio loader {index + 1} ({endpoint.dialect.name})",
                                  endpoint.target_class())
         self.sts = {t: table_statements(self.kind, endpoint.dialect, t, params) for t in tables}
-        todo = [(t, b) for t in tables if not self._loaded(t) for b in range(self.nb)]
-        self.batches = todo[index::total]
-        self.per_table = {t: sum(1 for x in self.batches if x[0] == t) for t in tables}
+        # the loaders share the batches of the tables to load round-robin: loader
+        # ``index`` takes the batches index, index + total, … of them (numbers, not a list)
+        self.todo = [t for t in tables if not self._loaded(t)]
+        self.index, self.total = index, total
+        self.n_batches = len(range(index, len(self.todo) * self.nb, total))
+        self.per_table = {t: len(range(index, self.nb * (i + 1), total))
+                          - len(range(index, self.nb * i, total)) for i, t in enumerate(self.todo)}
         self.done_rows = {t: 0 for t in tables}
         self.done_batches = {t: 0 for t in tables}
         self.pos = 0
@@ -76,9 +80,10 @@ class YbioLoadClient(ReconnectingClient, WorkloadClient):
     def next_chunk(self, max_ops):
         if self.pos:  # the previous batch is in: the seed's progress line
             self._progress(*self.last)
-        if self.pos >= len(self.batches):
+        if self.pos >= self.n_batches:
             return None
-        table, b = self.batches[self.pos]
+        table, b = divmod(self.index + self.pos * self.total, self.nb)
+        table = self.todo[table]
         self.pos += 1
         keys, scratch, filler = self._rows(b)
         data = self.kind.rows_data(keys, scratch, filler)

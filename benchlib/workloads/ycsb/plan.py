@@ -2,7 +2,7 @@
 
 :class:`CoreWorkloadPlan` is one client's stream of CoreWorkload operations
 (``doTransaction*``: operation, key, scan length, fields), produced in chunks;
-:func:`load_keynums` is one loader's share of the load phase. The generators
+:func:`load_range` is one loader's share of the load phase. The generators
 themselves are shared, in :mod:`benchlib.workloads.generators`.
 """
 from __future__ import annotations
@@ -191,16 +191,23 @@ class CoreWorkloadPlan:
         return keycounter.in_holes(keys, self.holes)
 
 
-def load_keynums(props: CoreWorkloadProperties, loader_index: int = 0,
-                 n_loaders: int = 1) -> np.ndarray:
-    """The keynums loader ``loader_index`` of ``n_loaders`` inserts, in order.
+def load_range(props: CoreWorkloadProperties, loader_index: int = 0,
+               n_loaders: int = 1) -> tuple[int, int]:
+    """The keynums [start, stop) loader ``loader_index`` of ``n_loaders`` inserts, in order.
 
     [insertstart, insertstart + insertcount) cut into contiguous parts, the first
     ``insertcount % n_loaders`` parts one longer, like YCSB's split loading with
-    insertstart/insertcount per instance (and its per-thread operation counts).
+    insertstart/insertcount per instance (and its per-thread operation counts). Two
+    numbers, not the keys: the loader makes each chunk's keys as it comes to them.
     """
     if not 0 <= loader_index < n_loaders:
         raise ValueError(f"loader_index {loader_index} not in [0, {n_loaders})")
     base, extra = divmod(props.insertcount, n_loaders)
     start = props.insertstart + loader_index * base + min(loader_index, extra)
-    return np.arange(start, start + base + (loader_index < extra), dtype=np.int64)
+    return start, start + base + (loader_index < extra)
+
+
+def load_keynums(props: CoreWorkloadProperties, loader_index: int = 0,
+                 n_loaders: int = 1) -> np.ndarray:
+    """The keynums of :func:`load_range`, as an array."""
+    return np.arange(*load_range(props, loader_index, n_loaders), dtype=np.int64)

@@ -17,11 +17,11 @@ import numpy as np
 
 from ... import schema
 from .. import keycounter
-from ..base import Chunk, StepSpec, Workload, WorkloadClient
+from ..base import Chunk, StepSpec, Workload, WorkloadClient, load_chunk_records
 from ..generators import ValuePool, build_key_names
 from .bindings import BINDINGS, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
-from .plan import CoreWorkloadPlan, field_length_generator, load_keynums
+from .plan import CoreWorkloadPlan, field_length_generator, load_range
 from .properties import (
     BINDING_PREFIXES,
     CLIENT_KEYS,
@@ -188,11 +188,11 @@ class _YcsbClient(ReconnectingClient, WorkloadClient):
         keys = build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
         return [k.encode() for k in keys] if self.as_bytes else keys
 
-    def _rows(self, n: int) -> list[list[str]]:
-        """n records' worth of all-field values."""
+    def _rows(self, keys: list) -> list[tuple]:
+        """The records of ``keys``: (key, field values …)."""
         nf = len(self.cfg.field_names)
-        flat = self.pool.values(self.lengths.next_batch(n * nf))
-        return [flat[i:i + nf] for i in range(0, n * nf, nf)]
+        flat = self.pool.values(self.lengths.next_batch(len(keys) * nf))
+        return [(k, *flat[i:i + nf]) for k, i in zip(keys, range(0, len(flat), nf))]
 
     def _open(self):
         """The binding on a new connection (the reconnection policy's ``open``)."""
@@ -204,28 +204,31 @@ class _YcsbClient(ReconnectingClient, WorkloadClient):
 
 
 class YcsbLoadClient(_YcsbClient):
-    """Inserts this thread's share of [insertstart, insertstart+insertcount) in batches."""
+    """Inserts this thread's share of [insertstart, insertstart+insertcount) in batches,
+    a chunk of about ``LOAD_CHUNK_RECORDS`` records at a time: its keys and values are
+    made when the driver asks for it and dropped once written, so the loader's memory
+    is one chunk's, whatever ``recordcount``."""
 
     op_names = ["INSERT" + schema.BATCH_SUFFIX, "INSERT"]
     batch_units = {"INSERT" + schema.BATCH_SUFFIX: "INSERT"}
 
     def __init__(self, cfg, endpoint, index, total, seed, batch_size):
         super().__init__(cfg, endpoint, seed)
-        self.keynums = np.asarray(load_keynums(self.core, index, total), dtype=np.int64)
-        self.pos = 0
+        self.pos, self.stop = load_range(self.core, index, total)
+        self.record_bytes = int(self.core.fieldcount) * int(self.core.fieldlength)
         self.batch_size = batch_size
 
     def _bind(self):
         self.fns = [self.binding.insert_batch, self.binding.insert]
 
     def next_chunk(self, max_ops):
-        if self.pos >= len(self.keynums):
-            return None
-        n_rec = min(len(self.keynums) - self.pos, max_ops * self.batch_size)
-        keys = self._keys(self.keynums[self.pos:self.pos + n_rec])
-        self.pos += n_rec
-        rows = [(k, *v) for k, v in zip(keys, self._rows(n_rec))]
         b = self.batch_size
+        n_rec = load_chunk_records(max_ops, b, self.stop - self.pos, self.record_bytes)
+        if n_rec <= 0:
+            return None
+        keys = self._keys(np.arange(self.pos, self.pos + n_rec, dtype=np.int64))
+        self.pos += n_rec
+        rows = self._rows(keys)
         batches = [(rows[i:i + b],) for i in range(0, n_rec, b)]
         return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
 
