@@ -35,6 +35,7 @@ import uuid
 
 import numpy as np
 
+from ..hw.roles import CLIENT, tag
 from ..params import ParameterError
 from .clients import run_client
 from .executors import Clients, Placement
@@ -201,7 +202,7 @@ class DaskClients(Clients):
             d, off = dict(msg[2]), _wall_offset_ns()
             for k in ("started_ns", "ended_ns"):     # the task's wall clock -> ours
                 d[k] = d[k] - off if d.get(k) else d.get(k)
-            self.hw_frames.extend(pickle.loads(f) for f in msg[3])
+            self.hw_frames.extend(tag(pickle.loads(f), CLIENT, "local") for f in msg[3])  # a driver host
             return kind, p, d
         return tuple(msg)
 
