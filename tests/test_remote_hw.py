@@ -118,3 +118,21 @@ def test_three_sources_agree(pg_own_db, data_dir, prom):
         for col, tol in (("dsecpq", 0.10), ("cpupi", 0.10), ("wkbpi", 0.15)):
             assert rows[s][col] == pytest.approx(rows["local"][col], rel=tol), (s, col, rows)
         assert abs(rows[s]["dbgb"] - rows["local"]["dbgb"]) <= 0.01, (s, rows)   # 2 decimals
+    # after the fact: the same windows asked again through `benchlib import prometheus`
+    runs = data_dir / "three"
+    p = subprocess.run([sys.executable, "-m", "benchlib.cli", "import", "prometheus", str(runs), "--url", prom.url,
+                        "--instance", prom.instance], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
+    assert "attached Prometheus" in p.stdout
+    again = load_results(runs)
+    assert (again["hw"]["source"] == "prometheus").sum() == (t["hw"]["source"] == "prometheus").sum()
+    imported = _step(eff_op(one_source(again, "prometheus")))
+    for col in ("dsecpq", "cpupi", "wkbpi", "dbgb"):
+        assert imported[col] == pytest.approx(rows["prometheus"][col], rel=0.02), col
+
+
+def test_import_prometheus_bad_input_is_one_line(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "benchlib.cli", "import", "prometheus", str(tmp_path)],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--url" in p.stderr
