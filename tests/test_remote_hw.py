@@ -16,7 +16,7 @@ from conftest import ROOT, small_experiment
 
 from benchlib import load_results, run_experiment
 from benchlib.params import ParameterError, validate
-from benchlib.summaries import eff_op
+from benchlib.summaries import eff_op, summarize
 from benchlib.summaries.experiment import experiment_summary
 from benchlib.summaries.hwroles import one_source
 
@@ -59,6 +59,7 @@ def test_remote_server_no_client_figure_under_dbms_columns(pg_own_db, data_dir):
     for col in ("dsecpq", "dsec", "cpupi", "rpi", "rkbpi", "wkbpi", "cspi", "dbgb"):
         assert pd.isna(row[col]), col            # never the client host's under a DBMS heading
     assert row["csec"] > 0
+    assert "hw: DBMS columns blank" in summarize(t, "eff.op")
     tests = experiment_summary(t).tests
     assert any(not ok and "no source sampled the database host" in msg for ok, msg in tests)
 
@@ -71,6 +72,7 @@ def test_old_hw_rows_get_role_and_source_on_read(pg_own_db, data_dir):
     hw.to_parquet(run_dir / "hw.parquet")        # a folder from before the two columns
     again = load_results(data_dir / "old")
     assert set(again["hw"]["role"]) == {"both"} and set(again["hw"]["source"]) == {"local"}
+    assert "hw:" not in summarize(again, "eff.op")    # the local case needs no legend
     a, b = _step(eff_op(t)), _step(eff_op(again))
     assert a["dsecpq"] == pytest.approx(b["dsecpq"]) and a["cpupi"] == pytest.approx(b["cpupi"])
 
@@ -85,6 +87,7 @@ def test_dask_sampler_on_the_dbms_host_with_the_local_executor(pg_own_db, data_d
     assert hw[hw["role"] == "client"]["dbms_cpu_s"].isna().all()   # the controller was told: remote
     row = _step(eff_op(t))
     assert row["dsecpq"] > 0 and row["cpupi"] > 0 and row["dbgb"] > 0
+    assert "(dask); client CPU from" in summarize(t, "eff.op")   # the legend: not the local case
 
 
 def test_prometheus_needs_its_section():
@@ -136,3 +139,32 @@ def test_import_prometheus_bad_input_is_one_line(tmp_path):
     p = subprocess.run([sys.executable, "-m", "benchlib.cli", "import", "prometheus", str(tmp_path)],
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--url" in p.stderr
+
+
+@pytest.mark.postgres
+def test_dask_executor_keeps_drivers_off_the_dbms_worker(pg_own_db, data_dir, tmp_path):
+    """A scheduler with two driver workers and a `dask worker --resources dbms=1` (the
+    database host's): the drivers run on the two, the sampler on the third."""
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (extra: dask)")
+    from benchlib.run.dask_executor import DaskExecutor
+    ex = DaskExecutor.connect(None, workers=2)
+    log = open(tmp_path / "worker.log", "wb")
+    w = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", ex.cluster.scheduler_address,
+                          "--resources", "dbms=1", "--nthreads", "1", "--no-dashboard", "--name", "db"],
+                         stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        ex.client.wait_for_workers(3, timeout=60)
+        info = ex.client.sync(ex.client.scheduler.identity, n_workers=-1)["workers"]
+        db = [a for a, i in info.items() if str(i.get("name")) == "db"]
+        t = _run(pg_own_db, data_dir, "dex", {"dbms": "dask", "remote": True}, executor="dask",
+                 dask={"scheduler": ex.cluster.scheduler_address},
+                 load={"threads": 2, "processes": [2]})
+    finally:
+        w.terminate()
+        w.wait(timeout=30)
+        ex.close()
+    drivers = t["drivers"]
+    dbms = t["hw"][t["hw"]["role"] == "dbms"]
+    assert len(drivers) and set(dbms["source"]) == {"dask"} and dbms["dbms_cpu_s"].sum() > 0
+    assert drivers["worker"].nunique() == 2
+    assert db and db[0] not in set(drivers["worker"].astype(str))

@@ -70,11 +70,14 @@ class DaskExecutor:
     def __init__(self, client, cluster=None):
         self.client, self.cluster = client, cluster
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
+        self.dbms_worker: str | None = None   # dask.dbms_worker: it samples the DBMS host
 
     @classmethod
     def open(cls, exp) -> DaskExecutor:
         """The experiment's ``dask:`` scheduler, or a local cluster of its workers."""
-        return cls.connect(exp.dask.scheduler, exp.dask.workers)
+        ex = cls.connect(exp.dask.scheduler, exp.dask.workers)
+        ex.dbms_worker = exp.dask.dbms_worker
+        return ex
 
     @classmethod
     def connect(cls, scheduler: str | None, workers: int,
@@ -132,6 +135,11 @@ def _workers(client) -> dict:
     return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
 
 
+def _samples_dbms(info: dict, name: str | None) -> bool:
+    """A worker that samples the database host: ``--resources dbms=1`` or named so."""
+    return bool((info.get("resources") or {}).get("dbms")) or (name is not None and str(info.get("name")) == name)
+
+
 def _benchlib_version() -> str:
     from ..version import __version__
     return __version__
@@ -155,7 +163,8 @@ class DaskClients(Clients):
         self.q = Queue(self.names["q"], client=c)
         self.go, self.stop_evt = Event(self.names["go"], client=c), Event(self.names["stop"], client=c)
         self.start_var = Variable(self.names["start"], client=c)
-        workers = sorted(_workers(c))
+        # the database host's sampler worker (hw.dbms: dask) runs no drivers
+        workers = sorted(a for a, i in _workers(c).items() if not _samples_dbms(i, ex.dbms_worker))
         if len(tasks) > len(workers):
             # a driver is a process: its CPU and memory (getrusage) are its worker's own,
             # and all of them wait on one barrier, so they must all run at once

@@ -138,8 +138,7 @@ class DaskDbmsSampler:
 
 def _dbms_worker(client, name: str | None) -> str | None:
     """The address of the worker named ``name``, else of the first with a ``dbms`` resource."""
-    workers = client.sync(client.scheduler.identity, n_workers=-1)["workers"]
-    for addr, info in sorted(workers.items()):
-        if (name and str(info.get("name")) == name) or (not name and (info.get("resources") or {}).get("dbms")):
-            return addr
-    return None
+    from .dask_executor import _samples_dbms
+    workers = sorted(client.sync(client.scheduler.identity, n_workers=-1)["workers"].items())
+    named = [a for a, i in workers if name and str(i.get("name")) == name]
+    return (named or [a for a, i in workers if _samples_dbms(i, None)] or [None])[0]

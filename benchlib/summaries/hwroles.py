@@ -72,3 +72,21 @@ def blank_reasons(results: dict, st: pd.DataFrame) -> tuple[bool, str] | None:
     return (False, f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(gone[:6])}"
                    f"{' …' if len(gone) > 6 else ''}: no source sampled the database host (a server "
                    "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+
+
+def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
+    """A line under the step lines saying where their hardware figures come from, when
+    not from the one host that ran the server and the drivers (the local case)."""
+    if not len(dbms) and not len(clients):
+        return None
+    own = dbms[dbms["role"].astype("object") == DBMS] if len(dbms) else dbms
+    if len(dbms) and not len(own):
+        return None                   # the controller's host ran both: the local case
+    hosts = ", ".join(sorted({str(c) for c in clients["host"].dropna()})) if len(clients) else ""
+    client = f"; client CPU from {hosts}" if hosts else ""
+    if not len(own):
+        return (f"hw: DBMS columns blank: no source sampled the database host{client} "
+                "(hw.dbms: dask or prometheus gives them)")
+    where = ", ".join(sorted({f"{h} ({s})" for h, s in zip(own["host"].astype("object"),
+                                                              own["source"].astype("object"))}))
+    return f"hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) from {where}{client}"

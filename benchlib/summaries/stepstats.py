@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
-from .hwroles import CLIENT_AGGREGATES, split_rows
+from .hwroles import CLIENT_AGGREGATES, legend, split_rows
 
 ID_COLS = ["experiment", "config", "run_id", "step", "phase"]
 PHASE_ORDER = {phase: i for i, phase in enumerate(schema.PHASES)}  # load, index, run
@@ -80,6 +80,12 @@ def controller_hw(results: dict, hw: pd.DataFrame) -> pd.DataFrame:
     own = {m.get("run_id"): (m.get("host") or {}).get("hostname") for m in metas if isinstance(m, dict)}
     keep = [pd.isna(h) or own.get(r) in (None, h) for r, h in zip(hw["run_id"], hw["host"])]
     return hw[keep]
+
+
+def hw_legend(results: dict) -> str | None:
+    """Where the step lines' hardware figures come from, when not the local case."""
+    hw = table(results, "hw")
+    return legend(*split_rows(results, hw, controller_hw)) if len(hw) else None
 
 
 def _keys(*frames: pd.DataFrame) -> list[str]:
