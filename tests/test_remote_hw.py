@@ -110,11 +110,16 @@ def test_unreachable_prometheus_is_one_line_before_anything_runs(tmp_path):
 
 
 @pytest.mark.postgres
-def test_three_sources_agree(pg_own_db, data_dir, prom):
+def test_three_sources_agree(pg_own_db, data_dir, prom, capsys):
     """One run measured at once by the local sampler, a Dask sampler worker and Prometheus."""
     hw = {"dbms": ["local", "dask", "prometheus"],
-          "prometheus": {"url": prom.url, "instance": prom.instance}}
+          "prometheus": {"url": prom.url, "instance": prom.instance,
+                         "queries": {"dbms_vsz_gb": "sum(no_such_series_here)"}}}
     t = _run(pg_own_db, data_dir, "three", hw, secs=12)
+    warned = [x for x in capsys.readouterr().out.splitlines() if "no series" in x]
+    assert len(warned) == 1 and "dbms_vsz_gb" in warned[0]      # once per run, not per step
+    prom_rows = t["hw"][t["hw"]["source"] == "prometheus"]
+    assert prom_rows["dbms_vsz_gb"].isna().all() and prom_rows["dbms_rss_gb"].notna().any()
     assert set(t["hw"]["source"]) == {"local", "dask", "prometheus"}
     rows = {s: _step(eff_op(one_source(t, s))) for s in ("local", "dask", "prometheus")}
     for s in ("dask", "prometheus"):

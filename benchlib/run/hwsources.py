@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from ..hw import prometheus
 from ..hw.roles import BOTH, CLIENT, DBMS, tag
 from ..params import ParameterError
+from .recording import one_line
 
 
 def check(exp) -> None:
@@ -91,7 +92,11 @@ class StepSampling:
         local = self.local.stop()
         frames = [tag(local, self.role, "local")]
         if self.src.dask is not None:
-            df = self.src.dask.stop()
+            try:
+                df = self.src.dask.stop()
+            except Exception as e:  # noqa: BLE001 - a lost sampler worker costs its rows, not the run
+                df = None
+                self._warn(f"the DBMS host's Dask sampler was lost: its rows are blank ({one_line(e)})")
             if df is not None and len(df):
                 frames.append(tag(df.assign(run_id=self.run_id, step=self.step), DBMS, "dask"))
         if "prometheus" in self.src.spec.dbms and outcome is not None:
