@@ -93,6 +93,26 @@ def test_dask_sampler_on_the_dbms_host_with_the_local_executor(pg_own_db, data_d
 def test_prometheus_needs_its_section():
     with pytest.raises(ParameterError, match="prometheus"):
         validate(small_experiment("p", "sqlite:///x.db", hw={"dbms": "prometheus"}), "t")
+    with pytest.raises(ParameterError, match="one of local, dask, prometheus"):
+        validate(small_experiment("p", "sqlite:///x.db", hw={"dbms": "ssh"}), "t")
+    with pytest.raises(ParameterError, match="not a column Prometheus can give"):
+        validate(small_experiment("p", "sqlite:///x.db", hw={"dbms": "prometheus", "prometheus": {
+            "url": "http://h:9090", "instance": "h:9100", "queries": {"cpu_percent": "x"}}}), "t")
+    exp = validate(small_experiment("p", "sqlite:///x.db", hw={"dbms": ["dask", "prometheus"], "prometheus": {
+        "url": "http://h:9090", "instance": "h:9100"}}), "t")
+    assert exp.hw.dbms == ["dask", "prometheus"] and not exp.hw.local_reads_dbms()
+
+
+def test_shipped_queries_fill_their_labels():
+    from benchlib.hw import prometheus
+    from benchlib.hw.spec import PrometheusSpec
+    from benchlib.targets.postgres import PostgresTarget
+    spec = PrometheusSpec(url="http://h:9090", instance="db:9100", labels={"datname": "bench"})
+    q = prometheus.queries(spec, PostgresTarget.prometheus_queries, {"process_group": "postgres", "datname": "x"})
+    assert set(q) == set(prometheus.QUERIES)
+    assert not any("$" in v for v in q.values())
+    assert 'datname="bench"' in q["db_size_gb"] and 'instance="db:9100"' in q["disk_write_kb"]
+    assert prometheus.host_of(spec) == "db"
 
 
 def test_unreachable_prometheus_is_one_line_before_anything_runs(tmp_path):

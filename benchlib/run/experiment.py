@@ -162,12 +162,15 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
     counter = open_key_counter(workload, steps)
+    sources, owned = sources_for(exp, executor)
     try:
         return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
-                          executor, wspec, client_pids, set_client_pids, counter)
+                          executor, wspec, client_pids, set_client_pids, counter, sources)
     finally:
         if counter is not None:
             counter.close(unlink=True)
+        if owned:
+            sources.close()
 
 
 def open_key_counter(workload, steps: list[StepSpec]):
@@ -179,12 +182,12 @@ def open_key_counter(workload, steps: list[StepSpec]):
 
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
-               wspec, client_pids, set_client_pids, counter) -> tuple[str, str | None]:
+               wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
     for step in steps:
         step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
         workload.setup(target, step)
         run.log.step = step.name
-        sampler = sources_for(exp, executor).step(target, run.spec.run_id, step.name, client_pids, out).start()
+        sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
         o = None
         try:
             if step.phase in workload.controller_phases:

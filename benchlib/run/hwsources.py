@@ -50,10 +50,18 @@ class HwSources:
             self.dask.close()
 
 
-def sources_for(exp, executor) -> HwSources:
-    """The executor's sources (opened with it by run_experiment), or new ones."""
+def sources_for(exp, executor) -> tuple[HwSources, bool]:
+    """The executor's sources (opened with it by run_experiment), or new ones that the
+    caller owns (closes)."""
     src = getattr(executor, "hw_sources", None)
-    return src if src is not None else HwSources(exp, executor)
+    return (src, False) if src is not None else (HwSources(exp, executor), True)
+
+
+def _visible(target) -> bool:
+    try:
+        return target.dbms_pids() is not None
+    except Exception:  # noqa: BLE001 - a server this host cannot look into is not this host's
+        return False
 
 
 def labels(target) -> dict[str, str]:
@@ -72,7 +80,7 @@ class StepSampling:
         self.src, self.target, self.run_id, self.step, self.out = src, target, run_id, step, out
         spec = src.spec
         eic = target.engine_in_clients
-        sees = eic or (spec.local_reads_dbms() and target.dbms_pids() is not None)
+        sees = eic or (spec.local_reads_dbms() and _visible(target))
         self.role = BOTH if sees else CLIENT
         from ..hw.sampler import Sampler
         self.local = Sampler(1.0, dbms_pids=target.dbms_pids if sees else None, engine_in_clients=eic,

@@ -21,8 +21,10 @@ def resolved_parameters(exp: Experiment) -> dict:
     return resolved
 
 
-# what a run's figures do not depend on: a changed description does not stop a rerun
-NOT_MEASURED = frozenset({"source", "description"})
+# what a run's figures do not depend on: a changed description does not stop a rerun, nor
+# where the DBMS host's figures come from (hw:, newer than some folders; a finished run
+# gets them after the fact with `benchlib import prometheus`)
+NOT_MEASURED = frozenset({"source", "description", "hw"})
 
 
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
