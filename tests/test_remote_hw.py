@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -193,3 +195,37 @@ def test_dask_executor_keeps_drivers_off_the_dbms_worker(pg_own_db, data_dir, tm
     assert len(drivers) and set(dbms["source"]) == {"dask"} and dbms["dbms_cpu_s"].sum() > 0
     assert drivers["worker"].nunique() == 2
     assert db and db[0] not in set(drivers["worker"].astype(str))
+
+
+@pytest.mark.postgres
+def test_dask_sampler_streams_rows_and_keeps_them_when_its_worker_is_lost(pg_url, tmp_path):
+    """Rows come as they are taken; a `dask worker` killed mid-step leaves what it sent."""
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (extra: dask)")
+    from distributed import Client, LocalCluster
+
+    from benchlib.run.remote_sampler import DaskDbmsSampler, StreamedOnly
+    cluster = LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=":0")
+    client = Client(cluster)
+    log = open(tmp_path / "worker.log", "wb")
+    w = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+                          "--resources", "dbms=1", "--nthreads", "1", "--no-dashboard", "--no-nanny"],
+                         stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        client.wait_for_workers(1, timeout=60)
+        exp = SimpleNamespace(dask=SimpleNamespace(dbms_worker=None, scheduler=cluster.scheduler_address))
+        s = DaskDbmsSampler.open(exp, SimpleNamespace(client=client))
+        s.start("r", "r.L1", {"port": 5432, "names": ["postgres"], "target": None})
+        deadline = time.monotonic() + 30
+        while len(s.receive()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert len(s.streamed) >= 2                    # during the step, not at its end
+        w.kill()
+        w.wait(timeout=30)
+        with pytest.raises(StreamedOnly) as lost:
+            s.stop()
+        assert len(lost.value.rows) >= 2 and lost.value.rows["dbms_cpu_s"].notna().any()
+    finally:
+        if w.poll() is None:
+            w.kill()
+        client.close()
+        cluster.close()

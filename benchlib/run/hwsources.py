@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 from ..hw import prometheus
 from ..hw.roles import BOTH, CLIENT, DBMS, tag
 from ..params import ParameterError
-from .recording import one_line
 
 
 def check(exp) -> None:
@@ -100,11 +99,12 @@ class StepSampling:
         local = self.local.stop()
         frames = [tag(local, self.role, "local")]
         if self.src.dask is not None:
+            from .remote_sampler import StreamedOnly
             try:
                 df = self.src.dask.stop()
-            except Exception as e:  # noqa: BLE001 - a lost sampler worker costs its rows, not the run
-                df = None
-                self._warn(f"the DBMS host's Dask sampler was lost: its rows are blank ({one_line(e)})")
+            except StreamedOnly as e:   # a lost sampler worker costs its last rows, not the run
+                df = e.rows
+                self._warn(f"the DBMS host's Dask sampler was lost: {len(df)} rows it streamed kept ({e})")
             if df is not None and len(df):
                 frames.append(tag(df.assign(run_id=self.run_id, step=self.step), DBMS, "dask"))
         if "prometheus" in self.src.spec.dbms and outcome is not None:

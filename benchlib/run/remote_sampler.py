@@ -18,11 +18,20 @@ from __future__ import annotations
 
 import pickle
 import socket
+import uuid
 
 from ..params import ParameterError
 from .recording import one_line
 
 _RUNNING: dict = {}     # on the worker: key -> (sampler, target)
+
+
+class StreamedOnly(Exception):
+    """The sampler's worker was lost: ``rows`` are those it streamed before."""
+
+    def __init__(self, rows, why: str):
+        super().__init__(why)
+        self.rows = rows
 
 
 def server_roots(port: int | None, names: tuple[str, ...]) -> list[int]:
@@ -39,7 +48,20 @@ def server_roots(port: int | None, names: tuple[str, ...]) -> list[int]:
             if i["name"] in names and (procs.get(i["ppid"]) or {}).get("name") not in names]
 
 
-def start_on_worker(key: str, how: dict) -> str:
+def _streamer(worker, name: str):
+    """Each row into the controller's queue as it is taken (from the sampler's thread:
+    the queue and the worker's client are made there, never on the worker's loop)."""
+    box: list = []
+
+    def put(row: dict) -> None:
+        if not box:
+            from distributed import Queue
+            box.append(Queue(name, client=worker._get_client()))
+        box[0].put(pickle.dumps(row))
+    return put
+
+
+def start_on_worker(key: str, how: dict, dask_worker=None) -> str:
     """On the DBMS host: start sampling; returns the host's name."""
     from ..hw.processes import process_tree_pids
     from ..hw.sampler import Sampler
@@ -56,7 +78,10 @@ def start_on_worker(key: str, how: dict) -> str:
             size = target.db_size_bytes
         except Exception:  # noqa: BLE001 - no size then, the rest is measured
             target = None
-    s = Sampler(1.0, dbms_pids=pids, db_size_bytes=size).start(None, None)
+    s = Sampler(1.0, dbms_pids=pids, db_size_bytes=size)
+    if how.get("queue") and dask_worker is not None:
+        s.on_row = _streamer(dask_worker, how["queue"])
+    s.start(None, None)
     _RUNNING[key] = (s, target)
     return socket.gethostname()
 
@@ -117,18 +142,46 @@ class DaskDbmsSampler:
         return cls(client, _dbms_worker(client, None), cluster)
 
     def start(self, run_id: str, step: str, how: dict) -> None:
+        from distributed import Queue
         self._key = f"{run_id}/{step}"
-        self.host = self.client.run(start_on_worker, self._key, how, workers=[self.worker])[self.worker]
+        self.queue = Queue(f"benchlib-dbms-{uuid.uuid4().hex[:12]}", client=self.client)
+        self.streamed: list[dict] = []
+        self.host = self.client.run(start_on_worker, self._key, {**how, "queue": self.queue.name},
+                                    workers=[self.worker])[self.worker]
+
+    def receive(self) -> list[dict]:
+        """The rows streamed so far (each second's, as the worker takes it)."""
+        self.streamed.extend(pickle.loads(r) for r in self.queue.get(batch=True))
+        return self.streamed
 
     def stop(self):
-        """The step's rows (role, source and host set by the caller), or None."""
+        """The step's rows (role, source and host set by the caller), or None. A worker
+        lost before the end: the rows it streamed, and StreamedOnly saying so."""
         if self._key is None:
             return None
         key, self._key = self._key, None
-        df, cost, errors = pickle.loads(self.client.run(stop_on_worker, key, workers=[self.worker])[self.worker])
+        try:
+            done = self.client.run(stop_on_worker, key, workers=[self.worker])[self.worker]
+        except Exception as e:  # noqa: BLE001 - the worker (the DBMS host) is gone: keep what came
+            raise StreamedOnly(self._streamed_frame(), one_line(e)) from None
+        df, cost, errors = pickle.loads(done)
+        try:
+            self.receive()          # the queue emptied: the rows at stop are the whole step's
+        except Exception:  # noqa: BLE001 - nothing streamed is needed now
+            pass
         self.cost_cpu_s += cost
         self.errors = errors
         return df
+
+    def _streamed_frame(self):
+        import pandas as pd
+
+        from .. import schema
+        try:
+            rows = self.receive()
+        except Exception:  # noqa: BLE001 - the scheduler went with it
+            rows = self.streamed
+        return schema.conform_hw(pd.DataFrame(rows).assign(host=self.host) if rows else None)
 
     def close(self) -> None:
         if self.cluster is not None:
