@@ -7,8 +7,10 @@ driver tasks never wait behind it) to start a :class:`~benchlib.hw.sampler.Sampl
 whose DBMS processes are the server's process tree — the process listening on the
 URL's port, else the processes named as the target's ``server_names`` (postgres,
 mariadbd, redis-server) whose parent is not one — and whose database size is asked
-over its own connection; after the step it stops it and sends the rows back (role
-``dbms``, source ``dask``). The worker's own CPU for sampling is in ``cost_cpu_s``.
+over its own connection. Each row goes to the controller as it is taken (a named Dask
+queue, as the drivers' seconds); after the step the controller stops the sampler and
+takes its rows whole (role ``dbms``, source ``dask``), or — the worker lost — those it
+streamed. The worker's own CPU for sampling is in ``cost_cpu_s``.
 
 It works with either executor: with ``executor: local`` only the sampler goes to Dask.
 Without ``dask.scheduler`` a ``LocalCluster`` of one worker with ``dbms=1`` is started
