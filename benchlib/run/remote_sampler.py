@@ -63,8 +63,22 @@ def _streamer(worker, name: str):
     return put
 
 
-def start_on_worker(key: str, how: dict, dask_worker=None) -> str:
-    """On the DBMS host: start sampling; returns the host's name."""
+async def start_on_worker(key: str, how: dict, dask_worker=None) -> str:
+    """On the DBMS host: start sampling; returns the host's name. ``Client.run`` runs it on
+    the worker's event loop, which the sampler's streamed rows need: the blocking part
+    (finding the server, connecting for its size) runs beside it, never on it."""
+    import asyncio
+    return await asyncio.get_running_loop().run_in_executor(None, _start, key, how, dask_worker)
+
+
+async def stop_on_worker(key: str) -> bytes:
+    """On the DBMS host: stop (the sampler's last row may be on its way through the
+    loop: joined beside it), and hand back the rows and the sampler's own CPU."""
+    import asyncio
+    return await asyncio.get_running_loop().run_in_executor(None, _stop, key)
+
+
+def _start(key: str, how: dict, dask_worker) -> str:
     from ..hw.processes import process_tree_pids
     from ..hw.sampler import Sampler
     from ..targets.base import make_target
@@ -88,8 +102,7 @@ def start_on_worker(key: str, how: dict, dask_worker=None) -> str:
     return socket.gethostname()
 
 
-def stop_on_worker(key: str) -> bytes:
-    """On the DBMS host: stop, and hand back the rows and the sampler's own CPU."""
+def _stop(key: str) -> bytes:
     s, target = _RUNNING.pop(key)
     df = s.stop()
     if target is not None:
