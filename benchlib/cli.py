@@ -140,9 +140,12 @@ def _compare_against_base(args) -> int:
 def _add_import(sub):
     from .importers import registry as importers
     p = sub.add_parser("import", help="import another tool's output into a run folder")
-    p.add_argument("kind", help=" | ".join([*importers.kinds(), "auto"]))
-    p.add_argument("files", nargs="+")
-    p.add_argument("--into", required=True, help="the run folder to create")
+    p.add_argument("kind", help=" | ".join([*importers.kinds(), "auto", "prometheus"]))
+    p.add_argument("files", nargs="+", help="the tool's files; for prometheus: run folders")
+    p.add_argument("--into", help="the run folder to create")
+    p.add_argument("--url", help="prometheus: its URL; --instance: node_exporter's instance label")
+    p.add_argument("--instance")
+    p.add_argument("--query", action="append", default=[], help="prometheus: COLUMN=PROMQL over the shipped")
     p.add_argument("--name", default=None, help="the configuration name (cnf)")
     p.add_argument("--hw", nargs="*", default=[], help="vmstat / iostat / mpstat / ps logs of the run")
     p.set_defaults(func=cmd_import)
@@ -306,6 +309,16 @@ def cmd_summary(args) -> int:
 def cmd_import(args) -> int:
     from .importers import import_output
     from .store.folders import ResultsError
+    if args.kind == "prometheus":   # a database host's metrics, into existing run folders
+        from .importers.prometheus import attach
+        if not (args.url and args.instance) or any("=" not in q for q in args.query):
+            raise ResultsError("import prometheus RUN --url URL --instance HOST:PORT [--query COLUMN=PROMQL]")
+        for f in args.files:
+            print(*(f"attached Prometheus to {p}" for p in attach(f, args.url, args.instance,
+                  dict(q.split("=", 1) for q in args.query))), sep="\n")
+        return EXIT_OK
+    if not args.into:
+        raise ResultsError("import: --into RUN_FOLDER is needed")
     for f in [*args.files, *(args.hw or [])]:
         if not Path(f).is_file():
             raise ResultsError(f"{f}: {'a folder, not a file' if Path(f).is_dir() else 'no such file'}")

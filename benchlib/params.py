@@ -31,6 +31,7 @@ from pydantic import (
 
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
 from .overrides import apply_overrides as _apply_overrides
+from .hw.spec import HwSpec
 from .run import registry as executor_registry
 from .targets.registry import check_options, embedded_names, target_class, target_kind
 from .workloads import registry as workload_registry
@@ -135,6 +136,7 @@ class DaskSpec(Strict):
     """A running scheduler (``dask scheduler``, a deployer's), or else a local cluster."""
     scheduler: str | None = Field(None, pattern=r"^([a-z]+://)?[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$")  # tcp://host:8786
     workers: int = Field(2, ge=1, le=MAX_PROCESSES)   # also what run.processes: auto means
+    dbms_worker: str | None = None   # the worker (its name) that samples the DBMS host (hw.dbms: dask)
 
 
 class Experiment(Strict):
@@ -154,6 +156,7 @@ class Experiment(Strict):
     # how a step's client processes start: here (local) or as tasks on a Dask cluster
     executor: str = Field(default_factory=executor_registry.default)  # run/registry.py's names
     dask: DaskSpec = Field(default_factory=DaskSpec)
+    hw: HwSpec = Field(default_factory=HwSpec)   # where the DBMS host's figures come from
     source: str | None = None          # the file it was read from (set by the loader)
 
     @field_validator("workload")

@@ -278,6 +278,8 @@ HW = {
     "run_id": "string",
     "step": "string",
     "host": "string",           # the host sampled (the controller's, or a Dask worker's)
+    "role": "string",           # what runs there: client | dbms | both (HW_ROLES)
+    "source": "string",         # who sampled it: local | dask | prometheus (HW_SOURCES)
     "second": "Int64",
     "ts": "datetime64[ns, UTC]",
     "cpu_user": "float64",      # % of all CPUs, as vmstat us
@@ -296,6 +298,7 @@ HW = {
     "db_size_gb": "float64",    # database size, GB
 }
 
+HW_ROLES, HW_SOURCES = ("client", "dbms", "both"), ("local", "dask", "prometheus")
 TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
 # tables a workload writes besides those (Workload.extra_tables); read on request only

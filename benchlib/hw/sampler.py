@@ -112,6 +112,7 @@ class Sampler:
         self.interval_s, self.db_size_every_s = float(interval_s), float(db_size_every_s)
         self.dbms_pids, self.client_pids, self.db_size_bytes = dbms_pids, client_pids, db_size_bytes
         self.engine_in_clients = engine_in_clients
+        self.on_row: Callable[[dict], None] | None = None   # called with each full row
         self._select = disk_selector(disks)
         self._threads: list[threading.Thread] = []
         self.result: pd.DataFrame | None = None
@@ -194,6 +195,8 @@ class Sampler:
                 elif not stopping or snap.mono > self._prev.mono:
                     self._rows.append(new)
                     last_start = (self._prev, k_prev)
+                    if self.on_row is not None:   # streamed as it is taken (a Dask sampler's)
+                        self.on_row(dict(new))
                 self._prev, k_prev = snap, k
             except Exception as e:  # noqa: BLE001 - one bad sample must not end the series
                 self._note(e)

@@ -35,6 +35,7 @@ import uuid
 
 import numpy as np
 
+from ..hw.roles import CLIENT, tag
 from ..params import ParameterError
 from .clients import run_client
 from .executors import Clients, Placement
@@ -69,11 +70,14 @@ class DaskExecutor:
     def __init__(self, client, cluster=None):
         self.client, self.cluster = client, cluster
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
+        self.dbms_worker: str | None = None   # dask.dbms_worker: it samples the DBMS host
 
     @classmethod
     def open(cls, exp) -> DaskExecutor:
         """The experiment's ``dask:`` scheduler, or a local cluster of its workers."""
-        return cls.connect(exp.dask.scheduler, exp.dask.workers)
+        ex = cls.connect(exp.dask.scheduler, exp.dask.workers)
+        ex.dbms_worker = exp.dask.dbms_worker
+        return ex
 
     @classmethod
     def connect(cls, scheduler: str | None, workers: int,
@@ -131,6 +135,11 @@ def _workers(client) -> dict:
     return client.sync(client.scheduler.identity, n_workers=-1)["workers"]
 
 
+def _samples_dbms(info: dict, name: str | None) -> bool:
+    """A worker that samples the database host: ``--resources dbms=1`` or named so."""
+    return bool((info.get("resources") or {}).get("dbms")) or (name is not None and str(info.get("name")) == name)
+
+
 def _benchlib_version() -> str:
     from ..version import __version__
     return __version__
@@ -154,7 +163,8 @@ class DaskClients(Clients):
         self.q = Queue(self.names["q"], client=c)
         self.go, self.stop_evt = Event(self.names["go"], client=c), Event(self.names["stop"], client=c)
         self.start_var = Variable(self.names["start"], client=c)
-        workers = sorted(_workers(c))
+        # the database host's sampler worker (hw.dbms: dask) runs no drivers
+        workers = sorted(a for a, i in _workers(c).items() if not _samples_dbms(i, ex.dbms_worker))
         if len(tasks) > len(workers):
             # a driver is a process: its CPU and memory (getrusage) are its worker's own,
             # and all of them wait on one barrier, so they must all run at once
@@ -201,7 +211,7 @@ class DaskClients(Clients):
             d, off = dict(msg[2]), _wall_offset_ns()
             for k in ("started_ns", "ended_ns"):     # the task's wall clock -> ours
                 d[k] = d[k] - off if d.get(k) else d.get(k)
-            self.hw_frames.extend(pickle.loads(f) for f in msg[3])
+            self.hw_frames.extend(tag(pickle.loads(f), CLIENT, "local") for f in msg[3])  # a driver host
             return kind, p, d
         return tuple(msg)
 

@@ -31,6 +31,7 @@ from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
 from . import registry
+from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
@@ -46,16 +47,6 @@ class ExperimentResult:
     @property
     def ok(self) -> bool:
         return all(s in ("ok", "skipped") for s in self.runs.values())
-
-
-def _sampler(target, client_pids: list[int]):
-    try:
-        from ..hw.sampler import Sampler
-    except ImportError:
-        return None
-    return Sampler(1.0, dbms_pids=target.dbms_pids, engine_in_clients=target.engine_in_clients,
-                   client_pids=lambda: list(client_pids),
-                   db_size_bytes=target.db_size_bytes)
 
 
 def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
@@ -172,12 +163,15 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
     counter = open_key_counter(workload, steps)
+    sources, owned = sources_for(exp, executor)
     try:
         return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
-                          executor, wspec, client_pids, set_client_pids, counter)
+                          executor, wspec, client_pids, set_client_pids, counter, sources)
     finally:
         if counter is not None:
             counter.close(unlink=True)
+        if owned:
+            sources.close()
 
 
 def open_key_counter(workload, steps: list[StepSpec]):
@@ -189,14 +183,13 @@ def open_key_counter(workload, steps: list[StepSpec]):
 
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
-               wspec, client_pids, set_client_pids, counter) -> tuple[str, str | None]:
+               wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
     for step in steps:
         step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
         workload.setup(target, step)
         run.log.step = step.name
-        sampler = _sampler(target, client_pids)
-        if sampler:
-            sampler.start(run.spec.run_id, step.name)
+        sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
+        o = None
         try:
             if step.phase in workload.controller_phases:
                 o = _controller_step(step, workload, target)
@@ -207,8 +200,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
             if o.status == "ok":
                 workload.after_step(target, step, o)
         finally:
-            if sampler:
-                run.hw_frames.append(sampler.stop())
+            run.hw_frames.extend(sampler.stop(o))
         print(step_line(run.spec.run_id, o), file=out, flush=True)
         run.add(o)   # its tables written: OSError when the disk is full
         if step_lines is not None:
@@ -353,8 +345,11 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
             print(warning, file=out, flush=True)
         executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
         try:
+            executor.hw_sources = HwSources(exp, executor)   # the DBMS host's sampler or Prometheus
             return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor)
         finally:
+            if getattr(executor, "hw_sources", None) is not None:
+                executor.hw_sources.close()
             executor.close()
 
 

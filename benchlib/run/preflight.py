@@ -10,6 +10,7 @@ from ..params import Experiment, ParameterError, RunSpec
 from ..store import folders
 from ..targets.base import make_target
 from ..targets.registry import embedded_names
+from .hwsources import check as hw_check
 
 
 def resolved_parameters(exp: Experiment) -> dict:
@@ -20,8 +21,10 @@ def resolved_parameters(exp: Experiment) -> dict:
     return resolved
 
 
-# what a run's figures do not depend on: a changed description does not stop a rerun
-NOT_MEASURED = frozenset({"source", "description"})
+# what a run's figures do not depend on: a changed description does not stop a rerun, nor
+# where the DBMS host's figures come from (hw:, newer than some folders; a finished run
+# gets them after the fact with `benchlib import prometheus`)
+NOT_MEASURED = frozenset({"source", "description", "hw"})
 
 
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
@@ -56,7 +59,8 @@ def _changed_keys(a, b, prefix: str = "") -> list[str]:
 def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
     """Connect to every URL target once before anything runs: an unreachable database
     is one line and exit 2, not a folder of failed runs. (Embedded targets start with
-    their run.)"""
+    their run.) A Prometheus that hw.dbms names must answer too."""
+    hw_check(exp)
     for t in exp.targets:
         if t.kind in embedded_names():   # sqlite, basic, embedded-postgres …
             continue

@@ -6,14 +6,12 @@ A run folder ``data/<experiment>/<run>/`` holds
                      host and DBMS facts, start/end times (passwords masked);
 - ``steps.parquet``, ``latency.parquet``, ``intervals.parquet``, ``hw.parquet``
                      the tidy tables of :mod:`benchlib.schema`;
-- ``intervals.jsonl`` while a run is going: one line per completed second, flushed,
-                     so a killed run keeps every completed interval;
+- ``intervals.jsonl`` while a run is going: a flushed line per completed second;
 - ``ycsb.txt``       the run in YCSB's text format, for existing YCSB scripts.
 
-Every file is written to a temporary name and renamed, so a reader never sees a
-half-written table. A folder whose ``meta.json`` says ``running`` but whose process
-is gone was killed: :func:`recover_run` marks it failed and turns its interval log
-into the table.
+Every file is written to a temporary name and renamed: no reader sees a half-written
+table. A folder whose ``meta.json`` says ``running`` but whose process is gone was
+killed: :func:`recover_run` marks it failed and turns its interval log into the table.
 """
 from __future__ import annotations
 
@@ -33,6 +31,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from .. import points, schema
+from ..hw.roles import upgrade_hw
 from ..masking import mask_text
 from ..version import __version__
 
@@ -299,6 +298,8 @@ def _read_run(rd: Path, tables: tuple, statuses) -> tuple[schema.RunMeta | None,
             and not (rd / "steps.parquet").exists():
         raise ResultsError(f"{rd / 'steps.parquet'}: missing from a finished run")
     out = {t: read_table(rd, t) for t in tables}
+    if "hw" in out:   # rows from before the hw table had role and source
+        out["hw"] = upgrade_hw(out["hw"], {meta.get("run_id"): (meta.get("host") or {}).get("hostname")})
     if "intervals" in out and int(meta.get("format_version") or 1) < 2:
         steps = out["steps"] if "steps" in out else read_table(rd, "steps")
         out["intervals"] = upgrade_intervals(out["intervals"], steps)

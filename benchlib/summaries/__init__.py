@@ -25,7 +25,7 @@ from .experiment import ExperimentSummary, experiment_summary
 from .formatting import format_lines
 from .phase_lines import run_lines
 from .response import response_times
-from .stepstats import select
+from .stepstats import hw_legend, select
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
 KINDS = (*LINE_KINDS, "experiment")   # the summaries with a text of their own (summarize)
@@ -54,7 +54,8 @@ def summarize(results: dict, kind: str) -> str:
         return experiment_summary(results).text
     if kind not in LINE_KINDS:
         raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(KINDS)})")
-    return format_lines(summary_frame(results, kind), kind) or "(no steps)"
+    text = format_lines(summary_frame(results, kind), kind) or "(no steps)"
+    return "\n".join(filter(None, [text, hw_legend(results) if kind != "rt" else None]))
 
 
 def step_lines(results: dict, run_id: str, step: str) -> str:
@@ -62,7 +63,7 @@ def step_lines(results: dict, run_id: str, step: str) -> str:
     (``l.pre.eff.op``, ``l.pre.eff.sec``, ``l.pre.rt``, ``l.pre.run``): what the
     driver prints as each step ends."""
     one = select(results, run_id=run_id, step=step)
-    blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS]
+    blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS] + [hw_legend(one)]
     return "\n\n".join(b for b in blocks if b)
 
 

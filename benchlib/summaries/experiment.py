@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..schema import BATCH_SUFFIX, conform
 from . import checks, metainfo
+from .hwroles import blank_reasons
 from .response import op_latency, op_order
 from .stepstats import step_stats, table
 
@@ -223,6 +224,8 @@ def experiment_summary(results: dict) -> ExperimentSummary:
     if flow.passed is not None:
         tests.append((flow.passed, "Workflow as planned" + (f": {flow.detail}" if flow.detail else "")))
     tests.append(checks.no_failed(metas, st))
+    if (blank := blank_reasons(results, st)) is not None:   # a remote server nobody sampled
+        tests.append(blank)
     sections["tests"] = pd.DataFrame([{"passed": ok, "test": msg} for ok, msg in tests],
                                      columns=["passed", "test"])
     text += ["", "### Tests", *checks.test_lines(tests)]

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
+from .hwroles import CLIENT_AGGREGATES, legend, split_rows
 
 ID_COLS = ["experiment", "config", "run_id", "step", "phase"]
 PHASE_ORDER = {phase: i for i, phase in enumerate(schema.PHASES)}  # load, index, run
@@ -79,6 +80,12 @@ def controller_hw(results: dict, hw: pd.DataFrame) -> pd.DataFrame:
     own = {m.get("run_id"): (m.get("host") or {}).get("hostname") for m in metas if isinstance(m, dict)}
     keep = [pd.isna(h) or own.get(r) in (None, h) for r, h in zip(hw["run_id"], hw["host"])]
     return hw[keep]
+
+
+def hw_legend(results: dict) -> str | None:
+    """Where the step lines' hardware figures come from, when not the local case."""
+    hw = table(results, "hw")
+    return legend(*split_rows(results, hw, controller_hw)) if len(hw) else None
 
 
 def _keys(*frames: pd.DataFrame) -> list[str]:
@@ -167,9 +174,9 @@ def step_stats(results: dict) -> pd.DataFrame:
     phase = steps["phase"] if "phase" in steps else pd.Series(pd.NA, index=steps.index)
     steps["phase"] = [p if isinstance(p, str) and p else schema.phase_of(s)
                       for p, s in zip(phase, steps["step"])]
-    hw = controller_hw(results, table(results, "hw"))
+    hw, client_hw = split_rows(results, table(results, "hw"), controller_hw)
     keys = _keys(steps, hw) if len(hw) else ["run_id", "step"]
-    agg = hw_aggregates(hw, keys)
+    agg = _with_clients(hw_aggregates(hw, keys), hw_aggregates(client_hw, keys), keys)
     for k in keys:  # join keys as plain objects on both sides (string vs object dtypes)
         steps[k] = steps[k].astype("object")
         agg[k] = agg[k].astype("object")
@@ -193,6 +200,19 @@ def step_stats(results: dict) -> pd.DataFrame:
     order = sorted(range(len(out)), key=lambda i: step_sort_key(out["step"].iat[i],
                                                                  out["phase"].iat[i]))
     return out.iloc[order].reset_index(drop=True)
+
+
+def _with_clients(agg: pd.DataFrame, clients: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The DBMS rows' aggregates with the client CPU of the client hosts' rows, and
+    their database size (read over SQL) where the DBMS rows have none."""
+    if not len(clients):
+        return agg
+    c = clients[[*keys, *CLIENT_AGGREGATES, "db_gb"]].rename(columns={"db_gb": "client_db_gb"})
+    for k in keys:
+        agg[k], c[k] = agg[k].astype("object"), c[k].astype("object")
+    out = agg.drop(columns=list(CLIENT_AGGREGATES)).merge(c, on=keys, how="outer")
+    out["db_gb"] = out["db_gb"].fillna(out.pop("client_db_gb"))
+    return out
 
 
 # figures a step measures itself (steps table) over the hw table's aggregates: the

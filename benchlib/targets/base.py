@@ -66,6 +66,20 @@ class Target:
     # the client library the connections go through (meta's client_library), where a
     # family has more than one (MariaDB: mysqlclient or pymysql); run.driver is the loop's
     client_library: str | None = None
+    # its server seen from the database host (hw.dbms: dask, prometheus): the names of the
+    # programs at the root of its process tree, its default TCP port, and PromQL for its
+    # figures no node or process exporter gives (hw column -> query; hw/prometheus.py)
+    server_names: tuple[str, ...] = ()
+    default_port: int | None = None
+    prometheus_queries: dict[str, str] = {}
+
+    def server_port(self) -> int | None:
+        """The TCP port of the URL, else the family's default."""
+        from urllib.parse import urlsplit
+        try:
+            return urlsplit(self.url).port or self.default_port
+        except ValueError:
+            return self.default_port
 
     def __init__(self, name: str, url: str, options: dict | None = None,
                  data_dir: Path | None = None):

@@ -45,6 +45,8 @@ def _cannot_connect(params: dict, e: Exception) -> str:
 class MysqlTarget(Target):
     kind = "mysql"
     dialect = Dialect("mysql", placeholder="%s", ident_quote="`")
+    server_names, default_port = ("mariadbd", "mysqld"), 3306
+    prometheus_queries = {"db_size_gb": 'sum(mysql_info_schema_table_size{schema="$datname"})'}  # mysqld_exporter
 
     @classmethod
     def connect_endpoint(cls, endpoint):

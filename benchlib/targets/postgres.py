@@ -18,6 +18,8 @@ def conninfo(url: str) -> str:
 class PostgresTarget(Target):
     kind = "postgres"
     dialect = Dialect("postgres", placeholder="%s", numbered=True)
+    server_names, default_port = ("postgres",), 5432
+    prometheus_queries = {"db_size_gb": 'sum(pg_database_size_bytes{datname="$datname"})'}  # postgres_exporter
 
     @classmethod
     def connection_lost(cls, exc):

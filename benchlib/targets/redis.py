@@ -24,6 +24,8 @@ CONNECT_TIMEOUT_S = 5.0
 class RedisTarget(Target):
     kind = "redis"
     dialect = Dialect("redis", placeholder="", ident_quote="", sql=False)
+    server_names, default_port = ("redis-server",), 6379
+    prometheus_queries = {"db_size_gb": "sum(redis_memory_used_bytes)"}   # redis_exporter
 
     @classmethod
     def check_url(cls, url: str) -> None:

@@ -1,0 +1,135 @@
+"""Each step's hw rows from every source the experiment's ``hw:`` names.
+
+- the controller's own sampler (always: its clients' CPU, its host's figures), which
+  counts the server's processes and asks the database size only when it may
+  (``hw.dbms`` has ``local``, ``hw.remote`` is false) and sees them (a loopback URL):
+  its rows' role is then ``both``, else ``client``;
+- ``dask``: the sampler on the database host (:mod:`.remote_sampler`), role ``dbms``;
+- ``prometheus``: after the step, its window queried (:mod:`benchlib.hw.prometheus`),
+  role ``dbms``; a figure without series is blank, said once per run in one line.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from ..hw import prometheus
+from ..hw.roles import BOTH, CLIENT, DBMS, tag
+from ..params import ParameterError
+
+
+def check(exp) -> None:
+    """Before anything runs: a Prometheus the experiment needs answers (ParameterError)."""
+    if "prometheus" in exp.hw.dbms:
+        try:
+            prometheus.check(exp.hw.prometheus)
+        except prometheus.PrometheusError as e:
+            raise ParameterError(f"hw.prometheus: {e}") from None
+
+
+class HwSources:
+    """The sources of an experiment, opened once (a Dask client, a checked Prometheus)."""
+
+    def __init__(self, exp, executor=None):
+        self.spec = exp.hw
+        check(exp)
+        self.dask = None
+        if "dask" in self.spec.dbms:
+            from .remote_sampler import DaskDbmsSampler
+            self.dask = DaskDbmsSampler.open(exp, executor)
+        self.warned: set[str] = set()
+
+    def step(self, target, run_id: str, step: str, client_pids: list[int], out=sys.stderr) -> StepSampling:
+        return StepSampling(self, target, run_id, step, client_pids, out)
+
+    def close(self) -> None:
+        if self.dask is not None:
+            self.dask.close()
+
+
+def sources_for(exp, executor) -> tuple[HwSources, bool]:
+    """The executor's sources (opened with it by run_experiment), or new ones that the
+    caller owns (closes)."""
+    src = getattr(executor, "hw_sources", None)
+    return (src, False) if src is not None else (HwSources(exp, executor), True)
+
+
+def _visible(target) -> bool:
+    try:
+        return target.dbms_pids() is not None
+    except Exception:  # noqa: BLE001 - a server this host cannot look into is not this host's
+        return False
+
+
+def labels(target) -> dict[str, str]:
+    """The Prometheus queries' ``$process_group`` and ``$datname`` for ``target``."""
+    try:
+        db = urlsplit(target.url).path.strip("/")
+    except ValueError:
+        db = ""
+    return {"process_group": "|".join(target.server_names) or ".+", "datname": db or ".+"}
+
+
+class StepSampling:
+    """One step's samplers: ``start()`` before it, ``stop(outcome)`` -> its frames."""
+
+    def __init__(self, src: HwSources, target, run_id, step, client_pids, out):
+        self.src, self.target, self.run_id, self.step, self.out = src, target, run_id, step, out
+        spec = src.spec
+        eic = target.engine_in_clients
+        sees = eic or (spec.local_reads_dbms() and _visible(target))
+        self.role = BOTH if sees else CLIENT
+        from ..hw.sampler import Sampler
+        self.local = Sampler(1.0, dbms_pids=target.dbms_pids if sees else None, engine_in_clients=eic,
+                             client_pids=lambda: list(client_pids),
+                             db_size_bytes=None if spec.remote else target.db_size_bytes)
+
+    def start(self) -> StepSampling:
+        if self.src.dask is not None:
+            t = self.target
+            self.src.dask.start(self.run_id, self.step, {
+                "port": t.server_port(), "names": list(t.server_names),
+                "target": (t.name, t.url, t.options)})
+        self.local.start(self.run_id, self.step)
+        return self
+
+    def stop(self, outcome=None) -> list:
+        local = self.local.stop()
+        frames = [tag(local, self.role, "local")]
+        if self.src.dask is not None:
+            from .remote_sampler import StreamedOnly
+            try:
+                df = self.src.dask.stop()
+            except StreamedOnly as e:   # a lost sampler worker costs its last rows, not the run
+                df = e.rows
+                self._warn(f"the DBMS host's Dask sampler was lost: {len(df)} rows it streamed kept ({e})")
+            if df is not None and len(df):
+                frames.append(tag(df.assign(run_id=self.run_id, step=self.step), DBMS, "dask"))
+        if "prometheus" in self.src.spec.dbms and outcome is not None:
+            frames.extend(self._prometheus(*prometheus.window(local, outcome.started, outcome.ended)))
+        return frames
+
+    def _prometheus(self, started: datetime, ended: datetime) -> list:
+        spec = self.src.spec.prometheus
+        # the scrape after the step's end must be in: one step of the grid and one scrape
+        time.sleep(max(0.0, ended.timestamp() + 2 * spec.step_s - datetime.now(timezone.utc).timestamp()))
+        try:
+            df, missing = prometheus.fetch(spec, started, ended, self.target.prometheus_queries,
+                                           labels(self.target))
+        except prometheus.PrometheusError as e:
+            self._warn(str(e))
+            return []
+        if missing:
+            self._warn(f"Prometheus has no series for {', '.join(missing)}: blank "
+                       "(hw.prometheus.queries sets each; README: The database on another host)")
+        df.insert(0, "run_id", self.run_id)
+        df.insert(1, "step", self.step)
+        df.insert(2, "host", prometheus.host_of(spec))
+        return [tag(df, DBMS, "prometheus")]
+
+    def _warn(self, line: str) -> None:
+        if line not in self.src.warned:
+            self.src.warned.add(line)
+            print(f"warning: {line}", file=self.out, flush=True)

@@ -1,0 +1,92 @@
+"""Which hw rows a step's lines read: the DBMS host's for the DBMS figures, the
+client hosts' for the clients' CPU.
+
+- DBMS figures (``dsec``, ``rss``, ``vsz``, ``dbgb``) and the host's own (CPU %,
+  disk reads and writes, context switches: the seed's ``cpupi``, ``rpi``, ``wkbpi``
+  … are the database host's) come from the rows of a host whose role is ``dbms`` —
+  of the first source of :data:`SOURCE_ORDER` that has rows for the step — and else
+  from the controller's host when it ran the server too (role ``both``, today's
+  loopback case). A step with neither has those figures blank: a client host's CPU
+  or disk never stands under a DBMS heading.
+- Client CPU (``csec``) comes from the controller's host with role ``client`` or
+  ``both`` (the steps table's getrusage of every driver is preferred anyway).
+- ``dbgb`` read over SQL by the controller (a server on another host, not treated
+  as remote) is the server's figure wherever it was asked: it fills a blank ``dbgb``.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ..hw.roles import BOTH, CLIENT_ROLES, DBMS, upgrade_hw
+
+SOURCE_ORDER = ("dask", "prometheus", "local")
+# the step aggregates that describe the DBMS host, and those of the client hosts
+CLIENT_AGGREGATES = ("csec", "csec_max")
+
+
+def _hostnames(results: dict) -> dict:
+    runs, given = results.get("runs"), results.get("meta")
+    metas = [*(runs["meta"] if runs is not None and "meta" in runs else []),
+             *(given.values() if isinstance(given, dict) else [])]
+    return {m.get("run_id"): (m.get("host") or {}).get("hostname") for m in metas if isinstance(m, dict)}
+
+
+def split_rows(results: dict, hw: pd.DataFrame, controller_hw) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the rows each step's DBMS figures come from, the client hosts' rows)."""
+    if not len(hw):
+        return hw, hw
+    hw = upgrade_hw(hw, _hostnames(results))
+    role, source = hw["role"].astype("object"), hw["source"].astype("object")
+    own = controller_hw(results, hw)
+    clients = own[own["role"].astype("object").isin(CLIENT_ROLES)]
+    key = hw["run_id"].astype("object") + "\0" + hw["step"].astype("object")
+    rank = source.map({s: i for i, s in enumerate(SOURCE_ORDER)}).fillna(len(SOURCE_ORDER))
+    dedicated = role == DBMS
+    best = rank[dedicated].groupby(key[dedicated]).min()
+    take = dedicated & (rank == key.map(best))
+    shared = (role == BOTH) & hw.index.isin(own.index) & ~key.isin(best.index)
+    return hw[take | shared], clients
+
+
+def one_source(results: dict, source: str) -> dict:
+    """``results`` whose hw keeps the client rows and the DBMS rows of ``source``
+    only: the step lines as that source alone measures them (to compare sources)."""
+    hw = upgrade_hw(results["hw"], _hostnames(results))
+    keep = (hw["source"].astype("object") == source) | (hw["role"].astype("object") == "client")
+    if source != "local":   # the controller's rows then count its clients only
+        hw = hw.assign(role=hw["role"].where(hw["source"].astype("object") != "local", "client"))
+    return {**results, "hw": hw[keep].reset_index(drop=True)}
+
+
+def blank_reasons(results: dict, st: pd.DataFrame) -> tuple[bool, str] | None:
+    """The experiment summary's test of the DBMS figures: None when every sampled step
+    with operations has them; else failed, saying which steps and why."""
+    hw = results.get("hw")
+    if not len(st) or hw is None or not len(hw):
+        return None
+    sampled = set(zip(hw["run_id"].astype("object"), hw["step"].astype("object")))
+    gone = [f"{r}/{s}" for r, s, o, d in zip(st["run_id"], st["step"], st["ops"], st["dsec"])
+            if o > 0 and pd.isna(d) and (r, s) in sampled]
+    if not gone:
+        return None
+    return (False, f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(gone[:6])}"
+                   f"{' …' if len(gone) > 6 else ''}: no source sampled the database host (a server "
+                   "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+
+
+def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
+    """A line under the step lines saying where their hardware figures come from, when
+    not from the one host that ran the server and the drivers (the local case)."""
+    if not len(dbms) and not len(clients):
+        return None
+    own = dbms[dbms["role"].astype("object") == DBMS] if len(dbms) else dbms
+    if len(dbms) and not len(own):
+        return None                   # the controller's host ran both: the local case
+    hosts = ", ".join(sorted({str(c) for c in clients["host"].dropna()})) if len(clients) else ""
+    client = f"; client CPU from {hosts}" if hosts else ""
+    if not len(own):
+        return (f"hw: DBMS columns blank: no source sampled the database host{client} "
+                "(hw.dbms: dask or prometheus gives them)")
+    where = ", ".join(sorted({f"{h} ({s})" for h, s in zip(own["host"].astype("object"),
+                                                              own["source"].astype("object"))}))
+    return f"hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) from {where}{client}"

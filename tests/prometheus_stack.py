@@ -1,0 +1,97 @@
+"""A real Prometheus with node_exporter, process-exporter and postgres_exporter, each
+on a loopback port of its own (never 9090/9100: other servers may use them), scraping
+every second: the tests' database-host metrics (issue 24). Debian's packages
+(prometheus, prometheus-node-exporter, prometheus-process-exporter,
+prometheus-postgres-exporter; .ci/run installs them); :func:`start` says why it
+cannot run where they are missing."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROGRAMS = ("prometheus", "prometheus-node-exporter", "prometheus-process-exporter",
+            "prometheus-postgres-exporter")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Stack:
+    url: str
+    instance: str                  # node_exporter's target, as Prometheus labels it
+    procs: list = field(default_factory=list)
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def missing() -> str | None:
+    """Why the stack cannot start here, or None."""
+    absent = [p for p in PROGRAMS if shutil.which(p) is None]
+    return f"not installed: {', '.join(absent)} (apt-get install -y {' '.join(absent)})" if absent else None
+
+
+def start(workdir: Path, pg_dsn: str) -> Stack:
+    """Start the exporters and Prometheus; wait until every job was scraped up."""
+    ports = {k: _free_port() for k in ("prom", "node", "proc", "pg")}
+    log = open(workdir / "exporters.log", "wb")
+    env = {**os.environ, "DATA_SOURCE_NAME": pg_dsn}
+    cmds = [
+        ["prometheus-node-exporter", f"--web.listen-address=127.0.0.1:{ports['node']}",
+         "--collector.disable-defaults", "--collector.cpu", "--collector.stat", "--collector.diskstats"],
+        ["prometheus-process-exporter", "-procnames", "postgres", "-threads=false",
+         "-web.listen-address", f"127.0.0.1:{ports['proc']}"],
+        ["prometheus-postgres-exporter", f"--web.listen-address=127.0.0.1:{ports['pg']}",
+         "--disable-settings-metrics"],
+    ]
+    jobs = {"node": ports["node"], "process": ports["proc"], "postgres": ports["pg"]}
+    config = {"global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+              "scrape_configs": [{"job_name": j, "scrape_interval": "1s", "scrape_timeout": "1s",
+                                  "static_configs": [{"targets": [f"127.0.0.1:{p}"]}]}
+                                 for j, p in jobs.items()]}
+    (workdir / "prometheus.yml").write_text(json.dumps(config))   # JSON is YAML
+    cmds.append(["prometheus", f"--config.file={workdir / 'prometheus.yml'}",
+                 f"--storage.tsdb.path={workdir / 'tsdb'}", f"--web.listen-address=127.0.0.1:{ports['prom']}"])
+    stack = Stack(f"http://127.0.0.1:{ports['prom']}", f"127.0.0.1:{ports['node']}")
+    for c in cmds:
+        stack.procs.append(subprocess.Popen(c, stdout=log, stderr=log, env=env))
+    try:
+        _wait_up(stack.url, len(jobs))
+    except Exception:
+        stack.stop()
+        raise
+    return stack
+
+
+def _wait_up(url: str, n: int, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/query?query=sum(up)", timeout=2) as r:
+                res = json.loads(r.read())["data"]["result"]
+            last = float(res[0]["value"][1]) if res else 0
+            if last >= n:
+                time.sleep(3)      # a few scrapes of each before the first step
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"Prometheus at {url}: {last} of {n} jobs up after {timeout_s:.0f} s")
