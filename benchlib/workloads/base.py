@@ -165,6 +165,11 @@ class Workload:
         counter (:mod:`.keycounter`); None: the workload has none."""
         return None
 
+    def loaded_rows(self, target) -> int | None:
+        """The rows its loaded table holds now (a rerun keeps a load that holds at least
+        the rows the load step counted); None: it cannot tell, and the run goes again."""
+        return None
+
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
         raise NotImplementedError
