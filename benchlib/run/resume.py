@@ -91,6 +91,8 @@ class Resume:
 def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepSpec],
                 meta) -> Resume | str:
     """What a rerun of ``run_dir`` would keep, or why it keeps nothing (one line)."""
+    if not meta.get("planned"):
+        return "its meta.json cannot be read"
     if list(meta.get("planned") or []) != [s.name for s in steps]:
         return "it planned other steps"
     then = {k: v for k, v in (meta.get("parameters") or {}).items() if k not in NOT_MEASURED}
