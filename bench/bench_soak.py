@@ -13,11 +13,15 @@ operation per second: the folder's bytes / (run seconds × operations in the mix
 
     .venv/bin/python bench/bench_soak.py [--workload ycsb|linkbench] [--minutes 30]
         [--url sqlite] [--every 5] [--loop-secs 60] [--keep]
+
+``--interval-log SECONDS`` measures instead what the controller's interval log holds in
+memory after that many seconds of 10 operations (tracemalloc), in this process.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,8 +46,7 @@ def experiment(workload: str, url: str, minutes: int, data: Path, loop_secs: int
     return {"experiment": f"soak-{workload}", "workload": workload, "properties": PROPS[workload],
             "targets": [target], "load": {"threads": 2},
             "run": {"threads": [2], "processes": 1, "loops": max(1, minutes * 60 // loop_secs),
-                    "loop_secs": loop_secs,
-                    "status_interval_s": 3600}, "seed": 7}
+                    "loop_secs": loop_secs}, "seed": 7}
 
 
 def folder_bytes(path: Path) -> int:
@@ -135,6 +138,26 @@ def report(workload: str, samples: list[dict], data: Path) -> None:
           f"{int(steps['ops'].sum()):,} operations, load average {os.getloadavg()[0]:.1f}")
 
 
+def interval_log_memory(seconds: int, ops: int = 10) -> None:
+    import tracemalloc
+
+    from benchlib.run.interval_log import IntervalLog
+    log = IntervalLog(Path(tempfile.mkdtemp(prefix="benchlib-soak-")), "r1")
+    log.step = "r.L1"
+    row = {"ops": 1234, "errors": 0, "mean_us": 101.5, "p99_us": 350.0, "max_us": 900.0,
+           "min_us": 20.0, "intended_mean_us": 101.5, "intended_p99_us": 350.0,
+           "intended_max_us": 900.0, "interval_s": 1.0}
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for s in range(seconds):
+        log([{"second": s, "op": f"OP{i}", **row} for i in range(ops)])
+    held = tracemalloc.get_traced_memory()[0] - base
+    log.close()
+    shutil.rmtree(log.path.parent, ignore_errors=True)
+    print(f"interval log after {seconds} s x {ops} ops: {held / MB:.2f} MiB held, "
+          f"{held / (seconds * ops):.0f} B per op-second")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workload", choices=sorted(PROPS), default="ycsb")
@@ -143,7 +166,10 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=5.0)
     ap.add_argument("--loop-secs", type=int, default=60, help="each run loop's length (60)")
     ap.add_argument("--keep", action="store_true", help="keep the data folder (its path printed)")
+    ap.add_argument("--interval-log", type=int, metavar="SECONDS")
     a = ap.parse_args()
+    if a.interval_log:
+        return interval_log_memory(a.interval_log)
     data = Path(tempfile.mkdtemp(prefix="benchlib-soak-"))
     print(f"soak: {a.workload}, {a.minutes} minutes of {a.loop_secs}-s loops on {a.url}, load "
           f"average {os.getloadavg()[0]:.1f}")
@@ -151,7 +177,6 @@ def main() -> None:
     if a.keep:
         print(f"data: {data}")
     else:
-        import shutil
         shutil.rmtree(data, ignore_errors=True)
 
 
