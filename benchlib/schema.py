@@ -169,6 +169,7 @@ class RunMeta(BaseModel):
     # the run loops' hot path (run.driver): python, or c-libpq (the C loop over libpq);
     # "c-libpq+python" when the clients differed; None before a run loop ran
     driver_path: str | None = None
+    resumptions: list[dict[str, Any]] = []   # each rerun that kept finished steps: at, pid, kept, from
 
     @property
     def workload_point(self) -> str:
@@ -232,6 +233,7 @@ STEPS = {
     "processes": "Int64",
     "target_ops_per_s": "float64",  # NA when unthrottled
     "status": "string",        # ok | failed | interrupted
+    "pid": "Int64",            # the benchlib process that ran it (a resumed run: several)
     # measured by the step itself at its start and end (any length of step), where the
     # hw table's 1-s samples are too coarse: the clients' getrusage; for a DBMS that runs
     # in the clients (SQLite) its CPU and memory are theirs. NA elsewhere.

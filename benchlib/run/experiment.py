@@ -5,12 +5,13 @@ runs the steps â€” load ``l.pre``, optional index ``l.post``, run loops ``r.L1â€
 with the hardware sampler beside each, and writes the run folder as it goes: the
 interval log line by line, the steps and latency tables after every step, meta.json
 at start and end. A run that finished ``ok`` is skipped the next time unless
-``force``; a failed or killed one is moved aside to ``.attempts/`` and run again.
+``force``; a failed or killed one resumes after its finished steps (:mod:`.resume`),
+or, when they cannot be kept, is moved aside to ``.attempts/`` and run again.
 """
 from __future__ import annotations
 
+import os
 import random
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -30,9 +31,9 @@ from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
-from . import registry
+from . import registry, resume
 from .hwsources import HwSources, sources_for
-from .interval_log import IntervalLog
+from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
 from .step import StepOutcome, run_step
@@ -68,7 +69,7 @@ def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
 
 def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> dict:
     s = o.step
-    row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop,
+    row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop, "pid": os.getpid(),
            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
            "failed": o.failed,
            "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
@@ -117,16 +118,23 @@ class _Run:
     driver_rows: list[dict] = field(default_factory=list)
     outcomes: list[StepOutcome] = field(default_factory=list)
     engine_in_clients: bool = False
+    key_offset: int = 0     # keys a resumed run's inserts skip (those of the runs before)
+    hw_done: int = 0        # hw_frames: the last step's only (the earlier ones' on disk) and these
 
     def add(self, o: StepOutcome) -> None:
         run_id = self.spec.run_id
         self.outcomes.append(o)
         self.steps_rows.append(_steps_row(run_id, o, self.engine_in_clients))
-        self.lat_rows.extend({"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows)
-        self.driver_rows.extend({"run_id": run_id, **r} for r in o.driver_rows)
-        self.hw_frames.extend(f.assign(run_id=run_id, step=o.step.name) for f in o.hw_frames if len(f))
+        lat = [{"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows]
+        drivers = [{"run_id": run_id, **r} for r in o.driver_rows]
+        self.lat_rows.extend(lat)
+        self.driver_rows.extend(drivers)
+        self.hw_frames[:] = self.hw_frames[self.hw_done:] + [
+            f.assign(run_id=run_id, step=o.step.name) for f in o.hw_frames if len(f)]
+        self.hw_done = len(self.hw_frames)
         folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
         folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
+        resume.save_step(self.run_dir, o, lat, drivers, self.hw_frames)
 
     def tables(self) -> dict:
         """The run's tables as they are now, as load_results would give them."""
@@ -162,7 +170,7 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
 
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
-    counter = open_key_counter(workload, steps)
+    counter = open_key_counter(workload, steps, run.key_offset)
     sources, owned = sources_for(exp, executor)
     try:
         return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
@@ -174,12 +182,12 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
             sources.close()
 
 
-def open_key_counter(workload, steps: list[StepSpec]):
+def open_key_counter(workload, steps: list[StepSpec], offset: int = 0):
     """The run's acknowledged-insert counter, shared by its run loops (each loop's
     inserts go on where the previous one's stopped), or None."""
     start = workload.insert_counter_start()
     threads = max((s.threads for s in steps if s.phase == "run"), default=0)
-    return keycounter.create(start, threads) if start is not None and threads else None
+    return keycounter.create(start + offset, threads) if start is not None and threads else None
 
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
@@ -213,13 +221,12 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
 def _write_outputs(run: _Run, workload) -> None:
     """The run's tables and text files beside steps and latency (written after each step)."""
     run_dir = run.run_dir
-    folders.write_table(run_dir, "intervals", pd.DataFrame(run.log.rows) if run.log.rows else None)
-    (run_dir / folders.INTERVAL_LOG).unlink(missing_ok=True)   # now in the intervals table
-    if run.hw_frames:
-        folders.write_table(run_dir, "hw", pd.concat(run.hw_frames, ignore_index=True))
+    run.log.write_table()
+    if (hw := resume.hw_table(run_dir, run.hw_frames[run.hw_done:])) is not None:
+        folders.write_table(run_dir, "hw", hw)
     if run.driver_rows:
         folders.write_table(run_dir, "drivers", schema.conform("drivers", pd.DataFrame(run.driver_rows)))
-    for name, text in workload.text_outputs(run.outcomes, intervals=run.log.rows).items():
+    for name, text in workload.text_outputs(run.outcomes, intervals=lambda: interval_rows(run_dir)).items():
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
@@ -242,6 +249,8 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
                     for c in o.client_results if c.driver_path})
     meta.driver_path = "+".join(paths) or None
     folders.write_json(run_dir / folders.META, meta)
+    if status == "ok":
+        resume.drop_parts(run_dir)   # in its tables now; a run that did not end ok keeps them
     if status == "failed" and not (run_dir / folders.ERROR_LOG).exists():
         folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
@@ -251,10 +260,11 @@ def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None)
 
 def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, out=sys.stdout,
             progress: bool | None = None, step_lines: StepLines | None = None,
-            executor=None) -> str:
-    """One run folder; its steps' clients started by ``executor`` (local processes by default)."""
+            executor=None, resumed: resume.Resume | None = None) -> str:
+    """One run folder; its steps' clients started by ``executor`` (local processes by
+    default); ``resumed``: an unfinished run's folder, whose finished steps are kept."""
     run_dir = exp_dir / spec.run_id
-    run_dir.mkdir(parents=True)
+    run_dir.mkdir(parents=True, exist_ok=resumed is not None)
     props = {**exp.workload_properties(), **spec.workload_point}
     workload = exp.workload_class()(props)
     target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
@@ -262,13 +272,15 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
         target.set_run_dir(run_dir)
     steps = workload.steps(exp, spec)
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
-    meta = _start_meta(exp, spec, props, steps, seed)
+    meta = _start_meta(exp, spec, props, steps, seed) if resumed is None else resume.resumed_meta(resumed)
+    seed = meta.seed if meta.seed is not None else seed
     meta.target["dialect"] = target.dialect.as_meta()   # summaries read it, never a name
     space.reserve(run_dir)     # NoSpace: not even room to say how it ended
     folders.write_json(run_dir / folders.META, meta)
     catalog.record(data_dir, run_dir, meta)   # listed (running) from now: a kill -9 shows abandoned
     run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)
+    steps = steps if resumed is None else resume.restore(run, resumed, steps)
     status, error = "ok", None
     try:
         target.start()
@@ -366,12 +378,14 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, ex
                 print(f"skip   {spec.run_id}: finished before (use --force to run it again)", file=out)
                 res.runs[spec.run_id] = "skipped"
                 continue
-            attempts = exp_dir / ".attempts"
-            attempts.mkdir(exist_ok=True)
-            shutil.move(str(run_dir), attempts / f"{spec.run_id}-{int(time.time())}")
+            resumed = None if force else resume.decide(exp, spec, run_dir, data_dir, meta, out)
+            if resumed is None:
+                resume.set_aside(run_dir)
+        else:
+            resumed = None
         try:
             res.runs[spec.run_id] = run_one(exp, spec, exp_dir, data_dir, out=out, progress=progress,
-                                            step_lines=step_lines, executor=executor)
+                                            step_lines=step_lines, executor=executor, resumed=resumed)
         except space.NoSpace as e:   # not even room for its meta.json: nothing ran
             print(f"error  {spec.run_id}: {e}", file=out, flush=True)
             res.runs[spec.run_id] = "failed"

@@ -15,6 +15,7 @@ killed: :func:`recover_run` marks it failed and turns its interval log into the 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -189,17 +190,20 @@ def upgrade_meta(meta: dict, path: Path) -> schema.RunMeta:
     return to_run_meta(meta, path)
 
 
+def interval_log_lines(path: Path):
+    """An interval log's rows, a line (a list) at a time, up to a killed run's last line
+    cut short."""
+    with contextlib.suppress(FileNotFoundError), Path(path).open() as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                return
+
+
 def read_interval_log(run_dir: Path) -> pd.DataFrame:
     """The intervals a running (or killed) run has flushed so far."""
-    path = Path(run_dir) / INTERVAL_LOG
-    rows = []
-    if path.exists():
-        with path.open() as f:
-            for line in f:
-                try:
-                    rows.extend(json.loads(line))
-                except json.JSONDecodeError:
-                    break  # the last line of a killed run may be cut short
+    rows = [r for line in interval_log_lines(Path(run_dir) / INTERVAL_LOG) for r in line]
     return schema.conform("intervals", pd.DataFrame(rows) if rows else None)
 
 
@@ -291,7 +295,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
 
 
 def _read_run(rd: Path, tables: tuple, statuses) -> tuple[schema.RunMeta | None, dict]:
-    meta = recover_run(rd) if _looks_killed(rd) else read_meta(rd)
+    meta = recover_run(rd) if looks_abandoned(rd) else read_meta(rd)
     if statuses is not None and meta.get("status") not in set(statuses):
         return None, {}
     if meta.get("status") == "ok" and meta.get("source", "benchlib") == "benchlib" \
@@ -356,10 +360,6 @@ def _pid_alive(pid: int | None, hostname: str | None) -> bool:
 
 def looks_abandoned(run_dir: Path) -> bool:
     """A run whose meta says running but whose process is gone (killed)."""
-    return _looks_killed(run_dir)
-
-
-def _looks_killed(run_dir: Path) -> bool:
     try:
         meta = read_meta(run_dir)
     except ResultsError:

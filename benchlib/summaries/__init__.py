@@ -11,6 +11,8 @@ line per format:
                          per run loop, ``ips r/i rkb/i wkb/i Mcpu/i size rss wMB/s cpu engine``
                          per load/index step
 - :func:`experiment_summary`  the YCSB experiments' "Show Summary" with its tests
+- ``loops``              per run loop ops/s, p99s, CPU and I/O per op, and the loop from
+                         which they settled (:mod:`.settling`)
 
 Each frame is numeric with NaN where the source lacks a figure; :func:`format_lines`
 prints it as the seed's fixed-width text (blank, never 0). Formulas and units are in
@@ -28,7 +30,7 @@ from .response import response_times
 from .stepstats import hw_legend, select
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
-KINDS = (*LINE_KINDS, "experiment")   # the summaries with a text of their own (summarize)
+KINDS = (*LINE_KINDS, "experiment", "loops")   # the summaries with a text of their own (summarize)
 
 
 def points(results: dict) -> pd.DataFrame:
@@ -37,7 +39,13 @@ def points(results: dict) -> pd.DataFrame:
     return point_summary(results)
 
 
-FRAMES = {**LINE_KINDS, "points": points}   # the summaries that are a table (csv, json)
+def loops(results: dict) -> pd.DataFrame:
+    """Per run loop its figures and whether it has settled (:mod:`.settling`)."""
+    from .settling import loops as frame
+    return frame(results)
+
+
+FRAMES = {**LINE_KINDS, "points": points, "loops": loops}   # the summaries that are a table (csv, json)
 ALL_KINDS = tuple(dict.fromkeys([*KINDS, *FRAMES]))   # what `benchlib summary --kind` offers
 
 
@@ -49,9 +57,12 @@ def summary_frame(results: dict, kind: str) -> pd.DataFrame:
 
 
 def summarize(results: dict, kind: str) -> str:
-    """The text of one summary: ``kind`` in eff.op, eff.sec, rt, run, experiment."""
+    """The text of one summary: ``kind`` in eff.op, eff.sec, rt, run, experiment, loops."""
     if kind == "experiment":
         return experiment_summary(results).text
+    if kind == "loops":
+        from .settling import loops_text
+        return loops_text(results)
     if kind not in LINE_KINDS:
         raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(KINDS)})")
     text = format_lines(summary_frame(results, kind), kind) or "(no steps)"

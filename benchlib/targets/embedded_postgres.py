@@ -1,7 +1,9 @@
 """The embedded PostgreSQL: a real server process started by benchlib from the
 ``pgserver`` package (PostgreSQL binaries shipped in a wheel), nothing to install by
 hand. Its data folder is ``<data-dir>/.embedded-postgres/<target name>``; it listens
-on a Unix socket only.
+on a Unix socket only. It does not outlive the benchlib process that started it: a
+watchdog process (:mod:`.watchdog`) stops it when that process dies without stopping it
+(a SIGKILL); should even that fail, the next start stops it first, with one line.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from .base import TargetError
 from .postgres import PostgresTarget
+from .watchdog import Watchdog
 
 
 class EmbeddedPostgresTarget(PostgresTarget):
@@ -28,6 +31,7 @@ class EmbeddedPostgresTarget(PostgresTarget):
         self.url = url
         self.pgdata = Path(self.options.get("pgdata", self.data_dir / ".embedded-postgres" / name))
         self._server = None
+        self._watchdog = None
 
     def start(self):
         try:
@@ -48,6 +52,9 @@ class EmbeddedPostgresTarget(PostgresTarget):
         pid_file = self.pgdata / "postmaster.pid"
         if pid_file.exists():
             self._postmaster = int(pid_file.read_text().split()[0])
+            # stops the server should this process die without stopping it (SIGKILL)
+            self._watchdog = Watchdog(self._postmaster, (self.pgdata / OWNER_FILE,
+                                                         self.pgdata / PGSERVER_HANDLES))
         (self.pgdata / OWNER_FILE).write_text(f"{os.getpid()}\n")
 
     def stop(self):
@@ -55,6 +62,9 @@ class EmbeddedPostgresTarget(PostgresTarget):
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+        if self._watchdog is not None:
+            self._watchdog.release()
+            self._watchdog = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
     def dbms_info(self):

@@ -190,6 +190,11 @@ class Workload:
         counter (:mod:`.keycounter`); None: the workload has none."""
         return None
 
+    def loaded_rows(self, target) -> int | None:
+        """The rows its loaded table holds now (a rerun keeps a load that holds at least
+        the rows the load step counted); None: it cannot tell, and the run goes again."""
+        return None
+
     def steps(self, exp, spec) -> list[StepSpec]:
         """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
         raise NotImplementedError
@@ -211,9 +216,10 @@ class Workload:
         raise NotImplementedError
 
     # --- outputs
-    def text_outputs(self, outcomes: list, intervals: list | None = None) -> dict[str, str]:
+    def text_outputs(self, outcomes: list, intervals=None) -> dict[str, str]:
         """Files in the workload's own text format, written into the run folder
-        (``intervals``: the run's interval rows so far, each with its ``step``)."""
+        (``intervals()``: the run's interval rows, each with its ``step``, read from disk
+        only by a workload that asks: the controller holds no second once written)."""
         return {}
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:

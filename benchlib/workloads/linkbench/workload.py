@@ -152,11 +152,11 @@ class LinkBenchWorkload(Workload):
                 if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]
         return {"returns": pd.DataFrame(rows)} if rows else {}
 
-    def text_outputs(self, outcomes: list, intervals: list | None = None) -> dict[str, str]:
+    def text_outputs(self, outcomes: list, intervals=None) -> dict[str, str]:
         """``linkbench.txt``: LinkBench's retry counters and each step's totals;
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
-        if (text := linkbench_log(self.p, outcomes, intervals, Graph(self.p).total_links())):
+        if (text := linkbench_log(self.p, outcomes, intervals() if intervals else None, Graph(self.p).total_links())):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:

@@ -162,6 +162,9 @@ class YcsbWorkload(Workload):
         """Run-phase inserts claim keys from recordcount on (YCSB's transaction counter)."""
         return int(self.core.recordcount)
 
+    def loaded_rows(self, target) -> int | None:
+        return binding_class(target.dialect.name).count_rows(target, self.cfg.table)
+
     def text_outputs(self, outcomes, intervals=None) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""
         from .text import format_step

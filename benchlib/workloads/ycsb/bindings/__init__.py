@@ -56,6 +56,11 @@ class YcsbBinding:
     def after_load(cls, target, table: str) -> None:
         """After a load that ended ok (fresh statistics)."""
 
+    @classmethod
+    def count_rows(cls, target, table: str) -> int | None:
+        """The rows of ``table`` now (a rerun's check of its load); None: no table to count."""
+        return None
+
 
 def binding_class(dialect: str) -> type:
     """The binding class for a dialect's name; ValueError (one line) where there is none."""

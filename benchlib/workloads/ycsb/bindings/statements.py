@@ -63,6 +63,19 @@ def execute(target, *sqls: str) -> None:
         conn.close()
 
 
+def count_rows(target, table: str) -> int:
+    """``SELECT COUNT(*)`` of ``table`` (quoted) on a connection of the target's own."""
+    conn = target.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute(f"SELECT COUNT(*) FROM {target.dialect.quote_ident(table)}")
+        n = int(cur.fetchone()[0])
+        cur.close()
+        return n
+    finally:
+        conn.close()
+
+
 class SqlYcsb(YcsbBinding):
     """The schema work of a SQL dialect's binding, on a connection from ``target.connect()``:
     what differs between dialects is said by the class attributes below."""
@@ -87,6 +100,10 @@ class SqlYcsb(YcsbBinding):
     def create_index(cls, target, table: str, column: str) -> None:
         execute(target, index_sql(table, column, target.dialect, cls.index_prefix_len,
                                   cls.index_if_not_exists))
+
+    @classmethod
+    def count_rows(cls, target, table: str) -> int | None:
+        return count_rows(target, table)
 
     @classmethod
     def after_load(cls, target, table: str) -> None:

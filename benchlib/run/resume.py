@@ -1,0 +1,223 @@
+"""Resume a run at the loop: a rerun of a run that was interrupted, failed or killed
+keeps the steps it finished (load, index, the loops that ended ok) and runs only what
+is left, on the same loaded database.
+
+After each step the runner saves what a rerun needs to keep it, beside the tables,
+in the run folder's ``.steps/``: the step's outcome (its latency rows with their
+returns, its drivers rows) as ``<step>.json`` and its hw rows as ``<step>.hw.parquet``
+(the run's hw table is made of these at the end: no second of it stays in memory).
+
+A rerun keeps the finished steps when the run planned the same steps under the same
+parameters and the loaded table is there with at least the rows the load step counted
+(``Workload.loaded_rows``; run loops may have inserted more); otherwise one line says
+why and the whole run goes again, the old folder set aside in ``.attempts/``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import schema
+from ..params import Experiment, RunSpec
+from ..store import folders
+from ..targets.base import make_target
+from ..workloads.base import StepSpec
+from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
+from .step import StepOutcome
+
+PARTS = ".steps"
+
+
+def save_step(run_dir: Path, o: StepOutcome, lat_rows: list[dict], driver_rows: list[dict],
+              hw_frames: list) -> None:
+    """What a rerun keeps of a finished step; its hw rows, which the hw table is made of."""
+    parts = Path(run_dir) / PARTS
+    parts.mkdir(exist_ok=True)
+    name = o.step.name
+    if hw_frames:
+        folders.write_table(parts, f"{name}.hw", schema.conform_hw(pd.concat(hw_frames, ignore_index=True)))
+    record = {"step": name, "started": o.started.isoformat(), "ended": o.ended.isoformat(),
+              "secs": o.secs, "ops": o.ops, "errors": o.errors, "failed": o.failed,
+              "status": o.status, "error": o.error, "latency": lat_rows, "drivers": driver_rows}
+    folders.write_text(parts / f"{name}.json", json.dumps(record, default=_jsonable))
+
+
+def _jsonable(v):
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    if v is pd.NA or v is None:
+        return None
+    return int(v) if isinstance(v, np.integer) else float(v)
+
+
+def hw_table(run_dir: Path, more: list) -> pd.DataFrame | None:
+    """The run's hw rows: each finished step's from ``.steps/`` in the order they ran,
+    then ``more`` (a step's that did not finish)."""
+    parts = sorted((Path(run_dir) / PARTS).glob("*.hw.parquet"), key=lambda p: p.stat().st_mtime)
+    frames = [f for f in [*(pd.read_parquet(p) for p in parts), *more] if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def drop_parts(run_dir: Path) -> None:
+    """A run that ended ok needs no resumption: its parts are in its tables."""
+    shutil.rmtree(Path(run_dir) / PARTS, ignore_errors=True)
+
+
+@dataclass
+class Resume:
+    """What a rerun keeps of an unfinished run: its meta and finished steps."""
+
+    run_dir: Path
+    meta: schema.RunMeta
+    kept: list[str]                      # the finished steps, in order
+    steps_rows: list[dict]
+    records: list[dict]                  # .steps/<step>.json of each kept step
+    extra_rows: int = 0                  # rows in the table beyond the load's (run inserts)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def load_row(self) -> dict | None:
+        return next((r for r in self.steps_rows if r["phase"] == "load"), None)
+
+
+def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepSpec],
+                meta) -> Resume | str:
+    """What a rerun of ``run_dir`` would keep, or why it keeps nothing (one line)."""
+    if not meta.get("planned"):
+        return "its meta.json cannot be read"
+    if list(meta.get("planned") or []) != [s.name for s in steps]:
+        return "it planned other steps"
+    then = {k: v for k, v in (meta.get("parameters") or {}).items() if k not in NOT_MEASURED}
+    now = {k: v for k, v in resolved_parameters(exp).items() if k not in NOT_MEASURED}
+    if changed := _changed_keys(then, now):
+        return f"its parameters changed ({', '.join(changed[:3])}{' …' if len(changed) > 3 else ''})"
+    try:
+        table = folders.read_table(run_dir, "steps")
+    except folders.ResultsError as e:
+        return str(e)
+    done = {r["step"]: r for r in table.to_dict("records") if r["status"] == "ok"}
+    kept = []
+    for s in steps:
+        if s.name not in done or not (run_dir / PARTS / f"{s.name}.json").exists():
+            break
+        kept.append(s.name)
+    if not kept:
+        return "no step of it finished"
+    if len(kept) == len(steps):
+        return "every step finished, but not the run"
+    records = [json.loads((run_dir / PARTS / f"{n}.json").read_text()) for n in kept]
+    return Resume(run_dir, folders.to_run_meta(meta, run_dir), kept, [done[n] for n in kept], records)
+
+
+def check_loaded(exp: Experiment, spec: RunSpec, data_dir: Path, res: Resume) -> str | None:
+    """Why the loaded database cannot be trusted (one line), or None: the table is there
+    and holds at least the rows the load step counted (``res.extra_rows`` the more)."""
+    load = res.load_row
+    if load is None:
+        return None     # no load step (load.skip): the database is the user's
+    workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+    target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
+    if hasattr(target, "set_run_dir"):
+        target.set_run_dir(res.run_dir)
+    try:
+        target.start()
+        rows = workload.loaded_rows(target)
+    except Exception as e:  # noqa: BLE001 - whatever it is, the load cannot be trusted
+        first = str(e).strip().splitlines()
+        return f"its loaded table cannot be counted ({first[0] if first else type(e).__name__})"
+    finally:
+        try:
+            target.stop()
+        except Exception:  # noqa: BLE001
+            pass
+    if rows is None:
+        return "the workload cannot count its loaded rows"
+    if rows < int(load["ops"]):
+        return f"its table holds {rows:,} rows, the load counted {int(load['ops']):,}"
+    res.extra_rows = rows - int(load["ops"])
+    return None
+
+
+def set_aside(run_dir: Path) -> None:
+    attempts = run_dir.parent / ".attempts"
+    attempts.mkdir(exist_ok=True)
+    shutil.move(str(run_dir), attempts / f"{run_dir.name}-{int(time.time())}")
+
+
+def resumed_meta(res: Resume) -> schema.RunMeta:
+    """The old meta, running again in this process, its resumptions one longer."""
+    meta, planned = res.meta, list(res.meta.get("planned") or [])
+    remaining = planned[len(res.kept):]
+    meta.update(status="running", error=None, ended=None, pid=os.getpid(),
+                hostname=socket.gethostname())
+    meta["resumptions"] = list(meta.get("resumptions") or []) + [
+        {"at": folders.utcnow().isoformat(), "pid": os.getpid(), "kept": res.kept,
+         "from": remaining[0] if remaining else None}]
+    return meta
+
+
+def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
+    """The kept steps back into ``run`` (rows, outcomes); the steps left."""
+    by_name = {s.name: s for s in steps}
+    for rec in res.records:
+        o = StepOutcome(by_name[rec["step"]], pd.Timestamp(rec["started"]).to_pydatetime(),
+                        pd.Timestamp(rec["ended"]).to_pydatetime(), rec["secs"], rec["ops"],
+                        rec["errors"], rec["status"], rec["error"], failed=rec["failed"],
+                        latency_rows=[{k: v for k, v in r.items() if k not in ("run_id", "step")}
+                                      for r in rec["latency"]])
+        run.outcomes.append(o)
+        run.lat_rows.extend(rec["latency"])
+        run.driver_rows.extend(rec["drivers"])
+    run.steps_rows.extend(res.steps_rows)
+    # a killed loop's inserts may have claimed keys past those it acknowledged: at most
+    # one per thread, skipped (a few keys never inserted rather than a duplicate key)
+    run.key_offset = res.extra_rows + max((s.threads for s in steps if s.phase == "run"), default=0)
+    return [s for s in steps if s.name not in set(res.kept)]
+
+
+def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, out) -> Resume | None:
+    """What a rerun of an unfinished run keeps (its folder readied: the unfinished steps'
+    parts and seconds dropped), or None (one line why): the whole run again."""
+    workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+    steps = workload.steps(exp, spec)
+    res = plan_resume(exp, spec, run_dir, steps, meta)
+    why = res if isinstance(res, str) else check_loaded(exp, spec, data_dir, res)
+    if why is not None:
+        print(f"rerun  {spec.run_id}: not resumed: {why}; the whole run again", file=out, flush=True)
+        return None
+    for p in (run_dir / PARTS).glob("*"):   # what the unfinished steps left
+        if not any(p.name.startswith(f"{n}.") for n in res.kept):
+            p.unlink()
+    keep_intervals(run_dir, set(res.kept))
+    left = [s.name for s in steps if s.name not in set(res.kept)]
+    print(f"resume {spec.run_id}: keeps {', '.join(res.kept)}; runs {', '.join(left)}", file=out, flush=True)
+    return res
+
+
+def keep_intervals(run_dir: Path, kept: set[str]) -> None:
+    """The interval log rewritten with the kept steps' seconds only (from the table a
+    finished-but-failed run wrote, or the log a killed one left), a batch at a time."""
+    import pyarrow.parquet as pq
+    log, table = run_dir / folders.INTERVAL_LOG, run_dir / "intervals.parquet"
+    tmp = run_dir / f".{folders.INTERVAL_LOG}.kept"
+    with tmp.open("w") as out:
+        if table.exists():
+            for batch in pq.ParquetFile(table).iter_batches(batch_size=50_000):
+                df = batch.to_pandas()
+                df = df[df["step"].isin(kept)]
+                if len(df):
+                    out.write(json.dumps(df.to_dict("records"), default=_jsonable) + "\n")
+        else:
+            for line in folders.interval_log_lines(log):
+                if rows := [r for r in line if r.get("step") in kept]:
+                    out.write(json.dumps(rows) + "\n")
+    os.replace(tmp, log)
+    table.unlink(missing_ok=True)
