@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from reference_tools import need
+
 from benchlib.params import validate
 from benchlib.run.experiment import run_experiment
 from benchlib.store.folders import load_results
@@ -83,6 +85,7 @@ def main() -> int:
     ap.add_argument("--db", type=int, default=9)
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
+    need({"redis-benchmark": "apt-get install redis-tools"})
     url = f"redis://127.0.0.1:6379/{a.db}"
     data = Path(tempfile.mkdtemp(prefix="bench-kv-"))
     load = benchlib_run(url, data, "load", 2, None, a.keys)
