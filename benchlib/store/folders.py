@@ -11,7 +11,8 @@ A run folder ``data/<experiment>/<run>/`` holds
 - ``ycsb.txt``       the run in YCSB's text format, for existing YCSB scripts.
 
 Every file is written to a temporary name and renamed, so a reader never sees a
-half-written table. A folder whose ``meta.json`` says ``running`` but whose process
+half-written table, and is its owner's (0600: mkstemp's); what a web server serves is
+readable by all (``reports.html.publish``, where the rule is). A folder whose ``meta.json`` says ``running`` but whose process
 is gone was killed: :func:`recover_run` marks it failed and turns its interval log
 into the table.
 """
