@@ -64,9 +64,10 @@ def kill_clients_later(db: str, *, min_conns: int = 2, settle_s: float = 0.8,
 
 
 def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
-    """:func:`kill_mysql` of the URL's database, as the PostgreSQL and Redis killers are called."""
-    return kill_mysql(url.rsplit("/", 1)[1].split("?")[0], pattern=pattern, want=want, wait_s=wait_s,
-                      poll_s=0.02)
+    """:func:`kill_mysql` of the URL's database, as the PostgreSQL and Redis killers are
+    called; an empty ``pattern``: any ``want`` connections of the database at once."""
+    return kill_mysql(url.rsplit("/", 1)[1].split("?")[0], pattern=pattern or None, want=want,
+                      wait_s=wait_s, poll_s=0.02)
 
 
 def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
