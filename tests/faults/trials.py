@@ -258,6 +258,7 @@ def main() -> int:
             if only is None or fn.__name__ in only:
                 timed(fn, t, d)
         matrix.outside(t)
+        matrix.teardown()
     total = {k: sum(r[k] for r in t.rows.values()) for k in ("n", "held", "traceback", "ok_failed",
                                                               "outside", "silent")}
     print("| class | trials | held | tracebacks | failed runs ok | writes outside | silent | e.g. |")

@@ -61,6 +61,20 @@ def setup() -> None:
     r.set("victim", "1")
 
 
+def teardown() -> None:
+    """The trials' databases dropped, their Redis db emptied: nothing left behind."""
+    import psycopg
+    import pymysql
+    import redis
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as c:
+        c.execute("DROP DATABASE IF EXISTS trials_p WITH (FORCE)")
+    m = pymysql.connect(host="127.0.0.1", user="root", autocommit=True)
+    with m.cursor() as cur:
+        cur.execute("DROP DATABASE IF EXISTS trials_m")
+    m.close()
+    redis.Redis.from_url(TARGETS["redis"]).flushdb()
+
+
 def names(t: Tally, d: Path) -> None:
     """A name carrying SQL (or too long) in each name property, each pair: one line, exit 2."""
     for wl, tgt in PAIRS:
