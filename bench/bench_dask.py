@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from reference_tools import need
+
 from benchlib.params import plan, validate
 from benchlib.run.dask_executor import DaskExecutor
 from benchlib.run.executors import LocalExecutor
@@ -79,6 +81,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads-per-process", type=int, default=1)
     args = ap.parse_args()
+    need(modules={"distributed": "pip install 'benchlib[dask]'"})
     tpp = args.threads_per_process
     data_dir = Path(tempfile.mkdtemp(prefix="bench-dask-"))
     local = LocalExecutor()

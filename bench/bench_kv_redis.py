@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from reference_tools import need
+
 from benchlib.params import validate
 from benchlib.run.experiment import run_experiment
 from benchlib.store.folders import load_results
@@ -116,6 +118,7 @@ def main() -> int:
     ap.add_argument("--processes", default="auto")
     ap.add_argument("--driver", default="auto", choices=("auto", "c", "python"))
     a = ap.parse_args()
+    need({"redis-benchmark": "apt-get install redis-tools"})
     a.clients = [int(x) for x in a.clients.split(",")]
     a.tests = a.tests.split(",")
     a.processes = a.processes if a.processes == "auto" else int(a.processes)

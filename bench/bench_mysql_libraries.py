@@ -17,6 +17,8 @@ import random
 import sys
 import time
 
+from reference_tools import need
+
 P = {"host": "127.0.0.1", "port": 3306, "user": "root", "password": "", "database": "test"}
 TABLE = "bench_mysql_libraries"
 SQL = f"SELECT * FROM {TABLE} WHERE YCSB_KEY = %s"
@@ -66,6 +68,7 @@ def main() -> int:
     ap.add_argument("--ops", type=int, default=30_000)
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
+    need(modules={"MySQLdb": "make install (mysqlclient)", "pymysql": "pip install pymysql"})
     keys = make_table(20_000)
     todo = [random.choice(keys) for _ in range(a.ops)]
     print("| library | ops/s | client CPU µs/op |\n|---|---:|---:|")

@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench_ycsb_pg import benchlib_run   # the same YCSB C run, loaded the same way
+from reference_tools import need
 
 import numpy as np
 
@@ -135,6 +136,7 @@ def main() -> int:
     ap.add_argument("--clients", default="1,4,16")
     ap.add_argument("--records", type=int, default=100_000)
     a = ap.parse_args()
+    need({"sysbench": "apt-get install sysbench"}, {"MySQLdb": "make install (mysqlclient)"})
     tmp = Path(tempfile.mkdtemp(prefix="bench-ycsb-my-"))
     (tmp / "point.lua").write_text(LUA)
     check_keys(tmp / "point.lua", a.records)

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from reference_tools import need
+
 from benchlib.params import validate
 from benchlib.run.experiment import run_experiment
 from benchlib.store.folders import load_results
@@ -155,6 +157,8 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=1, help="repeat the whole alternation; medians")
     a = ap.parse_args()
+    need({"pgbench": "apt-get install postgresql (or postgresql-client, as the release ships it)",
+          "psql": "apt-get install postgresql-client"})
     subprocess.run(["pgbench", "-i", "-q", "-s", str(max(a.records // 100_000, 1)), *_conn_args(a.url)],
                    check=True, capture_output=True)
     data = Path(tempfile.mkdtemp(prefix="bench-ycsb-"))

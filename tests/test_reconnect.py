@@ -71,6 +71,36 @@ def test_a_connection_that_cannot_be_reopened_is_given_up_with_the_reason(tmp_pa
     assert link.failed_attempts >= 3
 
 
+def test_the_loops_reopen_through_the_policy_alone(tmp_path):
+    """run/clients.py, run/mux.py and run/native.py reopen through recording.reopen: the
+    policy's bounded attempts, no retry loop of their own; what it gives up is one line."""
+    from benchlib.run.recording import reopen
+    from benchlib.workloads.reconnect import ReconnectingClient
+    opens = iter([sqlite3.connect(":memory:")])
+
+    class Toy(ReconnectingClient):
+        binds = 0
+
+        def __init__(self):
+            self.link = Reconnecting(lambda: next(opens, None) or sqlite3.connect(tmp_path / "no" / "x.db"),
+                                     "toy client", backoff=Backoff(first_s=0.01, give_up_s=0.2))
+
+        def _bind(self):
+            self.binds += 1
+    toy = Toy()
+    with pytest.raises(ConnectionGone, match=r"^toy client: connection lost and not reopened in \d+ attempts"):
+        reopen(toy, "client 0")
+    assert toy.binds == 0 and toy.link.failed_attempts >= 2
+
+    class Unbindable(Toy):
+        def _bind(self):
+            raise ValueError("no statement prepared")
+    opens = iter([sqlite3.connect(":memory:"), sqlite3.connect(":memory:")])
+    with pytest.raises(ConnectionGone, match=r"^client 3: connection lost and not reopened: "
+                                             r"ValueError: no statement prepared$"):
+        reopen(Unbindable(), "client 3")
+
+
 @pytest.mark.postgres
 def test_a_session_of_two_connections_is_lost_when_either_is(pg_own_db):
     """LinkBench's client: reads and node writes on one connection, link writes on another;

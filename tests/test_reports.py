@@ -12,6 +12,7 @@ import base64
 import json
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import browser
@@ -53,6 +54,11 @@ def test_report_files(rendered):
     assert info["headline"].startswith("best sqlite-t") and "ops/s, p99 READ" in info["headline"]
     index = (rendered / "index.html").read_text()
     assert 'href="sample/reports/summary.html"' in index and info["headline"] in index
+    # one rule: what a web server serves (the reports, report.json the index is made from,
+    # the index) is readable by all; a run folder's files are its owner's (0600)
+    served = [*out.iterdir(), rendered / "index.html"]
+    assert {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in served if p.is_file()
+            and stat.S_IMODE(p.stat().st_mode) != 0o644} == {}
 
 
 PLOTS = re.compile(r'<div[^>]* id="benchlib-plot-\d+"')

@@ -22,12 +22,13 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..masking import mask_text
 from ..store import folders as results
 from ..version import __version__
 from .display import against_base, header, headline, show_summary, side_by_side
 from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
-from .html import REPORTS_DIR, TITLES, Nav, render_html, write_index
+from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
 
 # reports.execute is the module (papermill), its function is reports.execute.execute
 
@@ -60,6 +61,7 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
         if err:
             errors.append(err)
         if ipynb.exists():
+            ipynb.chmod(0o644)   # served beside its page (html.publish: the file modes' rule)
             note = f"rendered {rendered:%Y-%m-%d %H:%M} UTC" + (" · FAILED" if err else "")
             render_html(ipynb, out / pages[name], Nav(exp_dir.name, name, pages, note))
         else:
@@ -77,16 +79,19 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
 
 
 def _write_report_json(exp_dir: Path, pages: dict, errors: list[str], rendered: datetime) -> None:
-    """``reports/report.json``: what the data folder's index shows of the experiment."""
+    """``reports/report.json``: what the data folder's index shows of the experiment. Like
+    the pages and the index made from it, it is published readable by all (0644: a web
+    server serves the reports), so it holds nothing a run folder keeps private: figures,
+    page names, and the notebooks' error lines with any URL in them masked."""
     res = results.load_results(exp_dir)
     try:
         line = headline(res)
     except Exception as e:  # noqa: BLE001 - the index must not be lost to one odd experiment
         line = f"(no headline: {type(e).__name__}: {e})"
-    results.write_json(exp_dir / REPORTS_DIR / "report.json", {
-        "experiment": exp_dir.name, "headline": line, "pages": pages, "errors": errors,
-        "runs": len(res["runs"]), "rendered": rendered.isoformat(),
-        "benchlib_version": __version__})
+    publish(exp_dir / REPORTS_DIR / "report.json", json.dumps({
+        "experiment": exp_dir.name, "headline": mask_text(line), "pages": pages,
+        "errors": [mask_text(e) for e in errors], "runs": len(res["runs"]),
+        "rendered": rendered.isoformat(), "benchlib_version": __version__}, indent=2))
 
 
 def report_notebooks(exp_dir: Path) -> tuple[str, ...]:

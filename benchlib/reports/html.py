@@ -99,7 +99,13 @@ def _index_rows(data_dir: Path) -> list[dict]:
 
 
 def publish(path: Path, text: str) -> Path:
-    """Write a page atomically, readable by all (a web server serves the data folder)."""
+    """Write a page atomically, readable by all (a web server serves the data folder).
+
+    File modes, one rule: what a web server serves — everything under ``reports/`` (the
+    pages, the executed report notebooks, ``report.json``) and ``index.html`` — is 0644
+    and made of masked values only; what the run and experiment folders hold (meta.json,
+    experiment.json, the tables, logs, an executed experiment.ipynb) is the owner's, 0600,
+    as it describes the targets (store/folders.py writes it so)."""
     folders.write_text(path, text)
     path.chmod(0o644)
     return path

@@ -31,10 +31,8 @@ import numpy as np
 from .. import measure
 from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
-from ..workloads.reconnect import ConnectionGone
-from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line
+from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen
 
-ABORT_AFTER_BROKEN_S = 5.0
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
 
 
@@ -45,7 +43,6 @@ class ClientThread(RecordingThread):
         super().__init__([client], step, start_box)
         self.client = client
         self.gindex, self.total = gindex, total
-        self._broken_since = None
         self.first = client.next_chunk(CHUNK_OPS)
 
     def _loop(self):
@@ -67,22 +64,14 @@ class ClientThread(RecordingThread):
         else:
             self._ops_general(chunk, start, end, paced, period, offset, next_tick)
 
-    def _on_exception(self, t0: int):
-        """An operation raised: count it as ERROR; reconnect when the connection is gone,
-        give up (re-raise) when it stays gone. Returns the functions to call from now on."""
+    def _on_exception(self):
+        """An operation raised: count it as ERROR; when the connection is gone, the one
+        reconnection policy opens it again (workloads/reconnect.py, through
+        recording.reopen), or its ConnectionGone ends the step saying why. Returns the
+        functions to call from now on."""
         client = self.client
-        if not client.is_broken():
-            return client.fns
-        self._broken_since = self._broken_since or t0
-        if (t0 - self._broken_since) / NS > ABORT_AFTER_BROKEN_S:
-            raise
-        try:
-            client.reconnect()
-            self._broken_since = None
-        except ConnectionGone:
-            raise   # the reconnection policy gave up: its reason is the step's
-        except Exception:
-            time.sleep(0.2)
+        if client.is_broken():
+            reopen(client, f"client {self.gindex}")
         return client.fns
 
     def _ops_fast(self, chunk, start, end, next_tick):
@@ -100,7 +89,7 @@ class ClientThread(RecordingThread):
                         st = fns[code](*a)
                     except Exception:
                         st = 2
-                        fns = self._on_exception(t0)
+                        fns = self._on_exception()
                     t1 = ns()
                     if t1 >= next_tick:
                         next_tick = self._tick(t1, start, end)
@@ -140,7 +129,7 @@ class ClientThread(RecordingThread):
                         st = fns[code](*a)
                     except Exception:
                         st = 2
-                        fns = self._on_exception(t0)
+                        fns = self._on_exception()
                     t1 = ns()
                     if t1 >= next_tick:
                         next_tick = self._tick(t1, start, end)

@@ -20,9 +20,9 @@ import selectors
 import time
 
 from ..schema import ERROR
-from .recording import CHUNK_OPS, NS, RecordingThread, one_line
+from ..workloads.reconnect import ConnectionGone
+from .recording import CHUNK_OPS, NS, RecordingThread, one_line, reopen
 
-ABORT_AFTER_BROKEN_S = 5.0
 OK_CONN = 0               # libpq's CONNECTION_OK
 
 
@@ -61,7 +61,6 @@ class MuxThread(RecordingThread):
         self._afns = [c.afns for c in self.clients]
         start_op = _op_starter(self.clients, gens, t0s, codes, self._afns)
         pgs = self._pgs = [c.conn for c in self.clients]
-        self._broken_since = [None] * n
         self._codes, self._t0s = codes, t0s
         sel = selectors.DefaultSelector()
         try:
@@ -117,7 +116,7 @@ class MuxThread(RecordingThread):
                     if st:
                         self.errs.append((code, st))
                     if st == ERROR and pg.status != OK_CONN:
-                        self._reconnect(sel, i, t1)   # as a thread-per-connection client does
+                        self._reconnect(sel, i)   # as a thread-per-connection client does
                     if self.stop_flag or (end is not None and t1 >= end) \
                             or not self._start_safely(sel, i, start_op):
                         self._unregister(sel, i)
@@ -125,23 +124,17 @@ class MuxThread(RecordingThread):
         finally:
             self.last_ns = t1
 
-    # --- a connection the server ended: the failed operation counts as an ERROR, the
-    # connection is opened again, and its closed loop goes on (or, gone for longer than
-    # ABORT_AFTER_BROKEN_S, it stops and the step says why)
-    def _reconnect(self, sel, i: int, now_ns: int) -> None:
+    # --- a connection the server ended: the failed operation counts as an ERROR, the one
+    # reconnection policy (workloads/reconnect.py, through recording.reopen) opens it
+    # again, and its closed loop goes on; when the policy gives up, the step stops saying why
+    def _reconnect(self, sel, i: int) -> None:
         self._unregister(sel, i)
         client = self.clients[i]
-        self._broken_since[i] = self._broken_since[i] or now_ns
-        while True:
-            try:
-                client.reconnect()
-                break
-            except Exception as e:  # noqa: BLE001 - the server may still be restarting
-                if (time.perf_counter_ns() - self._broken_since[i]) / NS > ABORT_AFTER_BROKEN_S:
-                    self.error = self.error or f"connection {i} lost: {one_line(e)}"
-                    return
-                time.sleep(0.2)
-        self._broken_since[i] = None
+        try:
+            reopen(client, f"connection {i}")
+        except ConnectionGone as e:
+            self.error = self.error or one_line(e)
+            return
         pg = self._pgs[i] = client.conn
         self._afns[i] = client.afns
         pg.nonblocking = 0
@@ -160,7 +153,7 @@ class MuxThread(RecordingThread):
             code = self._codes[i]
             self.svc[code].append(now - self._t0s[i])   # a failed operation, as the threads count it
             self.errs.append((code, ERROR))
-            self._reconnect(sel, i, now)
+            self._reconnect(sel, i)
             return self._pgs[i].status == OK_CONN and self._start_safely(sel, i, start_op)
 
     def _unregister(self, sel, i: int) -> None:

@@ -4,7 +4,9 @@ Where the workload's client has ``native`` ops (YCSB on PostgreSQL with the C
 extension built: ``workloads/ycsb/bindings/postgres_native.py``), this thread hands each chunk of prepared
 operations to C, which issues, awaits and times them without the GIL and returns at
 the end of the chunk, at the first completion in a new second, when the paced
-schedule passes the step's end, or on a lost connection. The thread then files the
+schedule passes the step's end, or on a lost connection (opened again by the one
+reconnection policy, ``workloads/reconnect.py``, through :func:`.recording.reopen`).
+The thread then files the
 outcomes exactly as :class:`.clients.ClientThread` does per operation: service times
 per operation code into the second's lists (the one that crossed into a new second
 into the new one), intended-start latencies when paced, non-OK statuses, and the
@@ -17,10 +19,9 @@ import time
 
 import numpy as np
 
-from .recording import CHUNK_OPS, NS, RecordingThread, StepError, one_line
+from .recording import CHUNK_OPS, NS, RecordingThread, StepError, reopen
 
 F_TICK, F_BROKEN, F_END = 1, 2, 4      # why the C loop returned (_pgloop.c)
-ABORT_AFTER_BROKEN_S = 5.0
 
 
 class NativeThread(RecordingThread):
@@ -31,7 +32,6 @@ class NativeThread(RecordingThread):
         self.client = client
         self.gindex, self.total = gindex, total
         self.path = client.native.path
-        self._broken_since = None
         self.first = client.next_chunk(CHUNK_OPS)
         if self.first is not None and self.first.units is not None:
             raise StepError("the C loop runs single operations, not batches")
@@ -66,7 +66,7 @@ class NativeThread(RecordingThread):
                     self._file_inner(plan, i, i1)
                 self._ack(self.client, plan, i, i1)
                 if flags & F_BROKEN:
-                    self._reconnect(t1)
+                    reopen(self.client, f"client {self.gindex}")
                 if flags & F_END or (flags & F_TICK and next_tick is None):
                     return
                 i = i1
@@ -111,18 +111,6 @@ class NativeThread(RecordingThread):
                     x = np.frombuffer(lat, np.int64)[m]
                     self.svc[inner].extend(x[x >= 0].tolist())
 
-    def _reconnect(self, t: int) -> None:
-        """The connection is gone: open it again (the failed operation counted as an
-        ERROR), as ClientThread does; gone for longer than ABORT_AFTER_BROKEN_S, stop."""
-        self._broken_since = self._broken_since or t
-        try:
-            self.client.reconnect()
-            self._broken_since = None
-        except Exception as e:  # noqa: BLE001 - the server may be restarting
-            if (time.perf_counter_ns() - self._broken_since) / NS > ABORT_AFTER_BROKEN_S:
-                raise StepError(f"connection lost: {one_line(e)}") from None
-            time.sleep(0.2)
-
 
 F_NEED, F_IDLE, F_WAIT = 8, 16, 32
 
@@ -135,7 +123,6 @@ class NativeMuxThread(NativeThread):
     def __init__(self, clients: list, step, start_box: list):
         RecordingThread.__init__(self, clients, step, start_box)
         self.path = clients[0].native.path
-        self._broken_since = None
         for c in clients:
             chunk = c.next_chunk(CHUNK_OPS)
             c.native.conn.assign(c.native.plan(chunk) if chunk is not None else None)
@@ -161,7 +148,7 @@ class NativeMuxThread(NativeThread):
             if flags & F_NEED:
                 self._next_plan(k)
             if flags & F_BROKEN:
-                conns[k] = self._reconnect_one(k, t1)
+                conns[k] = self._reconnect_one(k)
             if flags & F_WAIT and (self.stop_flag or (end is not None and time.perf_counter_ns() >= end)):
                 sending = 0
             if flags & F_IDLE:
@@ -185,21 +172,14 @@ class NativeMuxThread(NativeThread):
         client.native.conn.assign(client.native.plan(chunk) if chunk is not None else None)
         self._filed[k] = 0
 
-    def _reconnect_one(self, k: int, t: int):
-        """Connection k is gone (its operation counted as an ERROR): open it again and go
-        on with its plan where it was; gone for longer than ABORT_AFTER_BROKEN_S, stop."""
+    def _reconnect_one(self, k: int):
+        """Connection k is gone (its operation counted as an ERROR): the reconnection
+        policy opens it again (or the step stops saying why) and it goes on with its plan
+        where it was."""
         client = self.clients[k]
         old = client.native.conn
         plan, done = old.plan, old.done
-        since = t
-        while True:
-            try:
-                client.reconnect()
-                break
-            except Exception as e:  # noqa: BLE001 - the server may be restarting
-                if (time.perf_counter_ns() - since) / NS > ABORT_AFTER_BROKEN_S:
-                    raise StepError(f"connection {k} lost: {one_line(e)}") from None
-                time.sleep(0.2)
+        reopen(client, f"connection {k}")
         old.assign(None)
         client.native.conn.assign(plan, done)
         return client.native.conn

@@ -10,6 +10,7 @@ import threading
 import time
 
 from ..workloads.base import StepSpec
+from ..workloads.reconnect import ConnectionGone
 
 NS = 1_000_000_000
 CHUNK_OPS = 20_000
@@ -22,6 +23,19 @@ class StepError(Exception):
 def one_line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def reopen(client, what: str) -> None:
+    """A lost connection of ``client`` opened again by the one reconnection policy
+    (``client.reconnect()``: workloads/reconnect.py, at once then with backoff, for at most
+    its ``give_up_s``), with no retry loop of the caller's own; :class:`ConnectionGone` in
+    one line when the policy gives up or the new connection cannot be bound."""
+    try:
+        client.reconnect()
+    except ConnectionGone:
+        raise
+    except Exception as e:  # noqa: BLE001 - binding the new connection failed
+        raise ConnectionGone(f"{what}: connection lost and not reopened: {one_line(e)}") from None
 
 
 class SecondMerger:

@@ -9,9 +9,9 @@ A run folder ``data/<experiment>/<run>/`` holds
 - ``intervals.jsonl`` while a run is going: a flushed line per completed second;
 - ``ycsb.txt``       the run in YCSB's text format, for existing YCSB scripts.
 
-Every file is written to a temporary name and renamed: no reader sees a half-written
-table. A folder whose ``meta.json`` says ``running`` but whose process is gone was
-killed: :func:`recover_run` marks it failed and turns its interval log into the table.
+Every file is written to a temporary name and renamed (no reader sees half a table),
+its owner's alone (0600; what a web server serves is for all: ``reports.html.publish``).
+A folder whose meta says ``running`` with its process gone was killed (:func:`recover_run`).
 """
 from __future__ import annotations
 

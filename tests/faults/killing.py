@@ -1,51 +1,117 @@
-"""A real fault for the trials and tests: KILL CONNECTION of a run's clients on MariaDB.
+"""A real fault for the trials and tests: the server ends a run's client connections
+mid-run (MariaDB's KILL CONNECTION, PostgreSQL's pg_terminate_backend, Redis's CLIENT
+KILL). The one set of killers of tests/faults (the kill tests, the run-fault tests,
+trials.py); ``KILLERS[kind](url, pattern, want, wait_s)`` for each kind of server.
 
-``kill_clients_later(db)`` starts a thread that waits until the run's client connections
-show in the processlist of database ``db``, lets them work a moment, then kills every
-connection of that database (clients and controller), and keeps killing the ones that
-come back for ``keep_killing_s`` (a client that reconnects is killed again: the run then
-is mostly errors whatever the library does). It returns the thread and the list of the
-ids it killed.
+``kill_mysql(db)`` waits until ``want`` connections to database ``db`` are in the
+processlist at once, or, given a ``pattern``, until ``want`` connections have been seen
+running a statement that starts with it (a run loop's clients, not the load's: the surer
+way into the loop on a busy machine), lets them work ``settle_s``, then kills them and
+every connection of the database that still matches; it keeps killing the ones that come back
+for ``keep_killing_s`` (a client that reconnects is killed again: the run then is mostly
+errors whatever the library does). It returns the ids it killed.
+``kill_clients_later(db, …)`` does the same in a thread: (the thread, the ids killed).
 """
 from __future__ import annotations
 
 import threading
 import time
 
+# a statement only a run loop's clients send (not the load, not the controller): the
+# ``pattern`` that waits for the loop
+RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM",
+                 "ycsb": "SELECT %{name}"}
+
+
+def kill_mysql(db: str, *, pattern: str | None = None, want: int = 2, wait_s: float = 60,
+               poll_s: float = 0.2, settle_s: float = 0.3, keep_killing_s: float = 0.0) -> list[int]:
+    import pymysql
+    killed: list[int] = []
+    c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    try:
+        with c.cursor() as cur:
+            seen: set[int] = set()
+            end = time.monotonic() + wait_s
+            while len(seen) < want and time.monotonic() < end:
+                time.sleep(poll_s)
+                now = set(_ids(cur, db, pattern))
+                seen = seen | now if pattern else now   # statements are brief: gathered
+            time.sleep(settle_s)          # into the run loop
+            until = time.monotonic() + keep_killing_s
+            while True:
+                for cid in sorted(seen | set(_ids(cur, db, pattern))):
+                    try:
+                        cur.execute(f"KILL CONNECTION {int(cid)}")
+                        killed.append(cid)
+                    except pymysql.err.OperationalError:   # it ended meanwhile
+                        pass
+                seen = set()
+                if time.monotonic() >= until:
+                    break
+                time.sleep(0.05)
+    finally:
+        c.close()
+    return killed
+
 
 def kill_clients_later(db: str, *, min_conns: int = 2, settle_s: float = 0.8,
-                       keep_killing_s: float = 0.0) -> tuple[threading.Thread, list[int]]:
+                       keep_killing_s: float = 0.0, **kw) -> tuple[threading.Thread, list[int]]:
     killed: list[int] = []
-
-    def body() -> None:
-        import pymysql
-        c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
-        try:
-            with c.cursor() as cur:
-                ids, end = [], time.monotonic() + 60
-                while len(ids) < min_conns and time.monotonic() < end:
-                    time.sleep(0.2)
-                    ids = _ids(cur, db)
-                time.sleep(settle_s)          # into the run loop
-                until = time.monotonic() + keep_killing_s
-                while True:
-                    for cid in _ids(cur, db):
-                        try:
-                            cur.execute(f"KILL CONNECTION {int(cid)}")
-                            killed.append(cid)
-                        except pymysql.err.OperationalError:   # it ended meanwhile
-                            pass
-                    if time.monotonic() >= until:
-                        break
-                    time.sleep(0.05)
-        finally:
-            c.close()
-    t = threading.Thread(target=body, daemon=True)
+    t = threading.Thread(target=lambda: killed.extend(kill_mysql(
+        db, want=min_conns, settle_s=settle_s, keep_killing_s=keep_killing_s, **kw)), daemon=True)
     t.start()
     return t, killed
 
 
-def _ids(cur, db: str) -> list[int]:
-    cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s "
-                "AND id <> CONNECTION_ID()", (db,))
+def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
+    """:func:`kill_mysql` of the URL's database, as the PostgreSQL and Redis killers are
+    called; an empty ``pattern``: any ``want`` connections of the database at once."""
+    return kill_mysql(url.rsplit("/", 1)[1].split("?")[0], pattern=pattern or None, want=want,
+                      wait_s=wait_s, poll_s=0.02)
+
+
+def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
+    """pg_terminate_backend of ``want`` client backends of the URL's database seen running a
+    statement that starts with ``pattern``; the pids it ended."""
+    import psycopg
+    mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'")
+    with psycopg.connect(url, autocommit=True) as c:
+        seen, end = set(), time.monotonic() + wait_s
+        while len(seen) < want and time.monotonic() < end:
+            seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
+            time.sleep(0.05)
+        time.sleep(0.3)
+        return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
+
+
+def kill_redis(url: str, pattern: str = "", want: int = 4, wait_s: float = 120) -> list:
+    """CLIENT KILL of ``want`` clients of the URL's database number (no one else's: the
+    server is shared) seen running a workload's command (``pattern`` unused: Redis shows
+    commands, not statements); the ids it killed."""
+    import redis
+    r = redis.Redis.from_url(url)
+    try:
+        seen, end = set(), time.monotonic() + wait_s
+        me, db = r.client_id(), r.connection_pool.connection_kwargs.get("db", 0)
+        while len(seen) < want and time.monotonic() < end:
+            seen |= {c["id"] for c in r.client_list(_type="normal")
+                     if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me
+                     and int(c.get("db", -1)) == int(db)}
+            time.sleep(0.02)
+        time.sleep(0.3)
+        return [cid for cid in seen if r.client_kill_filter(_id=cid)]
+    finally:
+        r.close()
+
+
+KILLERS = {"postgres": kill_pg, "mysql": kill_mysql_url, "redis": kill_redis}
+
+
+def _ids(cur, db: str, pattern: str | None) -> list[int]:
+    sql = "SELECT id FROM information_schema.processlist WHERE db = %s AND id <> CONNECTION_ID()"
+    if pattern is None:
+        cur.execute(sql, (db,))
+    else:
+        cur.execute(sql + " AND info LIKE %s", (db, pattern + "%"))
     return [r[0] for r in cur.fetchall()]

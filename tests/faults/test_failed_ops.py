@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import driver_url
-from killing import kill_clients_later
+from killing import RUN_STATEMENT, kill_clients_later
 
 from benchlib.run.step import too_many_failed
 from benchlib.workloads.base import StepSpec
@@ -57,7 +57,9 @@ def test_a_killed_mariadb_connection_never_makes_an_ok_run_of_failures(mysql_own
         pytest.skip(mysql_driver.c_client_error())
     db = mysql_own_db.rsplit("/", 1)[1]
     exp = validate(workload_experiment(workload, driver_url(mysql_own_db, library)), "t")
-    killer, killed = kill_clients_later(db, min_conns=2, settle_s=2.5)
+    # the client, once it runs the loop's statements
+    killer, killed = kill_clients_later(db, pattern=RUN_STATEMENT[workload], min_conns=1, settle_s=1.0,
+                                        poll_s=0.005)
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join(60)
     assert killed, "nothing was killed"

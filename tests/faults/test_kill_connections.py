@@ -10,13 +10,13 @@ visible links. SQLite has no connection to lose: it has no case here."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import driver_url
+from killing import KILLERS, RUN_STATEMENT
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
@@ -25,66 +25,8 @@ from benchlib.workloads.linkbench.dists import Graph
 from benchlib.workloads.linkbench.properties import from_properties
 
 THREADS = 4
-# a statement only the run loop's clients send (not the load, not the controller)
-RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) FROM",
-                 "ycsb": "SELECT %{name}"}
 
 
-def _kill_pg(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
-    import psycopg
-    mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
-            "AND backend_type = 'client backend'")
-    with psycopg.connect(url, autocommit=True) as c:
-        seen, end = set(), time.monotonic() + wait_s
-        while len(seen) < want and time.monotonic() < end:
-            seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
-            time.sleep(0.05)
-        time.sleep(0.3)
-        return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
-
-
-def _kill_mysql(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
-    import pymysql
-    db = url.rsplit("/", 1)[1]
-    c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
-    killed = []
-    try:
-        with c.cursor() as cur:
-            seen, end = set(), time.monotonic() + wait_s
-            while len(seen) < want and time.monotonic() < end:
-                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s AND "
-                            "id <> CONNECTION_ID() AND info LIKE %s", (db, pattern + "%"))
-                seen |= {r[0] for r in cur.fetchall()}
-                time.sleep(0.02)
-            time.sleep(0.3)
-            for cid in seen:
-                try:
-                    cur.execute(f"KILL CONNECTION {int(cid)}")
-                    killed.append(cid)
-                except pymysql.err.OperationalError:   # it ended meanwhile
-                    pass
-    finally:
-        c.close()
-    return killed
-
-
-def _kill_redis(url: str, pattern: str, want: int = THREADS, wait_s: float = 120) -> list:
-    import redis
-    r = redis.Redis.from_url(url)
-    try:
-        seen, end = set(), time.monotonic() + wait_s
-        me = r.client_id()
-        while len(seen) < want and time.monotonic() < end:
-            seen |= {c["id"] for c in r.client_list(_type="normal")
-                     if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me}
-            time.sleep(0.02)
-        time.sleep(0.3)
-        return [cid for cid in seen if r.client_kill_filter(_id=cid)]
-    finally:
-        r.close()
-
-
-KILLERS = {"postgres": _kill_pg, "mysql": _kill_mysql, "redis": _kill_redis}
 
 
 def _experiment(workload: str, url: str, name: str) -> dict:

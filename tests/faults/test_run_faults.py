@@ -297,10 +297,8 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
     """KILL CONNECTION of every client mid-run, in benchlib's C loop over libmariadb and in
     the Python loop on either client library: the operations it cut count as errors, the
     clients connect again and go on, the run ends ok."""
-    import threading
-
-    import pymysql
     from conftest import driver_url
+    from killing import kill_clients_later
 
     from benchlib import load_results, run_experiment
     from benchlib.params import validate
@@ -315,27 +313,8 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 0.8,
         "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4,
                                        "driver": loop}), "t")
-    killed = []
-
-    def kill_later():
-        c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
-        with c.cursor() as cur:
-            ids, end = [], time.monotonic() + 30
-            while len(ids) < 5 and time.monotonic() < end:   # the 4 clients and the controller
-                time.sleep(0.2)
-                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s "
-                            "AND id <> CONNECTION_ID()", (db,))
-                ids = [r[0] for r in cur.fetchall()]
-            time.sleep(0.5)    # into the run loop
-            for cid in ids:
-                try:
-                    cur.execute(f"KILL CONNECTION {int(cid)}")
-                    killed.append(cid)
-                except pymysql.err.OperationalError:  # it ended meanwhile
-                    pass
-        c.close()
-    killer = threading.Thread(target=kill_later)
-    killer.start()
+    # the 4 clients and the controller, into the run loop
+    killer, killed = kill_clients_later(db, min_conns=5, settle_s=0.5, wait_s=30)
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join()
     assert res.ok, res.runs

@@ -1,20 +1,22 @@
-"""Issue 28's trials, rerunnable: ``PYTHONPATH=. python tests/faults/trials.py [--quick]``.
+"""Issue 28's trials, rerunnable:
+``PYTHONPATH=. python tests/faults/trials.py [--quick] [--only f,g] [--target T]``.
 
 Each trial is a command a careful (or careless) user types and the outcome that must
 follow; the script counts, per class, the trials that held and the four faults the issue
 names: a traceback, a failed run recorded ``ok``, a write outside the named database,
 a silent acceptance (bad input that ran). It prints one table (RELIABILITY.md's) and
-exits 1 when any trial fell. ``--quick`` leaves out the classes that run servers hard
-(kills, full disks, signals). Needs MariaDB, Redis and PostgreSQL on loopback as the
-suite does; root for the tmpfs of the full-disk class.
+exits 1 when any trial fell. The classes over every workload × target pair are in
+trials_matrix.py, those that run workloads hard (kills, concurrency, corrupt files,
+signals, full disks) in trials_runs.py; ``--quick`` leaves the latter out. Needs
+MariaDB, Redis and PostgreSQL on loopback as the suite does (the trials make databases
+``trials_m``, ``trials_p`` and use Redis db 12 of their own); root for the tmpfs of
+the full-disk class.
 """
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,7 @@ class Tally:
             r[fault] += 1
         if not ok:
             r["fell"].append(f"{what}: {note}"[:300])
+        print(f"{'held' if ok else 'FELL'} | {cls} | {what}", file=sys.stderr, flush=True)
 
 
 def cli(*argv) -> tuple[int, str]:
@@ -181,7 +184,7 @@ def files(t: Tally, d: Path) -> None:
                  "ycsb": {"recordcount": 100, "operationcount": 100}, "linkbench": {"maxid1": 1000}}[wl]
         refused(t, "workloads refuse the targets they cannot run", f"{wl} on {target}",
                 ["run", exp_file(d, base(target, wl, props)), "--dry-run"],
-                "cannot run linkbench" if wl == "linkbench" else "does not run on")
+                "does not run on")
 
 
 def outputs(t: Tally, d: Path) -> None:
@@ -211,54 +214,6 @@ def run_bg(args: list, out: Path, **kw) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, env=env, **kw)
 
 
-def meta_of(run_dir: Path) -> dict:
-    return json.loads((run_dir / "meta.json").read_text())
-
-
-def kills(t: Tally, d: Path, rounds: int) -> None:
-    """KILL CONNECTION of kv and ybio clients mid-loop through both libraries."""
-    import pymysql
-    from killing import kill_clients_later
-
-    from benchlib import load_results, run_experiment
-    from benchlib.params import validate
-    from test_failed_ops import workload_experiment
-    c = pymysql.connect(host="127.0.0.1", user="root", autocommit=True)
-    for i in range(rounds):
-        for wl in ("kv", "ybio"):
-            for lib in ("mysqldb", "pymysql"):
-                db = f"trial_kill_{wl}_{lib}"
-                with c.cursor() as cur:
-                    cur.execute(f"DROP DATABASE IF EXISTS {db}")
-                    cur.execute(f"CREATE DATABASE {db}")
-                spec = workload_experiment(wl, f"mysql+{lib}://root@127.0.0.1:3306/{db}")
-                spec["properties"]["table" if wl == "kv" else "tab_prefix"] = "trial"   # ours alone
-                exp = validate(spec, "t")
-                killer, killed = kill_clients_later(db, min_conns=2, settle_s=2.5,
-                                                    keep_killing_s=1.0 if i % 2 else 0.0)
-                with contextlib.redirect_stdout(io.StringIO()):
-                    res = run_experiment(exp, d / f"k{i}", progress=False, force=True)
-                killer.join(60)
-                status = list(res.runs.values())[0]
-                loop = load_results(d / f"k{i}" / f"kill-{wl}")["steps"].set_index("step").loc["r.L1"]
-                run_dir = next((d / f"k{i}" / f"kill-{wl}").glob("m-*"))
-                good = killed and (status == "failed" and (run_dir / "error.log").exists()
-                                   # ok: each kill cost at most 2 failed operations, a reconnect
-                                   or status == "ok" and loop["failed"] <= 2 * len(killed))
-                what = (f"{wl} via {lib}, round {i + 1}: {len(killed)} connections killed, {status}, "
-                        f"failed {loop['failed']} of {loop['ops'] + loop['failed']}")
-                t.add("a killed connection never makes an ok run", what, bool(good),
-                      None if good else "ok_failed", what)
-                with c.cursor() as cur:
-                    cur.execute(f"DROP DATABASE {db}")
-    with c.cursor() as cur:   # the runs' tables are named trial…: none outside their databases
-        cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE "
-                    "table_name LIKE 'trial%' AND table_schema NOT LIKE 'trial_kill_%'")
-        outside = cur.fetchall()
-    t.add("a killed connection never makes an ok run", "no table of the runs outside their databases",
-          not outside, "outside" if outside else None, f"{outside}")
-
-
 def redis_db(t: Tally, d: Path) -> None:
     import redis
     exp = base("redis://127.0.0.1:6379/11", props={"read": 1.0, "key_count": 300, "table": "trial11"},
@@ -274,68 +229,36 @@ def redis_db(t: Tally, d: Path) -> None:
         r11.delete(k)
 
 
-def full_disk(t: Tally, d: Path) -> None:
-    cls = "a full disk"
-    for size in ("2M", "3M", "4M", "6M"):
-        mnt = d / f"mnt{size}"
-        mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)]).returncode:
-            t.add(cls, f"quickstart on a {size} tmpfs", False, None, "cannot mount")
-            continue
-        try:
-            out = d / f"disk{size}.out"
-            p = run_bg(["run", ROOT / "parameters" / "quickstart.yaml", "--data-dir", mnt,
-                        "--no-progress"], out)
-            code = p.wait(300)
-            text = out.read_text()
-            listed = subprocess.run([PY, "-m", "benchlib.cli", "list", "--data-dir", str(mnt)],
-                                    capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            metas = [meta_of(m.parent) for m in mnt.glob("quickstart/*/meta.json")]
-            failed = [m for m in metas if m["status"] == "failed"
-                      and (mnt / "quickstart" / m["run_id"] / "error.log").exists()]
-            good = (code == 1 and "Traceback" not in text and "no space left on the device of" in text
-                    and listed.returncode == 0 and failed and all(m["status"] != "ok" or m.get("error") is None
-                                                                  for m in metas))
-            t.add(cls, f"quickstart on a {size} tmpfs: exit {code}, {len(failed)} failed, list "
-                  f"exit {listed.returncode}", bool(good),
-                  "traceback" if "Traceback" in text else None, text[-300:])
-        finally:
-            subprocess.run(["umount", "-l", str(mnt)])
-
-
-def signals(t: Tally, d: Path) -> None:
-    cls = "signals"
-    for sig, word in ((signal.SIGTERM, "SIGTERM"), (signal.SIGKILL, "abandoned"),
-                      (signal.SIGTERM, "SIGTERM"), (signal.SIGKILL, "abandoned")):
-        data = d / f"sig{time.monotonic_ns()}"
-        out = d / "sig.out"
-        p = run_bg(["run", ROOT / "parameters" / "quickstart.yaml", "-p", "run.loop_secs=20",
-                    "-p", "run.threads=[1]", "--data-dir", data, "--no-progress"], out)
-        end = time.monotonic() + 120
-        while time.monotonic() < end and not list(data.glob("quickstart/*/steps.parquet")):
-            time.sleep(0.2)
-        time.sleep(1.5)
-        p.send_signal(sig)
-        p.wait(60)
-        listed = subprocess.run([PY, "-m", "benchlib.cli", "list", "--data-dir", str(data)],
-                                capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        text = out.read_text() + listed.stdout
-        good = word in text and "Ctrl-C" not in text and "Traceback" not in text
-        t.add(cls, f"{sig.name} mid-loop: the line says {word}", good,
-              "traceback" if "Traceback" in text else None, text[-300:])
+def timed(fn, t: Tally, d: Path) -> None:
+    start, n = time.monotonic(), sum(r["n"] for r in t.rows.values())
+    fn(t, d)
+    print(f"{fn.__module__}.{fn.__name__}: {sum(r['n'] for r in t.rows.values()) - n} trials in "
+          f"{time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
 
 
 def main() -> int:
-    quick = "--quick" in sys.argv
+    """``--quick``: leave out trials_runs' classes; ``--only f,g``: only the class
+    functions named (e.g. ``--only kills --target mysqldb``: the MariaDB kills through
+    mysqlclient); ``--target T``: only the pairs on target T where a class runs pairs."""
+    import trials_matrix as matrix
+    import trials_runs as runs
+    args = sys.argv[1:]
+    quick = "--quick" in args
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+    if "--target" in args:
+        matrix.only_target(args[args.index("--target") + 1])
     t = Tally()
+    fns = [urls, options, overflows, files, outputs, redis_db, matrix.names, matrix.bad_values,
+           matrix.secrets, matrix.dead, matrix.dask_settings]
+    fns += [] if quick else [runs.kills, runs.concurrency, runs.corrupt, runs.signals, runs.full_disk]
     with tempfile.TemporaryDirectory(prefix="trials-") as tmp:
         d = Path(tmp)
-        for fn in (urls, options, overflows, files, outputs, redis_db):
-            fn(t, d)
-        if not quick:
-            kills(t, d, rounds=3)
-            full_disk(t, d)
-            signals(t, d)
+        matrix.setup()
+        for fn in fns:
+            if only is None or fn.__name__ in only:
+                timed(fn, t, d)
+        matrix.outside(t)
+        matrix.teardown()
     total = {k: sum(r[k] for r in t.rows.values()) for k in ("n", "held", "traceback", "ok_failed",
                                                               "outside", "silent")}
     print("| class | trials | held | tracebacks | failed runs ok | writes outside | silent | e.g. |")

@@ -69,7 +69,23 @@ class Db:
 
     # ------------------------------------------------------------ the load
     def bulk(self, table: str, cols: str, rows) -> None:
-        """Rows in autocommit (the drivers send executemany of an INSERT as multi-row ones)."""
+        """Rows in one transaction: the drivers send executemany of an INSERT as multi-row
+        statements, several when the rows pass the driver's statement size (mysqlclient's
+        ~500 KB), each committed alone in autocommit; a batch cut by a lost connection
+        must leave none of its rows, so that the load sends it again whole (a part left
+        behind made the resent batch fail on its first duplicate key)."""
+        self.cur.execute("BEGIN")
+        try:
+            self.insert_rows(table, cols, rows)
+            self.cur.execute("COMMIT")
+        except BaseException:
+            try:
+                self.cur.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the connection is gone: the server rolled back
+                pass
+            raise
+
+    def insert_rows(self, table: str, cols: str, rows) -> None:
         self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
                              f"({self.st.markers(len(cols.split(',')))})", rows)
 

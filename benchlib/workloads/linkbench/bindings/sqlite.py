@@ -21,7 +21,7 @@ class SqliteDb(Db):
     def bulk(self, table, cols, rows):
         self.begin()
         try:
-            super().bulk(table, cols, rows)
+            self.insert_rows(table, cols, rows)
             self.commit()
         except BaseException:
             self.rollback()
