@@ -277,9 +277,9 @@ def _model_at(loc: tuple) -> type[BaseModel] | None:
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply ``-p key=value`` (:mod:`.overrides`): a section's key, or a workload property
     (a dotted one only under a prefix the workload declares)."""
-    try:
-        prefixes = workload_registry.workload_class(data.get("workload") or
-                                                    workload_registry.default()).property_prefixes
+    name = data.get("workload") or workload_registry.default()
+    try:   # a malformed workload name is validation's to refuse, in its one line
+        prefixes = workload_registry.workload_class(name).property_prefixes if isinstance(name, str) else ()
     except (ValueError, AttributeError):
         prefixes = ()
     return _apply_overrides(data, overrides, Experiment.model_fields, tuple(prefixes))
