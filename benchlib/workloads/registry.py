@@ -12,6 +12,9 @@ workload registered at run time (a test's toy) reaches spawned clients too.
 """
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 from ..targets.registry import import_ref
 
 _WORKLOADS: dict[str, str | type] = {}   # name -> "module:Class" or the class
@@ -54,6 +57,19 @@ def workload_class(name: str) -> type:
         if name in _WORKLOADS:
             _WORKLOADS[name] = ref
     return ref
+
+
+OWN_MODULES = ("summary_tables", "plots", "interactive_plots")   # Workload's hooks
+
+
+def own_module(name: str, what: str) -> ModuleType:
+    """Workload ``name``'s own module ``what`` (one of :data:`OWN_MODULES`: its
+    ``Workload.summary_tables``, ``plots``, ``interactive_plots``), imported by the layer
+    that asks; ValueError in one line when it has none."""
+    ref = getattr(workload_class(name), what)
+    if not ref:
+        raise ValueError(f"workload {name!r} has no {what.replace('_', ' ')} of its own")
+    return importlib.import_module(ref)
 
 
 def ref_of(name: str) -> str:
