@@ -1,8 +1,8 @@
 """The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
 
-Only a target's own module and this registry are to name it (``tests/test_names.py``
-holds that, with an allowlist of the places still to mend): params, the runner and the
-CLI's choices ask here. A
+Only a target's own module and this registry name it (``tests/test_names.py`` holds
+that): params, the runner, the CLI's choices and the install hint (:func:`install_extra`)
+ask here. A
 new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
 from a plugin). Classes are imported only when first used, so a missing optional
 driver matters only to whoever uses that target.

@@ -1,9 +1,9 @@
 """The workload registry: a workload's name → its class.
 
-Only a workload's own folder and this registry are to name it (``tests/test_names.py``
-holds that, with an allowlist of the places still to mend): params validates
-``workload:`` and its properties through here, the runner asks the class for its steps,
-clients and text outputs, the CLI offers the names registered here. A new workload is a folder in ``workloads/``
+Only a workload's own folder and this registry name it (``tests/test_names.py`` holds
+that): params validates ``workload:`` and its properties through here, the runner asks
+the class for its steps, clients and text outputs, the CLI offers the names registered
+here, summaries and plots reach its own tables and plots through :func:`own_module`. A new workload is a folder in ``workloads/``
 and one :func:`register` line below (or a call from a plugin or a test module).
 
 A name may also be given as ``"package.module:Class"`` in an experiment YAML; client
