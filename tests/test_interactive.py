@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import benchlib
+from benchlib import plots
 from benchlib.plots import interactive
 from benchlib.plots.interactive.figure import MIME
 from benchlib.reports import Nav, render_html
@@ -98,11 +99,12 @@ def test_per_op_and_ybio(sample):
     bars = interactive.per_op(sample).figure
     assert {tuple(t.x) for t in bars.data} == {("READ", "UPDATE")}            # no Intended- rows
     ybio = benchlib.load_results(SAMPLES / "ybio")
-    lines = interactive.riops_by_batch_size(ybio).figure
+    own = plots.own("ybio", interactive=True)                                # ybio's, from its folder
+    lines = own.riops_by_batch_size(ybio).figure
     assert len(lines.data) == 3 and list(lines.data[0].x) == [1, 10, 100, 1000, 10000]
-    cells = interactive.riops_heatmap(ybio).figure.data[0]
+    cells = own.riops_heatmap(ybio).figure.data[0]
     assert np.asarray(cells.z).shape == (3, 5) and "rows/s" in cells.hovertemplate
-    empty = interactive.riops_heatmap(sample).figure
+    empty = own.riops_heatmap(sample).figure
     assert "no RIOPS" in empty.layout.title.text or not empty.data
 
 

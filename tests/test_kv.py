@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from benchlib import cli, load_results
-from benchlib.summaries.kv import kv_compare, kv_lines, kv_table
+from benchlib.workloads.kv.summary import kv_compare, kv_lines, kv_table
 from benchlib.targets.sqlite import SqliteTarget
 from benchlib.workloads.kv.bindings import prepare_args
 from benchlib.workloads.kv.bindings.redis import RedisKv

@@ -40,11 +40,21 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _is_workload_plots(parts: list[str]) -> bool:
+    """A workload's own plots (``workloads/<w>/plots.py``, ``plots_<…>.py``: its
+    ``Workload.plots``) sit in its folder on the plots layer: they import plots/, and
+    only the plots layer and above import them (by name, through the registry)."""
+    return len(parts) == 4 and parts[:2] == ["benchlib", "workloads"] \
+        and parts[3].split("_")[0] == "plots"
+
+
 MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
 def layer_of(module: str) -> int:
     parts = module.split(".")
+    if _is_workload_plots(parts):
+        return LAYERS["benchlib.plots"]
     for n in range(len(parts), 0, -1):
         layer = LAYERS.get(".".join(parts[:n]))
         if layer is not None:
@@ -151,6 +161,9 @@ def test_the_checks_see_what_they_look_for():
     # the walker finds a function-level relative import and the package __init__ (10)
     assert "benchlib.run.experiment" in GRAPH["benchlib"]
     assert layer_of("benchlib.workloads.ycsb.text") == 2 and layer_of("benchlib.workloads.registry") == 0
+    # a workload's own plots sit on the plots layer, its other modules (its tables) on its own
+    assert layer_of("benchlib.workloads.ybio.plots_interactive") == layer_of("benchlib.plots") == 8
+    assert layer_of("benchlib.workloads.ybio.summary") == 2 == layer_of("benchlib.workloads.ybio.plotsx")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 

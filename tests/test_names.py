@@ -16,9 +16,11 @@ Whose is a place:
 - a binding ``workloads/<w>/bindings/<dialect>.py`` owns its dialect's name;
 - the registries name everything.
 
-``ALLOWED`` lists the places that still name what is not theirs, each with the part of
-issue 22 that removes it. Its entry goes when that part lands: a place that no longer
-needs its entry fails :func:`test_no_stale_allowance`, so the list only shrinks.
+``ALLOWED`` lists the places that still name what is not theirs, each with what would
+mend it; issue 22 emptied it (a workload's own tables and plots moved into its folder,
+reached through ``Workload.summary_tables`` / ``plots``; a target's install extra comes
+from its registry line). A place that no longer needs its entry fails
+:func:`test_no_stale_allowance`, so the list only shrinks.
 """
 from __future__ import annotations
 
@@ -42,20 +44,10 @@ OTHER_MEANING: dict[str, str] = {
                                                   "(mysql_bulk_insert_batch …): the tool's words",
 }
 
-CORE = "core: YCSB out of targets/ into workloads/ycsb/bindings/, a Target that knows no workload"
-CORE_DIALECT = "core: a Target's Dialect object instead of its name"
-KV_YBIO = "kvybio: kv's and ybio's per-dialect code into bindings/<dialect>.py"
-LINKBENCH = "linkbench: LinkBench's per-dialect code into bindings/<dialect>.py"
-LATER = "no part of issue 22 yet: "
-
-# path -> why it still names what is not its own: the part of issue 22 that mends it.
-# Remove an entry when its part lands (test_no_stale_allowance says which).
-ALLOWED: dict[str, str] = {
-    "benchlib/targets/base.py": CORE,            # ycsb_* members; 'postgres' install extra
-    "benchlib/summaries/kv.py": LATER + "kv's own summary table, outside its folder",
-    "benchlib/plots/ybio.py": LATER + "ybio's own plots, outside its folder",
-    "benchlib/plots/interactive/workloads.py": LATER + "ybio's own interactive plot, outside its folder",
-}
+# path -> why it still names what is not its own, and what would mend it. Empty: every
+# place issue 22 listed is mended. An entry added later must go when it is mended
+# (test_no_stale_allowance says which), so the list only shrinks.
+ALLOWED: dict[str, str] = {}
 
 
 def registered_names() -> list[str]:
@@ -156,9 +148,13 @@ def test_names_stay_in_their_own_places():
         + _describe(found))
 
 
+def stale_allowances(allowed: dict[str, str], found: dict[str, dict[str, list[int]]]) -> list[str]:
+    """The allowed places that name nothing foreign any more (or are gone)."""
+    return sorted(rel for rel in allowed if rel not in found)
+
+
 def test_no_stale_allowance():
-    found = foreign_names()
-    stale = sorted(rel for rel in ALLOWED if rel not in found)
+    stale = stale_allowances(ALLOWED, foreign_names())
     assert not stale, ("these places name nothing that is not theirs any more: remove their "
                        "entries from ALLOWED in tests/test_names.py:\n  " + "\n  ".join(stale))
 
@@ -172,3 +168,10 @@ def test_the_guard_sees_what_it_guards():
     assert hits == {"ycsb", "sqlite"}
     assert _owned("benchlib/targets/embedded_postgres.py") >= {"postgres", "embedded-postgres"}
     assert _owned("benchlib/workloads/kv/bindings/redis.py") == {"kv", "redis"}
+    # an allowance for a place that names nothing foreign is stale; one that still does is not
+    found = foreign_names()
+    assert stale_allowances({"benchlib/schema.py": "", "benchlib/gone.py": ""}, found) == \
+        ["benchlib/gone.py", "benchlib/schema.py"]
+    assert stale_allowances({"benchlib/x.py": ""}, {"benchlib/x.py": {"ycsb": [1]}}) == []
+    # a workload's own tables and plots are its own: kv's summary, ybio's plots name them
+    assert _owned("benchlib/workloads/ybio/plots_interactive.py") == {"ybio"}

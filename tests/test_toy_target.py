@@ -87,3 +87,18 @@ def test_no_target_module_names_a_workload():
     named = [p.name for p in folder.iterdir()   # sources only: a stale build's .so may linger
              if p.suffix in (".py", ".c", ".h") and "ycsb" in p.read_text().lower()]
     assert named == []
+
+
+def test_a_missing_driver_names_the_extra_from_the_registry():
+    """The install hint is the registry's: a target's ``extra`` or else its kind."""
+    from benchlib.targets import registry as targets
+    from benchlib.targets.base import TargetError, make_target
+    targets.register("driverless", "toy.no_such_driver:Target", embedded=True, extra="toy-extra")
+    try:
+        with pytest.raises(TargetError, match=r"install benchlib\[toy-extra\]$"):
+            make_target("t", "driverless")
+    finally:
+        targets._TARGETS.pop("driverless"), targets._EXTRAS.pop("driverless")
+        targets._EMBEDDED.remove("driverless")
+    assert targets.install_extra("embedded-postgres") == "embedded"
+    assert targets.install_extra("mysql") == "mysql"

@@ -106,3 +106,23 @@ def test_a_bad_toy_property_is_one_line(toy, tmp_path, capsys):
     assert cli.main(["run", str(yaml), "--data-dir", str(tmp_path / "d")]) == 2
     assert "properties: ops: a number of operations > 0" in capsys.readouterr().err
     assert not (tmp_path / "d" / "x").exists()
+
+
+def test_a_workloads_own_tables_and_plots_come_from_its_folder():
+    """Workload.summary_tables / plots / interactive_plots: modules of its own folder that
+    summaries.own_tables and plots.own reach by name; one line for a workload without."""
+    from benchlib import plots, summaries
+    kv = summaries.own_tables("kv")
+    assert kv.__name__ == "benchlib.workloads.kv.summary" and callable(kv.kv_table)
+    ybio = summaries.own_tables("ybio"), plots.own("ybio"), plots.own("ybio", interactive=True)
+    assert [m.__name__.rpartition(".")[2] for m in ybio] == ["summary", "plots", "plots_interactive"]
+    for name in ("riops_by_batch_size", "riops_heatmap"):       # the same names in both
+        assert callable(getattr(ybio[1], name)) and callable(getattr(ybio[2], name))
+    with pytest.raises(ValueError, match=r"^workload 'ycsb' has no plots of its own$"):
+        plots.own("ycsb")
+    with pytest.raises(ValueError, match=r"^workload 'linkbench' has no summary tables of its own$"):
+        summaries.own_tables("linkbench")
+    for name in registry.names():              # every hook a workload sets names a module
+        for what in registry.OWN_MODULES:
+            if getattr(registry.workload_class(name), what):
+                registry.own_module(name, what)

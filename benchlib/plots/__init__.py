@@ -28,11 +28,12 @@ dotted name and, when unambiguous, its own (``load.batch_size`` = ``batch_size``
 every workload property (``recordcount``, ``updateproportion``) and ``pct_<op>`` =
 ``<op>proportion`` × 100 (``pct_update``).
 
-Interactive (plotly) twins of ``timeseries``, ``heatmap`` and ybio's plots, and
-``per_op`` bars, are in :mod:`.interactive`; :func:`pick` chooses for a notebook.
+Interactive (plotly) twins of ``timeseries`` and ``heatmap``, and ``per_op`` bars,
+are in :mod:`.interactive`; :func:`pick` chooses for a notebook.
 
-ybio's own (:mod:`.ybio`, from its ``benchruns`` table): ``riops_by_batch_size`` (the
-seed's graph, log x), ``riops_heatmap`` (batch_size × pct_update), ``benchruns_table``.
+A workload's own plots live in its folder, reached through :func:`own` (its
+``Workload.plots`` / ``interactive_plots``): ybio's ``riops_by_batch_size`` (the seed's
+graph, log x) and ``riops_heatmap`` (batch_size × pct_update).
 """
 from __future__ import annotations
 
@@ -41,14 +42,21 @@ from .heatmap import heatmap
 from .style import note
 from .timeseries import step_offsets, timeseries
 from .values import VALUES, Value, points, run_parameters, value_spec
-from .ybio import benchruns_table, riops_by_batch_size, riops_heatmap
 
+
+
+def own(workload: str, interactive: bool = False):
+    """A workload's own plots, from its folder (``Workload.plots``, or
+    ``interactive_plots``: the same names and arguments, plotly): ybio's
+    ``riops_by_batch_size`` and ``riops_heatmap``; ValueError when it has none."""
+    from ..workloads.registry import own_module
+    return own_module(workload, "interactive_plots" if interactive else "plots")
 
 
 def pick(interactive: bool):
     """The plots a notebook draws: :mod:`benchlib.plots.interactive` (plotly: hover, zoom,
     legend toggles) or this module's static ones (matplotlib); both take the same
-    arguments for ``timeseries``, ``heatmap``, ``riops_by_batch_size`` and ``riops_heatmap``."""
+    arguments for ``timeseries`` and ``heatmap``."""
     if interactive:
         from . import interactive as chosen
         return chosen
@@ -56,6 +64,5 @@ def pick(interactive: bool):
     return sys.modules[__name__]
 
 
-__all__ = ['VALUES', 'Value', 'benchruns_table', 'combine', 'compare', 'heatmap', 'note', 'pick', 'points',
-           'riops_by_batch_size', 'riops_heatmap', 'run_parameters', 'select_runs', 'step_offsets',
-           'timeseries', 'value_spec']
+__all__ = ['VALUES', 'Value', 'combine', 'compare', 'heatmap', 'note', 'own', 'pick', 'points',
+           'run_parameters', 'select_runs', 'step_offsets', 'timeseries', 'value_spec']

@@ -33,6 +33,14 @@ LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run":
 KINDS = (*LINE_KINDS, "experiment", "loops")   # the summaries with a text of their own (summarize)
 
 
+def own_tables(workload: str):
+    """A workload's own tables, from its folder (``Workload.summary_tables``): kv's
+    ``kv_table``, ``kv_compare``, ``kv_lines``; ybio's ``benchruns_table``; ValueError
+    when it has none."""
+    from ..workloads.registry import own_module
+    return own_module(workload, "summary_tables")
+
+
 def points(results: dict) -> pd.DataFrame:
     """Per matrix point: mean and 95% interval of ops/s, p99, CPU/op (:mod:`.uncertainty`)."""
     from .uncertainty import point_summary
@@ -78,5 +86,5 @@ def step_lines(results: dict, run_id: str, step: str) -> str:
     return "\n\n".join(b for b in blocks if b)
 
 
-__all__ = ["ExperimentSummary", "eff_op", "eff_sec", "experiment_summary", "format_lines",
+__all__ = ["ExperimentSummary", "eff_op", "eff_sec", "experiment_summary", "format_lines", "own_tables",
            "response_times", "run_lines", "step_lines", "summarize", "summary_frame"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .dialect import Dialect
-from .registry import kinds, register, target_class, target_kind
+from .registry import install_extra, kinds, register, target_class, target_kind
 
 
 class TargetError(Exception):
@@ -173,7 +173,7 @@ def make_target(name: str, url: str, options: dict | None = None,
         cls = target_class(kind)
     except ImportError as e:
         raise TargetError(f"target {name}: the driver for {kind} is not installed ({e.name}); "
-                          f"install benchlib[{'postgres' if 'postgres' in kind else kind}]") from None
+                          f"install benchlib[{install_extra(kind)}]") from None
     try:
         cls.check_options(url, options or {})
     except ValueError as e:

@@ -1,8 +1,8 @@
 """The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
 
-Only a target's own module and this registry are to name it (``tests/test_names.py``
-holds that, with an allowlist of the places still to mend): params, the runner and the
-CLI's choices ask here. A
+Only a target's own module and this registry name it (``tests/test_names.py`` holds
+that): params, the runner, the CLI's choices and the install hint (:func:`install_extra`)
+ask here. A
 new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
 from a plugin). Classes are imported only when first used, so a missing optional
 driver matters only to whoever uses that target.
@@ -16,13 +16,17 @@ _TARGETS: dict[str, str | type] = {}     # kind -> "module:Class" or the class
 _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
 _EMBEDDED: list[str] = []                # names used as the URL itself (sqlite, basic …)
 _DEFAULT: list[str] = []                 # the target of a property file run without one
+_EXTRAS: dict[str, str] = {}             # kind -> the pip extra with its driver, when not the kind
 
 
 def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
-             embedded: bool = False, default: bool = False) -> None:
+             embedded: bool = False, default: bool = False, extra: str = "") -> None:
     """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself;
-    ``default`` (an embedded one): the target of ``benchlib run FILE`` without ``--target``."""
+    ``default`` (an embedded one): the target of ``benchlib run FILE`` without ``--target``;
+    ``extra``: the ``benchlib[…]`` extra that installs its driver (default: the kind)."""
     _TARGETS[kind] = ref
+    if extra:
+        _EXTRAS[kind] = extra
     for s in schemes:
         _SCHEMES[s] = kind
     if embedded and kind not in _EMBEDDED:
@@ -36,7 +40,7 @@ register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), 
 register("postgres", "benchlib.targets.postgres:PostgresTarget",
          schemes=("postgresql", "postgres", "postgresql+psycopg"))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
-         embedded=True)
+         embedded=True, extra="embedded")
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
                   "mariadb+mysqldb"))
@@ -54,6 +58,11 @@ def embedded_names() -> tuple[str, ...]:
 
 def default() -> str:
     return _DEFAULT[0]
+
+
+def install_extra(kind: str) -> str:
+    """The ``benchlib[…]`` extra that installs the driver of target ``kind``."""
+    return _EXTRAS.get(kind, kind)
 
 
 def import_ref(ref: str) -> type:

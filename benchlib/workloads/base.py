@@ -143,6 +143,13 @@ class Workload:
     op_order: tuple[str, ...] = ()
     op_codes: dict[str, str] = {}
     main_ops: tuple[str, ...] = ()
+    # its own tables and plots beside the shared ones: modules of its folder, by name, that
+    # the layers above import (summaries.own_tables, plots.own), never this class: tables
+    # (functions of load_results' dict → DataFrame or text), matplotlib plots, and plotly
+    # ones with the same names and arguments (plots*.py sit on the plots layer); "": none
+    summary_tables: str = ""
+    plots: str = ""
+    interactive_plots: str = ""
 
     def __init__(self, properties: dict):
         self.properties = dict(properties)

@@ -1,9 +1,9 @@
 """The workload registry: a workload's name → its class.
 
-Only a workload's own folder and this registry are to name it (``tests/test_names.py``
-holds that, with an allowlist of the places still to mend): params validates
-``workload:`` and its properties through here, the runner asks the class for its steps,
-clients and text outputs, the CLI offers the names registered here. A new workload is a folder in ``workloads/``
+Only a workload's own folder and this registry name it (``tests/test_names.py`` holds
+that): params validates ``workload:`` and its properties through here, the runner asks
+the class for its steps, clients and text outputs, the CLI offers the names registered
+here, summaries and plots reach its own tables and plots through :func:`own_module`. A new workload is a folder in ``workloads/``
 and one :func:`register` line below (or a call from a plugin or a test module).
 
 A name may also be given as ``"package.module:Class"`` in an experiment YAML; client
@@ -11,6 +11,9 @@ processes always build their workload from such a reference (:func:`ref_of`), so
 workload registered at run time (a test's toy) reaches spawned clients too.
 """
 from __future__ import annotations
+
+import importlib
+from types import ModuleType
 
 from ..targets.registry import import_ref
 
@@ -54,6 +57,19 @@ def workload_class(name: str) -> type:
         if name in _WORKLOADS:
             _WORKLOADS[name] = ref
     return ref
+
+
+OWN_MODULES = ("summary_tables", "plots", "interactive_plots")   # Workload's hooks
+
+
+def own_module(name: str, what: str) -> ModuleType:
+    """Workload ``name``'s own module ``what`` (one of :data:`OWN_MODULES`: its
+    ``Workload.summary_tables``, ``plots``, ``interactive_plots``), imported by the layer
+    that asks; ValueError in one line when it has none."""
+    ref = getattr(workload_class(name), what)
+    if not ref:
+        raise ValueError(f"workload {name!r} has no {what.replace('_', ' ')} of its own")
+    return importlib.import_module(ref)
 
 
 def ref_of(name: str) -> str:

@@ -10,14 +10,14 @@ static report never loads plotly.
     timeseries(results, run_id | [run_ids], ops=None)   per second, runs overlaid
     heatmap(results, value, x, y, op, step)              a cell's runs in its hover
     per_op(results, by, metric, steps)                   bars per op (kv's mix, LinkBench's request types)
-    riops_by_batch_size(results, hue), riops_heatmap(results)   ybio's own
+
+A workload's own plots are in its folder (``plots.own(workload, interactive=True)``).
 """
 from __future__ import annotations
 
 from .figure import MAX_POINTS, Interactive, decimate, plotly_js
 from .heatmap import heatmap
 from .timeseries import timeseries
-from .workloads import per_op, riops_by_batch_size, riops_heatmap
+from .ops import per_op
 
-__all__ = ["MAX_POINTS", "Interactive", "decimate", "heatmap", "per_op", "plotly_js", "riops_by_batch_size",
-           "riops_heatmap", "timeseries"]
+__all__ = ["MAX_POINTS", "Interactive", "decimate", "heatmap", "per_op", "plotly_js", "timeseries"]

@@ -18,7 +18,7 @@ SCAN       SCAN (``-e``)   ``scan_length`` keys and values from a key on
 =========  ==============  ==========================================
 
 One client thread (``run.threads: [1]``) is the seed's latency mode: its op/s is
-1/latency, and :func:`benchlib.summaries.kv.kv_table` shows both side by side.
+1/latency, and :func:`benchlib.workloads.kv.summary.kv_table` shows both side by side.
 """
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ RUN_OPS = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN"]
 class KvWorkload(Workload):
     name = "kv"
     report_notebooks = ("kv",)
+    summary_tables = "benchlib.workloads.kv.summary"
 
     def __init__(self, properties: dict):
         super().__init__(properties)

@@ -49,6 +49,9 @@ class YbioWorkload(Workload):
     name = "ybio"
     matrix_properties = MATRIX_PROPERTIES
     report_notebooks = ("ybio",)
+    summary_tables = "benchlib.workloads.ybio.summary"
+    plots = "benchlib.workloads.ybio.plots"
+    interactive_plots = "benchlib.workloads.ybio.plots_interactive"
 
     def __init__(self, properties: dict):
         super().__init__(properties)

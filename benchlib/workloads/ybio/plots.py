@@ -1,4 +1,5 @@
-"""ybio's own plots, from its ``benchruns`` table: RIOPS against batch_size (the seed's
+"""ybio's own plots (``YbioWorkload.plots``: ``plots.own("ybio")``), from its
+``benchruns`` table: RIOPS against batch_size (the seed's
 graph, log x) and the heatmap of RIOPS over batch_size × pct_update.
 
 RIOPS is rows read or updated per second (the seed's ``num_rows / duration``); a
@@ -11,23 +12,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from .style import _THOUSANDS, _experiments, _figure, _fmt, _grid, note
+from ...plots.style import _THOUSANDS, _experiments, _figure, _fmt, _grid, note
+from .summary import benchruns
 
 RIOPS_LABEL = "RIOPS (rows read or updated / s)"
-
-
-def benchruns(results: dict) -> pd.DataFrame:
-    """The benchruns rows of ``results`` with numeric figures (empty when none)."""
-    df = results.get("benchruns")
-    if df is None or len(df) == 0:
-        return pd.DataFrame(columns=["config", "batch_size", "pct_update", "riops"])
-    df = df.copy()
-    for c in ("batch_size", "pct_update", "riops", "sessions"):
-        if c in df:
-            df[c] = pd.to_numeric(df[c], errors="coerce")
-    if "config" not in df:
-        df["config"] = "run"
-    return df
 
 
 def _panels(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -38,17 +26,25 @@ def _panels(df: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
             for k, g in df.groupby([df[k].astype("object") for k in keys], sort=True)]
 
 
-def riops_by_batch_size(results: dict, hue: str = "pct_update") -> Figure:
-    """RIOPS against batch_size (log x), a line per ``hue`` value (pct_update), a panel
-    per configuration."""
+def _panel_axes(results: dict):
+    """The benchruns rows, a figure, and (axes, (title, rows)) per panel; with no rows,
+    the figure holds a note saying so."""
     df = benchruns(results)
     fig = _figure(9, 5)
     if not len(df):
         note(fig.add_subplot(), "no benchruns in these results (not a ybio experiment?)")
-        return fig
+        return df, fig, []
     panels = _panels(df)
-    axes = _grid(fig, len(panels), 2)
-    for ax, (title, part) in zip(axes, panels):
+    return df, fig, list(zip(_grid(fig, len(panels), 2), panels))
+
+
+def riops_by_batch_size(results: dict, hue: str = "pct_update") -> Figure:
+    """RIOPS against batch_size (log x), a line per ``hue`` value (pct_update), a panel
+    per configuration."""
+    df, fig, panels = _panel_axes(results)
+    if not len(df):
+        return fig
+    for ax, (title, part) in panels:
         mean = part.groupby([hue, "batch_size"])["riops"].mean().reset_index()
         for value, line in mean.groupby(hue, sort=True):
             line = line.sort_values("batch_size")
@@ -73,14 +69,10 @@ def _hue_label(hue: str, value) -> str:
 def riops_heatmap(results: dict, x: str = "batch_size", y: str = "pct_update") -> Figure:
     """RIOPS over batch_size × pct_update, a panel per configuration."""
     import seaborn as sns
-    df = benchruns(results)
-    fig = _figure(9, 5)
+    df, fig, panels = _panel_axes(results)
     if not len(df):
-        note(fig.add_subplot(), "no benchruns in these results (not a ybio experiment?)")
         return fig
-    panels = _panels(df)
-    axes = _grid(fig, len(panels), 2)
-    for ax, (title, part) in zip(axes, panels):
+    for ax, (title, part) in panels:
         grid = part.groupby([y, x])["riops"].mean().unstack(x)
         grid = grid.sort_index(ascending=False).reindex(columns=sorted(grid.columns))
         annot = np.vectorize(_fmt)(grid.to_numpy(dtype=float))
@@ -94,16 +86,3 @@ def riops_heatmap(results: dict, x: str = "batch_size", y: str = "pct_update") -
         ax.set_title(title)
     fig.suptitle(f"RIOPS over batch_size × pct_update\n{_experiments(df)}", fontsize=12)
     return fig
-
-
-def benchruns_table(results: dict) -> pd.DataFrame:
-    """The seed's query over benchruns: duration, riops, pct_scratch, coverage first."""
-    df = benchruns(results)
-    if not len(df):
-        return df
-    first = ["config", "batch_size", "pct_update", "duration_s", "riops", "coverage", "num_batches",
-             "num_rows", "num_updated", "sessions", "index_only", "prepared", "errors"]
-    cols = [c for c in first if c in df]
-    out = df.sort_values([c for c in ("config", "pct_update", "batch_size") if c in df])[cols]
-    out["riops"] = out["riops"].round()
-    return out.reset_index(drop=True)

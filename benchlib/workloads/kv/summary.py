@@ -1,4 +1,5 @@
-"""The key-value mix's table: op/s and µs/op side by side, per operation and system.
+"""kv's own tables (``KvWorkload.summary_tables``: ``summaries.own_tables("kv")``): the
+key-value mix's table, op/s and µs/op side by side, per operation and system.
 
 The seed reads a single client's op/s as latency and writes both: "31119 op/s =
 32.13us". :func:`kv_table` gives, for every run loop of every run, one row per
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..schema import INTENDED_PREFIX
+from ...schema import INTENDED_PREFIX
 
 ALL = "ALL"
 OP_ORDER = ["READ", "INSERT", "DELETE", "UPDATE", "SCAN", ALL]
