@@ -1,0 +1,70 @@
+"""LinkBench's progress lines on the terminal while a run goes (Workload.progress): the
+Java client's ``N/M id1s …`` and ``N/M requests finished …`` lines, read by benchlib's
+own LinkBench importer's patterns, whose counts are the steps' own and say what
+linkbench.log says; ``--no-progress`` prints none of them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchlib import cli, load_results, run_experiment
+from benchlib.importers.linkbench import _LOAD_PROGRESS, _REQ_PROGRESS, _TIME
+from benchlib.params import validate
+
+SMALL = str(Path(__file__).parent / "data" / "linkbench" / "Distribution_small.dat")
+LINKS_EVERY, REQUESTS_EVERY = 700, 300
+
+
+def _experiment(name: str) -> dict:
+    return {"experiment": name, "workload": "linkbench",
+            "properties": {"maxid1": 2001, "loaders": 1, "data_file": SMALL, "progressfreq": 0.001,
+                           "req_progress_interval": REQUESTS_EVERY,
+                           "load_progress_interval": LINKS_EVERY},
+            "targets": [{"name": "s", "url": "sqlite"}], "load": {"batch_size": 256},
+            "run": {"threads": [2], "processes": 1, "loops": 1, "loop_secs": 1.5,
+                    "status_interval_s": 0.001}, "seed": 4}
+
+
+def _progress(text: str) -> tuple[list[int], list[str]]:
+    """(links of each load progress line, each request progress line's message)."""
+    links, requests = [], []
+    for line in text.splitlines():
+        m = _TIME.match(line)
+        if m and (f := _LOAD_PROGRESS.search(m.group(3))):
+            links.append(int(f.group(3)))
+        elif m and _REQ_PROGRESS.search(m.group(3)):
+            requests.append(m.group(3))
+    return links, requests
+
+
+def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_path, capsys):
+    res = run_experiment(validate(_experiment("lbprog"), "test"), tmp_path / "d")   # no terminal: no bar
+    err = capsys.readouterr().err
+    (run_id,) = res.runs
+    rd = tmp_path / "d" / "lbprog" / run_id
+    steps = load_results(rd)["steps"].set_index("step")
+    assert (steps["status"] == "ok").all()
+    assert "current ops/sec" not in err   # the workload's lines instead of the status lines
+    links, requests = _progress(err)
+    # the load: a line each time the links loaded pass a multiple of load_progress_interval
+    loaded = int(steps.loc["l.post", "ops"])   # the index step counts linktable's rows
+    assert links == list(range(LINKS_EVERY, loaded + 1, LINKS_EVERY)) and links
+    # the requests: every multiple of req_progress_interval, and (progressfreq, each
+    # second) the count reached: the last is the loop's own
+    done = [int(_REQ_PROGRESS.search(x).group(1)) for x in requests]
+    ops = int(steps.loc["r.L1", "ops"])
+    assert done == sorted(done) and done[-1] == ops
+    assert set(range(REQUESTS_EVERY, ops + 1, REQUESTS_EVERY)) <= set(done)
+    # the terminal and linkbench.log say the same (times aside)
+    file_links, file_requests = _progress((rd / "linkbench.log").read_text())
+    assert file_requests == requests and file_links == links
+
+
+def test_no_progress_prints_none_of_them(tmp_path, capsys):
+    yaml = tmp_path / "lbquiet.yaml"
+    exp = _experiment("lbquiet") | {"run": {"threads": [1], "processes": 1, "loops": 1,
+                                             "loop_secs": 0.5, "status_interval_s": 0.001}}
+    import yaml as pyyaml
+    yaml.write_text(pyyaml.safe_dump(exp))
+    assert cli.main(["run", str(yaml), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert _progress(err) == ([], []) and "current ops/sec" not in err, err
