@@ -25,6 +25,7 @@ OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE",
             "MULTIGET_LINK", "GET_LINKS_LIST"]   # LinkBenchOp's order, as it prints them
 SUB_MS, MS, HUNDRED_MS, SEC = 10, 99, 9, 9   # LatencyStats' buckets
 NUM_BUCKETS = SUB_MS + MS + HUNDRED_MS + SEC + 1
+MAXSAMPLES = 10000   # SampledStats' latencies kept per operation between displays (maxsamples)
 
 
 def bucket_of(us: np.ndarray) -> np.ndarray:
@@ -158,13 +159,77 @@ def requests_of(r: dict) -> float:
     return 0 if is_intended(r["op"]) else r["ops"]
 
 
+def stats_line(op: str, total: int, errors: int, ops: int, dur_ms: int, kept: np.ndarray) -> str:
+    """SampledStats.displayStats' line: an operation's calls and errors so far, its calls
+    since the previous display and the latencies kept of them (µs, as Java's longs)."""
+    a = np.sort(np.asarray(kept)).astype(np.int64)
+    n = len(a)
+    head = (f"{op} total{'Ops' if n else 'ops'} = {total} totalErrors = {errors} ops = {ops} "
+            f"sampleDuration = {dur_ms}ms samples = {n}")
+    if not n:
+        return head
+    pcts = zip(("25%", "50%", "75%", "90%", "95%", "99%"),
+               (a[n // 4], a[n // 2], a[-1 - n // 4], a[-1 - n // 10], a[-1 - n // 20], a[-1 - n // 100]))
+    return (f"{head} mean = {_fmt(float(a.mean()), 2)} min = {a[0]} "
+            + " ".join(f"{k} = {v}" for k, v in pcts) + f" max = {a[-1]}")
+
+
+class Display:
+    """Every ``displayfreq`` seconds, each operation's statistics since the previous
+    display, as each Java thread's SampledStats prints its own: at most ``MAXSAMPLES``
+    latencies kept per operation (its reservoir: each call as likely to be kept), the
+    percentiles theirs. Here one set for all the step's threads, as ``ThreadID = 0``
+    (the controller has their seconds merged). From the live rows' latencies: the
+    interval rows stored keep no quartiles, so linkbench.log has none of these lines."""
+
+    def __init__(self, every: float):
+        self.every, self.next_at, self.last_at = every, every, 0.0
+        self.total: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self.seen: dict[str, int] = {}          # calls since the previous display
+        self.kept: dict[str, np.ndarray] = {}   # the reservoir of their latencies
+        self.rng = np.random.default_rng()
+
+    def keep(self, op: str, svc: np.ndarray) -> None:
+        """SampledStats.addStats, a second at a time: the first MAXSAMPLES kept, then the
+        k-th call replaces a random one with probability MAXSAMPLES / k."""
+        have, seen = self.kept.get(op, np.empty(0)), self.seen.get(op, 0)
+        room = max(MAXSAMPLES - len(have), 0)
+        have, rest = np.concatenate([have, svc[:room]]), svc[room:]
+        if len(rest):
+            k = seen + room + np.arange(len(rest))
+            take = self.rng.random(len(rest)) < MAXSAMPLES / np.maximum(k, 1)
+            have[self.rng.integers(0, MAXSAMPLES, int(take.sum()))] = rest[take]
+        self.kept[op], self.seen[op] = have, seen + len(svc)
+
+    def second(self, rows: list[dict], at: float) -> list[tuple[float, str]]:
+        for r in rows:
+            if r.get("_svc") is not None and not r.get("_unit"):
+                op = r["op"]
+                self.total[op] = self.total.get(op, 0) + len(r["_svc"])   # calls, failed too
+                self.errors[op] = self.errors.get(op, 0) + r.get("_failed", 0)
+                self.keep(op, np.asarray(r["_svc"], dtype=float))
+        if at < self.next_at:
+            return []
+        dur_ms = int(round((at - self.last_at) * 1000))
+        ops = [o for o in OP_ORDER if o in self.total] + sorted(set(self.total) - set(OP_ORDER))
+        out = [(at, "ThreadID = 0 " + stats_line(op, self.total[op], self.errors[op], self.seen.get(op, 0),
+                                                 dur_ms, self.kept.get(op, np.empty(0))))
+               for op in ops]
+        self.seen, self.kept, self.last_at = {}, {}, at
+        while self.next_at <= at:
+            self.next_at += self.every
+        return out
+
+
 class LiveProgress:
-    """The terminal's progress lines during a step (``Workload.progress``): fed the
-    controller's interval rows as they come, with the seconds since the step started;
-    the same lines as linkbench.log's, a load's links counted from its batches' records."""
+    """The terminal's lines during a step (``Workload.progress``): fed the controller's
+    interval rows as they come, with the seconds since the step started; the progress
+    lines are linkbench.log's (a load's links counted from its batches' records), then
+    the statistics every ``displayfreq`` seconds (:class:`Display`)."""
 
     def __init__(self, prog: Progress):
-        self.prog, self.started = prog, None
+        self.prog, self.display, self.started = prog, Display(prog.p.displayfreq), None
 
     def count_of(self, r: dict) -> float:
         if self.prog.phase == "run":
@@ -174,8 +239,12 @@ class LiveProgress:
     def __call__(self, rows: list[dict], elapsed_s: float) -> list[str]:
         if self.started is None:
             self.started = datetime.now(timezone.utc) - timedelta(seconds=elapsed_s)
-        return [log_line(self.started + timedelta(seconds=at), "Thread-0", msg)
-                for x in step_seconds(rows, self.count_of) for at, msg in self.prog.second(*x)]
+        out = []
+        for sec in sorted({r["second"] for r in rows}):
+            mine = [r for r in rows if r["second"] == sec]
+            for end, length, n in step_seconds(mine, self.count_of):
+                out += self.prog.second(end, length, n) + self.display.second(mine, end)
+        return [log_line(self.started + timedelta(seconds=at), "Thread-0", msg) for at, msg in out]
 
 
 class LogWriter:
