@@ -106,3 +106,17 @@ def test_statistics_keep_at_most_maxsamples_as_the_java_client():
     ((_, line),) = d.second([{**rows[0], "_svc": svc[:5], "_failed": 0}], 2.0)
     f = _THREAD.search(line)
     assert (int(f.group(3)), int(f.group(5)), int(f.group(7))) == (len(svc) + 5, 5, 5)
+
+
+def test_progressfreq_prints_the_count_reached_between_intervals():
+    """A second past progressfreq with no multiple of req_progress_interval passed: a
+    line at the count reached; a second that passes one: that line (and the count's)."""
+    from benchlib.workloads.linkbench.log import Progress
+    from benchlib.workloads.linkbench.properties import from_properties
+    prog = Progress(from_properties({"progressfreq": 2, "req_progress_interval": 1000}), "run", 5000, 10)
+    assert prog.second(1.0, 1.0, 400) == []                      # before progressfreq, no multiple
+    ((at, line),) = prog.second(2.0, 1.0, 400)
+    assert at == 2.0 and line.startswith("800/5000 requests finished: 16.0% complete at 400.0 ops/sec")
+    lines = prog.second(3.0, 1.0, 400)
+    assert [x.split(" ", 1)[0] for _, x in lines] == ["1000/5000"] and lines[0][0] == 2.5
+    assert [x.split(" ", 1)[0] for _, x in prog.second(4.0, 1.0, 400)] == ["1600/5000"]

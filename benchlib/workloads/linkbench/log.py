@@ -126,7 +126,8 @@ class Progress:
             out.append((t, self.line(int(self.mark), t)))
             self.mark += self.every
         if self.phase == "run" and at >= self.next_at:
-            if not out or out[-1][1] != (line := self.line(int(self.done), at)):
+            line = self.line(int(self.done), at)
+            if not out or out[-1][1] != line:
                 out.append((at, line))
             while self.next_at <= at:
                 self.next_at += self.p.progressfreq
