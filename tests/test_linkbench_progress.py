@@ -19,8 +19,8 @@ LINKS_EVERY, REQUESTS_EVERY = 700, 300
 
 def _experiment(name: str) -> dict:
     return {"experiment": name, "workload": "linkbench",
-            "properties": {"maxid1": 2001, "loaders": 1, "data_file": SMALL, "progressfreq": 0.001, "displayfreq": 0.001,
-                           "req_progress_interval": REQUESTS_EVERY,
+            "properties": {"maxid1": 2001, "loaders": 1, "data_file": SMALL, "progressfreq": 0.001,
+                           "displayfreq": 1000, "req_progress_interval": REQUESTS_EVERY,
                            "load_progress_interval": LINKS_EVERY},
             "targets": [{"name": "s", "url": "sqlite"}], "load": {"batch_size": 256},
             "run": {"threads": [2], "processes": 1, "loops": 1, "loop_secs": 1.5,
@@ -58,16 +58,18 @@ def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_pat
     assert (steps["status"] == "ok").all()
     assert "current ops/sec" not in err   # the workload's lines instead of the status lines
     links, requests = _progress(err)
-    # the load: a line each time the links loaded pass a multiple of load_progress_interval
+    # the load: a line each time the links loaded pass a multiple of load_progress_interval,
+    # and one at the end with all of them
     loaded = int(steps.loc["l.post", "ops"])   # the index step counts linktable's rows
-    assert links == list(range(LINKS_EVERY, loaded + 1, LINKS_EVERY)) and links
+    ends = [loaded] if loaded % LINKS_EVERY else []
+    assert links == list(range(LINKS_EVERY, loaded + 1, LINKS_EVERY)) + ends and links
     # the requests: every multiple of req_progress_interval, and (progressfreq, each
     # second) the count reached: the last is the loop's own
     done = [int(_REQ_PROGRESS.search(x).group(1)) for x in requests]
     ops = int(steps.loc["r.L1", "ops"])
     assert done == sorted(done) and done[-1] == ops
     assert set(range(REQUESTS_EVERY, ops + 1, REQUESTS_EVERY)) <= set(done)
-    # the statistics (displayfreq: each second): their windows add up to each op's calls
+    # the statistics (displayfreq beyond the step: at its end): each op's calls
     stats, lat = _stats(err), load_results(rd)["latency"]
     lat = lat[~lat["op"].str.startswith("Intended-") & (lat["count"] > 0)]
     assert set(stats) == set(lat["op"])

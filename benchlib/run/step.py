@@ -325,7 +325,8 @@ class _Collector:
             if r.get("_svc") is not None and "_records" not in r:
                 w["svc"].append(r["_svc"])
         if self.lines is not None and self.status_out is not None:   # --no-progress: None
-            for line in self.lines(rows, (time.perf_counter_ns() - self.start_ns) / NS):
+            for line in self.lines(rows, (time.perf_counter_ns() - self.start_ns) / NS,
+                                   len(self.results) == self.clients.n):   # the step's last
                 print(line, file=self.status_out, flush=True)
         for r in rows:
             for k in ("_inner", "_records", "_svc", "_failed", "_unit"):

@@ -121,7 +121,7 @@ class Progress:
         """The lines of a second ending ``at`` s into the step, ``length`` s long, that did
         ``n`` more: a count's line at the time it was passed, the second's pace assumed even."""
         self.done, out = self.done + n, []
-        while self.done >= self.mark:
+        while self.done + 1e-6 >= self.mark:   # a load's links in the file: a float sum
             t = at - length * (self.done - self.mark) / max(n, 1e-9)
             out.append((t, self.line(int(self.mark), t)))
             self.mark += self.every
@@ -132,6 +132,12 @@ class Progress:
             while self.next_at <= at:
                 self.next_at += self.p.progressfreq
         return out
+
+    def finish(self, at: float) -> list[tuple[float, str]]:
+        """At the step's end: a load's line at all its links (LoadProgress prints one
+        when the last id1 is in), unless the last multiple was that."""
+        done = round(self.done)
+        return [(at, self.line(done, at))] if self.phase == "load" and done % self.every else []
 
     def line(self, done: int, sec: float) -> str:
         sec = max(sec, 1e-3)
@@ -203,14 +209,16 @@ class Display:
             have[self.rng.integers(0, MAXSAMPLES, int(take.sum()))] = rest[take]
         self.kept[op], self.seen[op] = have, seen + len(svc)
 
-    def second(self, rows: list[dict], at: float) -> list[tuple[float, str]]:
+    def second(self, rows: list[dict], at: float, last: bool = False) -> list[tuple[float, str]]:
+        """The statistics lines after this second's rows: when a display is due, or at the
+        step's ``last`` second (each Java thread displays its own when it ends)."""
         for r in rows:
             if r.get("_svc") is not None and not r.get("_unit"):
                 op = r["op"]
                 self.total[op] = self.total.get(op, 0) + len(r["_svc"])   # calls, failed too
                 self.errors[op] = self.errors.get(op, 0) + r.get("_failed", 0)
                 self.keep(op, np.asarray(r["_svc"], dtype=float))
-        if at < self.next_at:
+        if at < self.next_at and not last:
             return []
         dur_ms = int(round((at - self.last_at) * 1000))
         ops = [o for o in OP_ORDER if o in self.total] + sorted(set(self.total) - set(OP_ORDER))
@@ -237,14 +245,16 @@ class LiveProgress:
             return requests_of(r)
         return r.get("_records", 0) if r["op"] == "LOAD_LINKS_BULK" else 0
 
-    def __call__(self, rows: list[dict], elapsed_s: float) -> list[str]:
+    def __call__(self, rows: list[dict], elapsed_s: float, last: bool = False) -> list[str]:
         if self.started is None:
             self.started = datetime.now(timezone.utc) - timedelta(seconds=elapsed_s)
-        out = []
-        for sec in sorted({r["second"] for r in rows}):
+        out, secs = [], sorted({r["second"] for r in rows})
+        for sec in secs:
             mine = [r for r in rows if r["second"] == sec]
             for end, length, n in step_seconds(mine, self.count_of):
-                out += self.prog.second(end, length, n) + self.display.second(mine, end)
+                out += self.prog.second(end, length, n)
+                out += (self.prog.finish(end) if last and sec == secs[-1] else [])
+                out += self.display.second(mine, end, last and sec == secs[-1])
         return [log_line(self.started + timedelta(seconds=at), "Thread-0", msg) for at, msg in out]
 
 
@@ -261,8 +271,9 @@ class LogWriter:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
     def progress(self, o, prog: Progress, seconds: list[dict], count_of) -> None:
-        for end, length, n in step_seconds(seconds, count_of, o.secs):
-            for at, msg in prog.second(end, length, n):
+        ends = step_seconds(seconds, count_of, o.secs)
+        for end, length, n in ends:
+            for at, msg in prog.second(end, length, n) + (prog.finish(end) if end == ends[-1][0] else []):
                 self.add(o.started + timedelta(seconds=at), "Thread-0", msg)
 
     def finals(self, o, threads: int) -> None:
