@@ -122,3 +122,8 @@ def test_progressfreq_prints_the_count_reached_between_intervals():
     lines = prog.second(3.0, 1.0, 400)
     assert [x.split(" ", 1)[0] for _, x in lines] == ["1000/5000"] and lines[0][0] == 2.5
     assert [x.split(" ", 1)[0] for _, x in prog.second(4.0, 1.0, 400)] == ["1600/5000"]
+    # a second that adds nothing after one left the count a hair below a multiple: no line
+    # outside the second (a load's links in the file are a float sum)
+    prog = Progress(from_properties({"load_progress_interval": 1000}), "load", 5000, 0)
+    prog.second(1.0, 1.0, 1000 - 1e-7)
+    assert [t for t, _ in prog.second(2.0, 1.0, 0)] in ([], [2.0])

@@ -4,11 +4,13 @@ scripts that parse the client's log, and ``benchlib import linkbench``, read ben
 own runs.
 
 Per load step: ``Starting loaders``, a progress line each ``load_progress_interval``
-links (from the step's seconds), one line per batch operation, ``LOAD PHASE COMPLETED``.
-Per request loop: a ``Requester thread #i started`` line per requester, a progress line
-each ``req_progress_interval`` requests, the retry counters (``Graph Link other: …
-add_to_upd, … upd_to_add``), one line per operation with its percentiles as the Java
-client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
+links (from the step's seconds) and one at the end, one line per batch operation,
+``LOAD PHASE COMPLETED``. Per request loop: a ``Requester thread #i started`` line per
+requester, a progress line each ``req_progress_interval`` requests and each
+``progressfreq`` seconds (:class:`Progress`, which the terminal prints too as the step
+goes, with the ``displayfreq`` statistics: :class:`LiveProgress`), the retry counters
+(``Graph Link other: … add_to_upd, … upd_to_add``), one line per operation with its
+percentiles as the Java client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
 ``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
 """
 from __future__ import annotations
@@ -122,7 +124,7 @@ class Progress:
         ``n`` more: a count's line at the time it was passed, the second's pace assumed even."""
         self.done, out = self.done + n, []
         while self.done + 1e-6 >= self.mark:   # a load's links in the file: a float sum
-            t = at - length * (self.done - self.mark) / max(n, 1e-9)
+            t = min(max(at - length * (self.done - self.mark) / max(n, 1e-9), at - length), at)
             out.append((t, self.line(int(self.mark), t)))
             self.mark += self.every
         if self.phase == "run" and at >= self.next_at:
