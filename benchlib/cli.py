@@ -50,7 +50,8 @@ def _add_run(sub):
     p.add_argument("--report", action="store_true", help="render the HTML report afterwards")
     p.add_argument("--dry-run", action="store_true",
                    help="validate everything and print the runs and steps it would make; run nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar, nor a workload's own progress lines")
     p.set_defaults(func=cmd_run)
 
 

@@ -8,8 +8,8 @@ See :mod:`benchlib.run.clients` for the client side. The controller
 - merges each second across processes exactly (the raw latencies of that second) as
   soon as every process is past it, and hands the interval rows to ``on_intervals``
   (the run folder appends them to its log at once);
-- prints a status line every ``step.status_interval_s`` like YCSB's ``-s``, and a
-  progress bar when stderr is a terminal;
+- prints a status line every ``step.status_interval_s`` like YCSB's ``-s`` (or the
+  workload's own lines: ``Workload.progress``), and a progress bar when stderr is a terminal;
 - on Ctrl-C or a client's fatal error stops the clients, keeps what completed, and
   reports the step as interrupted/failed.
 """
@@ -130,11 +130,14 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
         # announced only now, connected and prepared, so that the sampler's client CPU
         # excludes the interpreters' start-up and the chunk preparation
         on_clients(clients.local_pids())
+    lines = workload.build().progress(step)   # the workload's own lines, else status lines
+    if lines is not None and progress is False:
+        status_out = None   # --no-progress: none of them
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + clients.lead_ns
     clients.start(start_ns)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
-                           _progress_bar(step, progress), batch_units)
+                           _progress_bar(step, progress), batch_units, lines)
     collector.run()
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
@@ -217,8 +220,8 @@ class _Collector:
     status lines and the progress bar out; the step's status and error kept."""
 
     def __init__(self, step: StepSpec, clients, start_ns: int,
-                 on_intervals, status_out, bar, batch_units: dict | None = None):
-        self.step, self.clients, self.start_ns = step, clients, start_ns
+                 on_intervals, status_out, bar, batch_units: dict | None = None, lines=None):
+        self.step, self.clients, self.start_ns, self.lines = step, clients, start_ns, lines
         self.batch_units = batch_units
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
         self.merger = SecondMerger(clients.n)
@@ -316,11 +319,15 @@ class _Collector:
             self._fail(f"stopped: {why}")   # mostly errors: no use going on
         if self.bar is not None:
             self.bar.update(n)
-        for r in counted:   # the status line's window: every operation since the last line
+        for r in counted if self.lines is None else ():   # the status line's window
             w = self.window.setdefault(r["op"], {"count": 0, "svc": []})
             w["count"] += r.get("_records", r["ops"])
             if r.get("_svc") is not None and "_records" not in r:
                 w["svc"].append(r["_svc"])
+        if self.lines is not None and self.status_out is not None:   # --no-progress: None
+            for line in self.lines(rows, (time.perf_counter_ns() - self.start_ns) / NS,
+                                   len(self.results) == self.clients.n):   # the step's last
+                print(line, file=self.status_out, flush=True)
         for r in rows:
             for k in ("_inner", "_records", "_svc", "_failed", "_unit"):
                 r.pop(k, None)
@@ -330,7 +337,8 @@ class _Collector:
             except OSError as e:   # the run folder's disk is full: a failure like any other
                 self._fail(str(e) if e.strerror is None else e.strerror)
         now = time.monotonic()
-        if self.status_out is not None and now - self.last_status >= self.step.status_interval_s:
+        if self.status_out is not None and self.lines is None and \
+                now - self.last_status >= self.step.status_interval_s:
             rate = (self.total_ops - self.status_ops) / (now - self.last_status)
             elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
             print(status_line(elapsed_s, self.total_ops, rate, self.window), file=self.status_out,

@@ -223,6 +223,15 @@ class Workload:
         raise NotImplementedError
 
     # --- outputs
+    def progress(self, step: StepSpec) -> Callable[[list[dict], float, bool], list[str]] | None:
+        """The workload's own progress lines on the terminal during ``step``, in place of
+        the status lines: a function the step's controller calls with each batch of the
+        step's interval rows (in order, before they are stored: a batch's ``_records``
+        still there), the seconds since the step started and whether they are the step's
+        last, which returns the lines to print. None (the default): the status lines
+        every ``status_interval_s``."""
+        return None
+
     def text_outputs(self, outcomes: list, intervals=None) -> dict[str, str]:
         """Files in the workload's own text format, written into the run folder
         (``intervals()``: the run's interval rows, each with its ``step``, read from disk

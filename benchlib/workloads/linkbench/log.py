@@ -4,16 +4,18 @@ scripts that parse the client's log, and ``benchlib import linkbench``, read ben
 own runs.
 
 Per load step: ``Starting loaders``, a progress line each ``load_progress_interval``
-links (from the step's seconds), one line per batch operation, ``LOAD PHASE COMPLETED``.
-Per request loop: a ``Requester thread #i started`` line per requester, a progress line
-each ``req_progress_interval`` requests, the retry counters (``Graph Link other: …
-add_to_upd, … upd_to_add``), one line per operation with its percentiles as the Java
-client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
+links (from the step's seconds) and one at the end, one line per batch operation,
+``LOAD PHASE COMPLETED``. Per request loop: a ``Requester thread #i started`` line per
+requester, a progress line each ``req_progress_interval`` requests and each
+``progressfreq`` seconds (:class:`Progress`, which the terminal prints too as the step
+goes, with the ``displayfreq`` statistics: :class:`LiveProgress`), the retry counters
+(``Graph Link other: … add_to_upd, … upd_to_add``), one line per operation with its
+percentiles as the Java client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
 ``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
@@ -25,6 +27,7 @@ OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE",
             "MULTIGET_LINK", "GET_LINKS_LIST"]   # LinkBenchOp's order, as it prints them
 SUB_MS, MS, HUNDRED_MS, SEC = 10, 99, 9, 9   # LatencyStats' buckets
 NUM_BUCKETS = SUB_MS + MS + HUNDRED_MS + SEC + 1
+MAXSAMPLES = 10000   # SampledStats' latencies kept per operation between displays (maxsamples)
 
 
 def bucket_of(us: np.ndarray) -> np.ndarray:
@@ -81,6 +84,182 @@ def _stamp(t: datetime) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
 
 
+def log_line(t: datetime, who: str, msg: str, level: str = "INFO") -> str:
+    """One line as the Java client's log4j layout prints it."""
+    return f"{level} {_stamp(t)} [{who}]: {msg}"
+
+
+def step_seconds(rows: list[dict], count_of, end_s: float | None = None) -> list[tuple]:
+    """(seconds from the step's start where each second ends, its length, what
+    ``count_of`` counts in it), in order: the step's last second ends with the step."""
+    per: dict[int, list] = {}
+    for r in rows:
+        x = per.setdefault(r["second"], [0.0, 1.0])
+        x[0] += count_of(r)
+        if r.get("interval_s") is not None and r["interval_s"] == r["interval_s"]:
+            x[1] = min(x[1], float(r["interval_s"]))
+    out = []
+    for sec in sorted(per):
+        end = sec + per[sec][1] if end_s is None else min(sec + per[sec][1], max(end_s, 1e-3))
+        out.append((end, max(end - sec, 0.0), per[sec][0]))
+    return out
+
+
+class Progress:
+    """The progress lines of one step, fed its seconds in order, as LinkBench prints them:
+    a line each time the step's requests (a load's links) pass a multiple of
+    ``req_progress_interval`` (``load_progress_interval``) — RequestProgress and
+    LoadProgress, counted over all threads — and, in the request phase, one each
+    ``progressfreq`` seconds at the count reached (where the Java requesters print their
+    own ``Requester #i n/N requests done``: benchlib's controller sees its requesters'
+    seconds merged). linkbench.log and the terminal both print these."""
+
+    def __init__(self, p, phase: str, total: int | None, limit: float):
+        self.p, self.phase, self.total, self.limit = p, phase, total, limit
+        self.every = p.req_progress_interval if phase == "run" else p.load_progress_interval
+        self.done, self.mark, self.next_at = 0.0, self.every, p.progressfreq
+
+    def second(self, at: float, length: float, n: float) -> list[tuple[float, str]]:
+        """The lines of a second ending ``at`` s into the step, ``length`` s long, that did
+        ``n`` more: a count's line at the time it was passed, the second's pace assumed even."""
+        self.done, out = self.done + n, []
+        while self.done + 1e-6 >= self.mark:   # a load's links in the file: a float sum
+            t = min(max(at - length * (self.done - self.mark) / max(n, 1e-9), at - length), at)
+            out.append((t, self.line(int(self.mark), t)))
+            self.mark += self.every
+        if self.phase == "run" and at >= self.next_at:
+            line = self.line(int(self.done), at)
+            if not out or out[-1][1] != line:
+                out.append((at, line))
+            while self.next_at <= at:
+                self.next_at += self.p.progressfreq
+        return out
+
+    def finish(self, at: float) -> list[tuple[float, str]]:
+        """At the step's end: a load's line at all its links (LoadProgress prints one
+        when the last id1 is in), unless the last multiple was that."""
+        done = round(self.done)
+        return [(at, self.line(done, at))] if self.phase == "load" and done % self.every else []
+
+    def line(self, done: int, sec: float) -> str:
+        sec = max(sec, 1e-3)
+        if self.phase == "run":
+            limit = max(self.limit, 1e-9)   # no request count given: the limit's, at this rate
+            total = self.total if self.total is not None else max(done, round(done * limit / sec))
+            return (f"{done}/{total} requests finished: "
+                    f"{100 * done / max(total, 1):.1f}% complete at {done / sec:.1f} ops/sec "
+                    f"{sec:.1f}/{int(self.limit)} secs elapsed: {100 * sec / limit:.1f}% of time "
+                    "limit used")
+        n = self.p.id_range
+        frac = min(done / max(self.total, 1), 1.0)
+        id1s, cnt = int(frac * n), int(frac * n * self.p.link_type_count)
+        return (f"{id1s}/{n} id1s ({100 * frac:.1f}%) at {id1s / sec:.1f} /sec. "
+                f"{done} links at {done / sec:.1f} /sec. {cnt} counts at {cnt / sec:.1f} /sec. "
+                f"link+count at {(done + cnt) / sec:.1f} /sec. ")
+
+
+def requests_total(p, step) -> int | None:
+    """The step's requests over all requesters, when a count was given (else None: the
+    progress lines project the time limit's at the rate so far)."""
+    return step.ops_total or (p.requests * step.threads if p.requests else None)
+
+
+def requests_of(r: dict) -> float:
+    return 0 if is_intended(r["op"]) else r["ops"]
+
+
+def stats_line(op: str, total: int, errors: int, ops: int, dur_ms: int, kept: np.ndarray) -> str:
+    """SampledStats.displayStats' line: an operation's calls and errors so far, its calls
+    since the previous display and the latencies kept of them (µs, as Java's longs)."""
+    a = np.sort(np.asarray(kept)).astype(np.int64)
+    n = len(a)
+    head = (f"{op} total{'Ops' if n else 'ops'} = {total} totalErrors = {errors} ops = {ops} "
+            f"sampleDuration = {dur_ms}ms samples = {n}")
+    if not n:
+        return head
+    pcts = zip(("25%", "50%", "75%", "90%", "95%", "99%"),
+               (a[n // 4], a[n // 2], a[-1 - n // 4], a[-1 - n // 10], a[-1 - n // 20], a[-1 - n // 100]))
+    return (f"{head} mean = {_fmt(float(a.mean()), 2)} min = {a[0]} "
+            + " ".join(f"{k} = {v}" for k, v in pcts) + f" max = {a[-1]}")
+
+
+class Display:
+    """Every ``displayfreq`` seconds, each operation's statistics since the previous
+    display, as each Java thread's SampledStats prints its own: at most ``MAXSAMPLES``
+    latencies kept per operation (its reservoir: each call as likely to be kept), the
+    percentiles theirs. Here one set for all the step's threads, as ``ThreadID = 0``
+    (the controller has their seconds merged). From the live rows' latencies: the
+    interval rows stored keep no quartiles, so linkbench.log has none of these lines."""
+
+    def __init__(self, every: float):
+        self.every, self.next_at, self.last_at = every, every, 0.0
+        self.total: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self.seen: dict[str, int] = {}          # calls since the previous display
+        self.kept: dict[str, np.ndarray] = {}   # the reservoir of their latencies
+        self.rng = np.random.default_rng()
+
+    def keep(self, op: str, svc: np.ndarray) -> None:
+        """SampledStats.addStats, a second at a time: the first MAXSAMPLES kept, then the
+        k-th call replaces a random one with probability MAXSAMPLES / k."""
+        have, seen = self.kept.get(op, np.empty(0)), self.seen.get(op, 0)
+        room = max(MAXSAMPLES - len(have), 0)
+        have, rest = np.concatenate([have, svc[:room]]), svc[room:]
+        if len(rest):
+            k = seen + room + np.arange(len(rest))
+            take = self.rng.random(len(rest)) < MAXSAMPLES / np.maximum(k, 1)
+            have[self.rng.integers(0, MAXSAMPLES, int(take.sum()))] = rest[take]
+        self.kept[op], self.seen[op] = have, seen + len(svc)
+
+    def second(self, rows: list[dict], at: float, last: bool = False) -> list[tuple[float, str]]:
+        """The statistics lines after this second's rows: when a display is due, or at the
+        step's ``last`` second (each Java thread displays its own when it ends)."""
+        for r in rows:
+            if r.get("_svc") is not None and not r.get("_unit"):
+                op = r["op"]
+                self.total[op] = self.total.get(op, 0) + len(r["_svc"])   # calls, failed too
+                self.errors[op] = self.errors.get(op, 0) + r.get("_failed", 0)
+                self.keep(op, np.asarray(r["_svc"], dtype=float))
+        if at < self.next_at and not last:
+            return []
+        dur_ms = int(round((at - self.last_at) * 1000))
+        ops = [o for o in OP_ORDER if o in self.total] + sorted(set(self.total) - set(OP_ORDER))
+        out = [(at, "ThreadID = 0 " + stats_line(op, self.total[op], self.errors[op], self.seen.get(op, 0),
+                                                 dur_ms, self.kept.get(op, np.empty(0))))
+               for op in ops]
+        self.seen, self.kept, self.last_at = {}, {}, at
+        while self.next_at <= at:
+            self.next_at += self.every
+        return out
+
+
+class LiveProgress:
+    """The terminal's lines during a step (``Workload.progress``): fed the controller's
+    interval rows as they come, with the seconds since the step started; the progress
+    lines are linkbench.log's (a load's links counted from its batches' records), then
+    the statistics every ``displayfreq`` seconds (:class:`Display`)."""
+
+    def __init__(self, prog: Progress):
+        self.prog, self.display, self.started = prog, Display(prog.p.displayfreq), None
+
+    def count_of(self, r: dict) -> float:
+        if self.prog.phase == "run":
+            return requests_of(r)
+        return r.get("_records", 0) if r["op"] == "LOAD_LINKS_BULK" else 0
+
+    def __call__(self, rows: list[dict], elapsed_s: float, last: bool = False) -> list[str]:
+        if self.started is None:
+            self.started = datetime.now(timezone.utc) - timedelta(seconds=elapsed_s)
+        out, secs = [], sorted({r["second"] for r in rows})
+        for sec in secs:
+            mine = [r for r in rows if r["second"] == sec]
+            for end, length, n in step_seconds(mine, self.count_of):
+                out += self.prog.second(end, length, n)
+                out += (self.prog.finish(end) if last and sec == secs[-1] else [])
+                out += self.display.second(mine, end, last and sec == secs[-1])
+        return [log_line(self.started + timedelta(seconds=at), "Thread-0", msg) for at, msg in out]
+
+
 class LogWriter:
     """The lines of one run's linkbench.log."""
 
@@ -88,25 +267,16 @@ class LogWriter:
         self.p, self.lines = p, []
 
     def add(self, t: datetime, who: str, msg: str, level: str = "INFO") -> None:
-        self.lines.append(f"{level} {_stamp(t)} [{who}]: {msg}")
+        self.lines.append(log_line(t, who, msg, level))
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
-    def crossings(self, o, seconds: list[dict], count_of, every: int) -> list[tuple]:
-        """(time, cumulative count) each time the step's running count passes a multiple
-        of ``every``, at the end of the second it did."""
-        per: dict[int, float] = {}
-        for r in seconds:
-            per[r["second"]] = per.get(r["second"], 0) + count_of(r)
-        out, total, mark = [], 0.0, every
-        for sec in sorted(per):
-            total += per[sec]
-            at = min(sec + 1.0, max(o.secs, 1e-3))   # the step's last second ends with it
-            while total >= mark:
-                out.append((o.started + timedelta(seconds=at), int(mark), at))
-                mark += every
-        return out
+    def progress(self, o, prog: Progress, seconds: list[dict], count_of) -> None:
+        ends = step_seconds(seconds, count_of, o.secs)
+        for end, length, n in ends:
+            for at, msg in prog.second(end, length, n) + (prog.finish(end) if end == ends[-1][0] else []):
+                self.add(o.started + timedelta(seconds=at), "Thread-0", msg)
 
     def finals(self, o, threads: int) -> None:
         rows = {r["op"]: r for r in o.latency_rows if not is_intended(r["op"]) and r.get("hdr")
@@ -124,15 +294,9 @@ class LogWriter:
         nodes, counts = (n, n * types) if o.status == "ok" else (0, 0)
         links = max(int(o.ops) - nodes - counts, 0) if o.status == "ok" else 0
         batches = sum(r["ops"] for r in seconds if r["op"] == "LOAD_LINKS_BULK") or 1
-        per_batch = (links or links_total) / batches
-        for t, done, sec in self.crossings(o, seconds, lambda r: per_batch * r["ops"] if
-                                           r["op"] == "LOAD_LINKS_BULK" else 0,
-                                           p.load_progress_interval):
-            frac = min(done / max(links_total, 1), 1.0)
-            id1s, cnt = int(frac * n), int(frac * n * types)
-            self.add(t, "Thread-0", f"{id1s}/{n} id1s ({100 * frac:.1f}%) at {id1s / sec:.1f} /sec. "
-                     f"{done} links at {done / sec:.1f} /sec. {cnt} counts at {cnt / sec:.1f} /sec. "
-                     f"link+count at {(done + cnt) / sec:.1f} /sec. ")
+        per_batch = (links or links_total) / batches   # the rows on disk count batches
+        self.progress(o, Progress(p, "load", links_total, o.secs), seconds,
+                      lambda r: per_batch * r["ops"] if r["op"] == "LOAD_LINKS_BULK" else 0)
         self.finals(o, 1 + p.loaders)
         secs = max(o.secs, 1e-9)
         self.add(o.ended, "main",
@@ -145,19 +309,12 @@ class LogWriter:
     def requests(self, o, seconds: list[dict]) -> None:
         """A request loop: its requesters, progress, retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
-        per = (o.step.ops_total // threads) if o.step.ops_total else \
-            (p.requests or -(-o.ops // threads))   # no count given: what each did, about
-        limit = o.step.loop_secs or p.maxtime
+        total, limit = requests_total(p, o.step), o.step.loop_secs or p.maxtime
+        per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
         for i in range(threads):
             self.add(o.started, f"Thread-{i}", f"Requester thread #{i} started: will do {per} "
                      f"ops after {o.step.warmup_secs:g} second warmup")
-        total = per * threads
-        for t, done, sec in self.crossings(o, seconds, lambda r: 0 if is_intended(r["op"])
-                                           else r["ops"], p.req_progress_interval):
-            self.add(t, "Thread-0", f"{done}/{total} requests finished: "
-                     f"{100 * done / max(total, 1):.1f}% complete at {done / sec:.1f} ops/sec "
-                     f"{sec:.1f}/{int(limit)} secs elapsed: {100 * sec / limit:.1f}% of time "
-                     "limit used")
+        self.progress(o, Progress(p, "run", total, limit), seconds, requests_of)
         ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
         self.add(o.ended, "main", f"Graph Link other: {ret.get('ADD_LINK', {}).get('RETRY', 0)} "
                  f"add_to_upd, {ret.get('UPDATE_LINK', {}).get('RETRY', 0)} upd_to_add, "

@@ -144,7 +144,8 @@ class LinkBenchProperties(BaseModel):
     dbcount: int = Field(1, ge=1, le=100)
     dbload: str = ""
     # LinkBench's progress intervals: seconds (progressfreq, displayfreq), links loaded
-    # (load_progress_interval), requests done (req_progress_interval): linkbench.log's lines
+    # (load_progress_interval), requests done (req_progress_interval): the progress lines
+    # of linkbench.log and the terminal, the statistics (displayfreq) on the terminal (log.py)
     progressfreq: float = Field(300.0, gt=0.0)
     displayfreq: float = Field(1800.0, gt=0.0)
     load_progress_interval: int = Field(50000, ge=1)

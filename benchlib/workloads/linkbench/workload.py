@@ -19,7 +19,7 @@ from ..base import StepSpec, Workload
 from .bindings import BINDINGS, binding
 from .dists import Graph
 from .load import LoadClient
-from .log import linkbench_log
+from .log import LiveProgress, Progress, linkbench_log, requests_total
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
 
@@ -144,6 +144,17 @@ class LinkBenchWorkload(Workload):
         return [o for o in REQUEST_OPS if self.p.mix[o] > 0] if step.phase == "run" else None
 
     # ------------------------------------------------------------ outputs
+    def progress(self, step):
+        """On the terminal, linkbench.log's progress lines as the step goes (log.Progress):
+        ``N/M id1s … links at …`` each ``load_progress_interval`` links, ``N/M requests
+        finished …`` each ``req_progress_interval`` requests and each ``progressfreq`` s."""
+        if step.phase == "load":
+            return LiveProgress(Progress(self.p, "load", Graph(self.p).total_links(), 0.0))
+        if step.phase != "run":
+            return None
+        return LiveProgress(Progress(self.p, "run", requests_total(self.p, step),
+                                     step.loop_secs or self.p.maxtime))
+
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and operation, how many ended OK, RETRY
         (LinkBench's add_to_upd / upd_to_add), EMPTY (not found) or ERROR."""
