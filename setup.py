@@ -9,7 +9,7 @@ optional too: it needs libpq's headers (Debian: libpq-dev) and a C compiler; wit
 them the PostgreSQL run loops go through psycopg in Python, as before. Its twin over
 libmariadb (bindings/_myloop.c, see bindings/mysql_native.py) needs
 libmariadb-dev; without it MariaDB's run loops go through mysqlclient or PyMySQL.
-Both include bindings/_ycsbplan.h, what the two loops share; _pgloop.c and kv's loop
+Both include bindings/_ycsbplan.h, what the two loops share; they and kv's loop
 include benchlib/workloads/_muxconn.h, what the loops that multiplex share. kv's loop on Redis
 (benchlib/workloads/kv/bindings/_redisloop.c, see bindings/redis_native.py) needs
 hiredis's headers (Debian: libhiredis-dev); without them kv on Redis runs redis-py."""
@@ -45,7 +45,7 @@ setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importer
                              include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.ycsb.bindings._myloop", [f"{YCSB}/_myloop.c"],
-                             include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H,
+                             include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H + MUX_H,
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.kv.bindings._redisloop",
                              ["benchlib/workloads/kv/bindings/_redisloop.c"], libraries=["hiredis"], depends=MUX_H,

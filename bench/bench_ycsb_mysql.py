@@ -2,7 +2,9 @@
 
 YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4 and 16
 clients, through benchlib's C loop over libmariadb (``run.driver: c``,
-workloads/ycsb/bindings/_myloop.c) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
+workloads/ycsb/bindings/_myloop.c; one thread per client process driving its connections,
+``run.multiplex: auto`` as a run gets by default, and a thread per connection,
+``multiplex: false``) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
 the reference: sysbench (C, LuaJIT) running a script that sends the same statement —
 ``SELECT * FROM <table> WHERE YCSB_KEY = '<key>'`` over the text protocol, the row
 fetched whole (mysql_store_result) — with keys drawn as benchlib draws them: YCSB's
@@ -10,13 +12,14 @@ scrambled zipfian, written again in the script's LuaJIT and checked against benc
 generator before the runs (check_keys), thread per connection. (Until 2026-11-24 the
 script drew from a file of 200k keys sampled once: a smaller working set than a
 generator's, which over a 128 MB buffer pool and a 170 MB table read 5x fewer pages
-from disk, and made the reference ~25% faster at 4 clients.) The four alternate at each
+from disk, and made the reference ~25% faster at 4 clients.) The five alternate at each
 client count, so all see the same machine. Prints a Markdown table
 for BENCHMARKS.md: ops/s, the ratio to the reference, and client CPU per operation in
 µs (sysbench: its process's CPU from os.wait4, less that of a run of one event per
 thread — its start-up; benchlib: the sampler's client_cpu_s during the step).
 
     .venv/bin/python bench/bench_ycsb_mysql.py [--url mysql://root@127.0.0.1:3306/test] [--secs 20]
+        [--clients 1,4,16] [--no-python]   (--no-python: the C loops and sysbench only)
 
 Needs sysbench (``apt-get install sysbench``) and mysqlclient (``make install``).
 """
@@ -135,6 +138,7 @@ def main() -> int:
     ap.add_argument("--secs", type=int, default=20)
     ap.add_argument("--clients", default="1,4,16")
     ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--no-python", action="store_true", help="the C loops and sysbench only")
     a = ap.parse_args()
     need({"sysbench": "apt-get install sysbench"}, {"MySQLdb": "make install (mysqlclient)"})
     tmp = Path(tempfile.mkdtemp(prefix="bench-ycsb-my-"))
@@ -145,24 +149,31 @@ def main() -> int:
     for n in [int(x) for x in a.clients.split(",")]:
         ref, ref_cpu = reference(a.url, n, a.secs, tmp / "point.lua", a.records)
         loop, loop_cpu, _ = benchlib_run(a.url, tmp / "d", f"l{n}", n, a.secs, False, a.records,
-                                         driver="c")
-        c, c_cpu, _ = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs,
-                                   False, a.records, driver="python")
-        p, p_cpu, _ = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
-                                   False, a.records, driver="python")
-        rows.append((n, ref, loop, c, p, ref_cpu, loop_cpu, c_cpu, p_cpu))
-        print(f"clients {n}: sysbench {ref:,.0f}, C loop {loop:,.0f}, mysqlclient {c:,.0f}, "
-              f"PyMySQL {p:,.0f} ops/s", file=sys.stderr)
+                                         multiplex="auto", driver="c")
+        tl, tl_cpu, _ = benchlib_run(a.url, tmp / "d", f"t{n}", n, a.secs, False, a.records,
+                                     multiplex=False, driver="c")
+        c = c_cpu = p = p_cpu = float("nan")
+        if not a.no_python:
+            c, c_cpu, _ = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs,
+                                       False, a.records, driver="python")
+            p, p_cpu, _ = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
+                                       False, a.records, driver="python")
+        rows.append((n, ref, loop, tl, c, p, ref_cpu, loop_cpu, tl_cpu, c_cpu, p_cpu))
+        print(f"clients {n}: sysbench {ref:,.0f}, C loop {loop:,.0f} (thread per connection "
+              f"{tl:,.0f}), mysqlclient {c:,.0f}, PyMySQL {p:,.0f} ops/s; load average "
+              f"{os.getloadavg()[0]:.1f}", file=sys.stderr)
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
           f"YCSB C, {a.records:,} records, {a.secs} s per point\n")
     print("| clients | sysbench, same SELECT (ops/s) | benchlib, C loop (ops/s) | ratio "
+          "| C loop, thread per connection (ops/s) | ratio "
           "| benchlib, mysqlclient (ops/s) | ratio | benchlib, PyMySQL (ops/s) | ratio "
-          "| client CPU µs/op: sysbench / C loop / mysqlclient / PyMySQL |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for n, ref, loop, c, p, rc, lc, cc, pc in rows:
-        print(f"| {n} | {ref:,.0f} | {loop:,.0f} | {loop / ref:.2f} | {c:,.0f} | {c / ref:.2f} "
-              f"| {p:,.0f} | {p / ref:.2f} | {rc:.1f} / {lc:.1f} / {cc:.1f} / {pc:.1f} |")
+          "| client CPU µs/op: sysbench / C loop / thread per connection / mysqlclient / PyMySQL |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n, ref, loop, tl, c, p, rc, lc, tc, cc, pc in rows:
+        print(f"| {n} | {ref:,.0f} | {loop:,.0f} | {loop / ref:.2f} | {tl:,.0f} | {tl / ref:.2f} "
+              f"| {c:,.0f} | {c / ref:.2f} | {p:,.0f} | {p / ref:.2f} "
+              f"| {rc:.1f} / {lc:.1f} / {tc:.1f} / {cc:.1f} / {pc:.1f} |")
     return 0
 
 

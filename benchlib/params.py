@@ -103,8 +103,9 @@ class RunLoopSpec(Strict):
     warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
     status_interval_s: float = Field(10.0, gt=0)
     max_error_ratio: float = Field(0.01, ge=0, le=1)   # a step fails past this share of failed ops
-    # one thread per client process drives all its connections with libpq's async API
-    # (PostgreSQL, unpaced loops), as pgbench -j does; else a thread per connection.
+    # one thread per client process drives all its connections (unpaced loops: the C
+    # loops over libpq, libmariadb and hiredis, the Python loop over psycopg's async API),
+    # as pgbench -j does; else a thread per connection.
     # auto: where it measured faster (BENCHMARKS.md): the C loop from 2 connections per
     # process on, the Python loop from 4
     multiplex: bool | Literal["auto"] = "auto"

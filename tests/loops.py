@@ -17,25 +17,27 @@ MIX = {"recordcount": 500, "operationcount": 3000, "readproportion": 0.3, "updat
 RUN_OPS = {"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
 
 
-def run_mix(url: str, tmp_path, driver: str, **run):
-    """The mix through run.driver ``driver`` on table t_<driver>: (tables, the Return=
-    lines of the run step's YCSB text)."""
-    exp = validate(small_experiment(f"n{driver}", url, properties={**MIX, "table": f"t_{driver}"},
+def run_mix(url: str, tmp_path, driver: str, name: str | None = None, **run):
+    """The mix through run.driver ``driver`` on table t_<name> (name: the driver's): (tables,
+    the Return= lines of the run step's YCSB text)."""
+    name = name or driver
+    exp = validate(small_experiment(f"n{name}", url, properties={**MIX, "table": f"t_{name}"},
                                     run={"threads": [1], "driver": driver, **run}), "t")
-    assert run_experiment(exp, tmp_path / driver, progress=False).ok
-    t = load_results(tmp_path / driver / f"n{driver}")
-    text = next((tmp_path / driver / f"n{driver}").glob("*/ycsb-r.L1.txt")).read_text()
+    assert run_experiment(exp, tmp_path / name, progress=False).ok
+    t = load_results(tmp_path / name / f"n{name}")
+    text = next((tmp_path / name / f"n{name}").glob("*/ycsb-r.L1.txt")).read_text()
     returns = sorted(re.findall(r"^\[([A-Z-]+)\], Return=(\w+), (\d+)$", text, re.M))
     return t, returns
 
 
-def assert_same_outcomes(c: tuple, py: tuple, c_path: str) -> dict:
-    """The C loop's run (``c``: run_mix's result) and the Python loop's: the same counts,
-    errors and Return= lines per operation, each second's operations adding up to the
-    step's. The latency rows per operation: {op: (count, errors)}."""
+def assert_same_outcomes(c: tuple, py: tuple, c_path: str, py_path: str = "python") -> dict:
+    """The C loop's run (``c``: run_mix's result) and the Python loop's (or another run
+    whose driver path is ``py_path``): the same counts, errors and Return= lines per
+    operation, each second's operations adding up to the step's. The latency rows per
+    operation: {op: (count, errors)}."""
     (tc, rc), (tp, rp) = c, py
     assert tc["runs"]["meta"].iloc[0]["driver_path"] == c_path
-    assert tp["runs"]["meta"].iloc[0]["driver_path"] == "python"
+    assert tp["runs"]["meta"].iloc[0]["driver_path"] == py_path
     sc, sp = (x["steps"].set_index("step").loc["r.L1"] for x in (tc, tp))
     assert sc["ops"] == sp["ops"] == 3000 and sc["errors"] == sp["errors"] == 0
     lc, lp = ({r.op: (r["count"], r.errors) for _, r in x["latency"][x["latency"].step == "r.L1"].iterrows()}

@@ -2,10 +2,15 @@
 same operations: the same outcomes, the same rows, the same statuses of failing
 statements; keys and values that need escaping arrive as they were sent; errors counted
 as the Python path counts them (a server that ends the connections:
-tests/faults/test_run_faults.py); the Python path when the extension is missing. Each
-test on a database of its own (mysql_own_db)."""
+tests/faults/test_run_faults.py); the Python path when the extension is missing. One
+thread driving all of a process's connections (run_many, libmariadb's non-blocking
+calls) against a thread per connection: the same outcomes and rows, a lost connection
+reported as such. Each test on a database of its own (mysql_own_db)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 from conftest import mysql_rows, small_experiment
 from loops import assert_paced, assert_same_outcomes, run_mix
@@ -32,8 +37,132 @@ def test_the_c_loop_and_the_python_loop_give_the_same_outcomes_and_rows(mysql_ow
 
 @needs_c
 @pytest.mark.mysql
-def test_the_c_loop_paced_records_intended_latencies(mysql_own_db, tmp_path):
-    assert_paced(run_mix(mysql_own_db, tmp_path, "c", threads=[2], target_factors=[1.0], target_base=2000)[0])
+def test_one_thread_multiplexing_gives_what_a_thread_per_connection_gives(mysql_own_db, tmp_path):
+    """2 connections of one process, driven from one thread (multiplex) and a thread each."""
+    run = {"threads": [2], "processes": 1}
+    lc = assert_same_outcomes(run_mix(mysql_own_db, tmp_path, "c", "mux", multiplex=True, **run),
+                              run_mix(mysql_own_db, tmp_path, "c", "threads", multiplex=False, **run),
+                              "c-libmariadb", "c-libmariadb")
+    # the same keys: the records loaded and those inserted (which client's update of a key
+    # came last is a race of the two connections: the values are compared on one
+    # connection's operations below)
+    keys = [mysql_rows(mysql_own_db, f"SELECT YCSB_KEY FROM t_{n} ORDER BY YCSB_KEY") for n in ("mux", "threads")]
+    assert len(keys[0]) == 500 + lc["INSERT"][0] and keys[0] == keys[1]
+
+
+@needs_c
+@pytest.mark.mysql
+@pytest.mark.parametrize("multiplex", [True, False])
+def test_the_c_loop_paced_records_intended_latencies(mysql_own_db, tmp_path, multiplex):
+    # paced: a thread per connection, whatever multiplex says (one thread runs closed loops)
+    assert_paced(run_mix(mysql_own_db, tmp_path, "c", threads=[2], processes=1, target_factors=[1.0],
+                         target_base=2000, multiplex=multiplex)[0])
+
+
+def _natives(url: str, table: str, n: int) -> list:
+    """n connections of the C loop on a YCSB table of 10 fields of its own."""
+    from benchlib.targets.mysql import connect_params
+    from benchlib.workloads.ycsb.bindings.mysql import MysqlYcsb
+    from benchlib.workloads.ycsb.workload import config_from
+    cfg = config_from({"recordcount": 10, "table": table})
+    target = make_target("my", url, {"library": "pymysql"})
+    target.start()
+    MysqlYcsb.create_table(target, cfg)
+    target.stop()
+    return [mysql_native.MysqlYcsbNative(connect_params(url), cfg) for _ in range(n)]
+
+
+def _plan(b, j: int):
+    """Connection j's operations on keys of its own: every kind, with a read that finds
+    nothing (NOT_FOUND) and an insert of a key that is there (ERROR)."""
+    from benchlib.workloads.ycsb.bindings.native_ops import KINDS
+    codes, args = [], []
+    for i in range(60):
+        k, v = f"k{j}_{i}".encode(), [f"v{j}_{i}_{f}".encode() for f in range(10)]
+        ops = [("INSERT", (k, v)), ("READ", (k, -1)), ("UPDATE", (k, i % 10, [b"u" + k])),
+               ("SCAN", (k, 5, -1)), ("READ-MODIFY-WRITE", (k, 3, -1, v[::-1])),
+               ("READ", (k + b"-", 0)), ("INSERT", (k, v))]
+        codes += [KINDS[o] for o, _ in ops]
+        args += [a for _, a in ops]
+    ops = b.native(list(KINDS))
+    return ops, ops.plan(SimpleNamespace(codes=codes, args=args))
+
+
+def _outcomes(plan) -> tuple:
+    r = plan.results(0, len(plan))
+    return np.frombuffer(r[1], np.int8).tolist(), np.frombuffer(r[4], np.int64) >= 0
+
+
+@needs_c
+@pytest.mark.mysql
+def test_run_many_gives_each_connection_what_it_gives_alone(mysql_own_db):
+    """Two connections from one thread (run_many) and each alone (Conn.run), on tables of
+    their own: the same statuses, a read-modify-write's read and update each timed, the
+    same rows."""
+    alone, mux = _natives(mysql_own_db, "t_alone", 2), _natives(mysql_own_db, "t_many", 2)
+    try:
+        want = []
+        for j, b in enumerate(alone):
+            ops, plan = _plan(b, j)
+            i = 0
+            while i < len(plan):
+                i = ops.run(plan, i, 1 << 62, None)[0]
+            want.append(_outcomes(plan))
+        plans = [_plan(b, j)[1] for j, b in enumerate(mux)]
+        conns = [b.conn for b in mux]
+        for conn, plan in zip(conns, plans):
+            conn.assign(plan)
+        while True:
+            flags, _, k = mysql_native._myloop.run_many(conns, 1 << 62, 0, 1)
+            assert not flags & 2           # no connection lost
+            if flags & 8:                  # its plan used up
+                assert conns[k].done == len(plans[k])
+                conns[k].assign(None)
+            if flags & 16:                 # none busy
+                break
+        got = [_outcomes(p) for p in plans]
+    finally:
+        for b in alone + mux:
+            b.close()
+    for (st_w, rmw_w), (st_g, rmw_g) in zip(want, got):
+        assert st_g == st_w and (rmw_g == rmw_w).all()
+    assert st_w.count(1) == st_w.count(2) == 60 and rmw_w.sum() == 60
+    rows = [mysql_rows(mysql_own_db, f"SELECT YCSB_KEY, {FIELDS} FROM {t} ORDER BY YCSB_KEY")
+            for t in ("t_alone", "t_many")]
+    assert len(rows[0]) == 120 and rows[0] == rows[1]
+
+
+@needs_c
+@pytest.mark.mysql
+def test_run_many_reports_a_killed_connection_and_goes_on_with_the_others(mysql_own_db):
+    """KILL CONNECTION of one of two idle connections: its next operation is an ERROR and
+    run_many says it is lost (F_BROKEN, the driver reconnects it: tests/faults); the other
+    runs its plan to the end."""
+    import pymysql
+    b = _natives(mysql_own_db, "t_kill", 2)
+    try:
+        plans = [_plan(x, j)[1] for j, x in enumerate(b)]
+        conns = [x.conn for x in b]
+        for conn, plan in zip(conns, plans):
+            conn.assign(plan)
+        with pymysql.connect(host="127.0.0.1", user="root", autocommit=True) as k:
+            k.cursor().execute(f"KILL CONNECTION {int(conns[0].thread_id)}")
+        seen = []
+        while True:
+            flags, _, k = mysql_native._myloop.run_many(conns, 1 << 62, 0, 1)
+            seen.append((flags, k))
+            if flags & 2:
+                assert conns[k].closed and conns[k].done == 1
+                conns[k].assign(None)
+            if flags & 8:
+                conns[k].assign(None)
+            if flags & 16:
+                break
+        assert seen[0] == (2, 0) and (8, 1) in seen
+        assert _outcomes(plans[0])[0][0] == 2 and _outcomes(plans[1])[0].count(2) == 60
+    finally:
+        for x in b:
+            x.close()
 
 
 def _bindings(url: str):

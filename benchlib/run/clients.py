@@ -276,7 +276,7 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
     one_thread = len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
         # each chunk of operations runs in C (run.driver); from 2 connections per process
-        # one thread drives them all where the C loop can (PostgreSQL's run_many), as
+        # one thread drives them all where the C loop can (its run_many), as
         # pgbench -j does: a thread per connection cost 1.3-1.5x pgbench's client CPU
         # per operation at 4 and 16 clients, one thread 0.9-1.1x (BENCHMARKS.md)
         from .native import NativeMuxThread, NativeThread

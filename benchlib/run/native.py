@@ -117,7 +117,8 @@ F_NEED, F_IDLE, F_WAIT = 8, 16, 32
 
 class NativeMuxThread(NativeThread):
     """All of a process's connections driven from one thread in C (``run_many``: libpq's
-    asynchronous API and poll), each still a closed loop, as :mod:`.mux` does in Python
+    asynchronous API, libmariadb's non-blocking calls or hiredis, and poll), each still a
+    closed loop, as :mod:`.mux` does in Python
     and ``pgbench -j`` in C. Unpaced run steps only, as there."""
 
     def __init__(self, clients: list, step, start_box: list):

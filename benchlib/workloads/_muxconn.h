@@ -1,12 +1,13 @@
 /* What the C loops that drive all of a process's connections from one thread share
- * (workloads/ycsb/bindings/_pgloop.c over libpq, workloads/kv/bindings/_redisloop.c
- * over hiredis): each connection's plan and place in it (conn.assign, .done, .plan),
+ * (workloads/ycsb/bindings/_pgloop.c over libpq, _myloop.c over libmariadb,
+ * workloads/kv/bindings/_redisloop.c over hiredis): each connection's plan and place in it (conn.assign, .done, .plan),
  * what to do after one of its operations completed (after_op), and run_many, the
  * call that polls them (benchlib.run.native.NativeMuxThread drives it).
  *
- * The including file defines, before it includes this one: its Plan (with n and st)
- * and PlanType; its Conn, with the fields `Plan *plan; Py_ssize_t pos, done, cur;`
- * (cur: the operation in flight, -1 none); ST_ERROR, F_TICK, F_BROKEN; conn_bad(c).
+ * The including file defines, before it includes this one: its Plan (with n, st, lat
+ * and itd) and PlanType; its Conn, with the fields `Plan *plan; Py_ssize_t pos, done,
+ * cur; int64_t t0;` (cur: the operation in flight, -1 none; t0: when it was sent);
+ * ST_ERROR, F_TICK, F_BROKEN; now_ns(); conn_bad(c).
  * It defines after: ConnType, start_next(c) (send the next operation of its plan, 0
  * when that failed, recorded as an ERROR), mux_ready(c) (may run_many drive it) and
  * poll_many, the loop itself.
@@ -64,6 +65,29 @@ static PyObject *conn_get_plan(Conn *c, void *unused) {
 #define MUX_CONN_GETSET \
     {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL}, \
     {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL}
+
+/* connection c's operation in flight completed at t1 with status st (unpaced: no
+ * intended latency) */
+static void finish_op(Conn *c, int st, int64_t t1) {
+    Plan *p = c->plan;
+    p->lat[c->cur] = t1 - c->t0;
+    p->itd[c->cur] = -1;
+    p->st[c->cur] = (int8_t)st;
+    c->done = c->cur + 1;
+    c->cur = -1;
+}
+
+/* poll_many's start: each idle connection with operations left sends its next one; -1
+ * when all did, else why to return (k: the connection whose send failed) */
+static int start_idle(Conn **cs, Py_ssize_t n, int sending, int64_t *t1, Py_ssize_t *k) {
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (sending && cs[j]->cur < 0 && has_ops(cs[j]) && !start_next(cs[j])) {
+            *k = j;
+            *t1 = now_ns();
+            return conn_bad(cs[j]) ? F_BROKEN : 0;
+        }
+    return -1;
+}
 
 /* after connection c's operation completed at t1: why to return, and its next one sent */
 static int after_op(Conn *c, int64_t t1, int64_t next_tick, int64_t end, int sending) {

@@ -288,15 +288,17 @@ def test_clients_reconnect_when_the_server_ends_their_connections(driver, multip
 
 @pytest.mark.mysql
 @pytest.mark.slow
-@pytest.mark.parametrize("library,loop", [
-    ("c", "c"),
-    ("c", "python"),   # YCSB's Python loop on mysqlclient: reopened by workloads/reconnect.py
-    ("python", "python")])
+@pytest.mark.parametrize("library,loop,multiplex", [
+    ("c", "c", True),    # the C loop, one thread driving the 4 connections (run_many)
+    ("c", "c", False),   # the C loop, a thread per connection
+    ("c", "python", "auto"),   # YCSB's Python loop on mysqlclient: reopened by workloads/reconnect.py
+    ("python", "python", "auto")])
 def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_db, library, loop,
-                                                                     tmp_path):
-    """KILL CONNECTION of every client mid-run, in benchlib's C loop over libmariadb and in
-    the Python loop on either client library: the operations it cut count as errors, the
-    clients connect again and go on, the run ends ok."""
+                                                                     multiplex, tmp_path):
+    """KILL CONNECTION of every client mid-run, in benchlib's C loop over libmariadb (from
+    one thread or a thread per connection) and in the Python loop on either client
+    library: the operations it cut count as errors, the clients connect again and go on,
+    the run ends ok."""
     from conftest import driver_url
     from killing import kill_clients_later
 
@@ -312,7 +314,7 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
     exp = validate(small_experiment("kill", driver_url(mysql_own_db, library), properties={
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 0.8,
         "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4,
-                                       "driver": loop}), "t")
+                                       "driver": loop, "multiplex": multiplex}), "t")
     # the 4 clients and the controller, into the run loop
     killer, killed = kill_clients_later(db, min_conns=5, settle_s=0.5, wait_s=30)
     res = run_experiment(exp, tmp_path / "d", progress=False)

@@ -323,15 +323,6 @@ static int flush(Conn *c) {
     return 0;
 }
 
-static void finish_op(Conn *c, int st, int64_t t1) {
-    Plan *p = c->plan;
-    p->lat[c->cur] = t1 - c->t0;
-    p->itd[c->cur] = -1;
-    p->st[c->cur] = (int8_t)st;
-    c->done = c->cur + 1;
-    c->cur = -1;
-}
-
 /* send operation i of the plan; 0 when that failed (the connection is lost) */
 static int send_op(Conn *c, Py_ssize_t i) {
     Plan *p = c->plan;
@@ -508,12 +499,8 @@ static int collect(Conn *c) {
 
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
-    for (Py_ssize_t j = 0; j < n; j++)
-        if (sending && cs[j]->cur < 0 && has_ops(cs[j]) && !start_next(cs[j])) {
-            *k = j;
-            *t1 = now_ns();
-            return conn_bad(cs[j]) ? F_BROKEN : 0;
-        }
+    int started = start_idle(cs, n, sending, t1, k);
+    if (started >= 0) return started;
     for (;;) {
         Py_ssize_t m = 0;
         for (Py_ssize_t j = 0; j < n; j++)

@@ -12,6 +12,12 @@
  * statement is an ERROR, and the connection is lost when the server says so or no
  * longer answers a ping (asked only after an error, as mysqlclient's `open` is there).
  *
+ * Conn.run drives one connection with the blocking API (a thread per connection, paced
+ * or not); run_many drives several from one thread with libmariadb's non-blocking API
+ * (mysql_real_query_start/_cont, mysql_store_result_start/_cont) and poll() on each
+ * connection's socket, each connection a closed loop, as sysbench's and pgbench's
+ * threads drive theirs (_muxconn.h, shared with _pgloop.c and kv's _redisloop.c).
+ *
  * The connection is the extension's own (mysqlclient links the same library, but its
  * MYSQL handle is not to be shared).
  */
@@ -40,6 +46,15 @@ typedef struct {
     char *q;         /* the statement being sent */
     size_t cap;
     int gone;        /* -1: not known since the last error; 0/1 */
+    /* run_many's state, kept between calls (_muxconn.h): the plan, the next operation to
+     * send, the operations completed, the one in flight (-1: none); the statement in
+     * flight: the call it is in (A_*), what that call waits for (MYSQL_WAIT_*) and until
+     * when (a timeout), its outcome */
+    Plan *plan;
+    Py_ssize_t pos, done, cur;
+    int phase, kind, res_st, first_st, call, wait, qret, over;
+    MYSQL_RES *res;
+    int64_t t0, tm, deadline, t_over;
 } Conn;
 
 static void free_tmpls(Conn *c) {
@@ -54,6 +69,8 @@ static void free_tmpls(Conn *c) {
 }
 
 static void conn_close_my(Conn *c) {
+    if (c->res) mysql_free_result(c->res);
+    c->res = NULL;
     if (c->m) {
         MYSQL *m = c->m;
         c->m = NULL;
@@ -65,6 +82,7 @@ static void conn_close_my(Conn *c) {
 
 static void conn_dealloc(Conn *c) {
     conn_close_my(c);
+    Py_XDECREF(c->plan);
     free_tmpls(c);
     free(c->q);
     Py_TYPE(c)->tp_free((PyObject *)c);
@@ -86,6 +104,8 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     }
     mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    mysql_options(m, MYSQL_OPT_NONBLOCK, 0);   /* run_many's calls; the blocking ones still work */
+    c->cur = -1;
     MYSQL *ok;
     Py_BEGIN_ALLOW_THREADS
     ok = mysql_real_connect(m, host, user, password, db, (unsigned)port, sock, 0);
@@ -239,6 +259,10 @@ static int conn_bad(Conn *c) {
     return c->gone;
 }
 
+#include "../../_muxconn.h"   /* assign, after_op, run_many: shared with _pgloop.c, kv's _redisloop.c */
+
+static int mux_ready(const Conn *c) { return c->t && c->m; }
+
 static int exec_fn_my(void *c, int kind, int idx, int np, const char *const *vals) {
     return exec_sync((Conn *)c, kind, idx, np, vals);
 }
@@ -281,15 +305,176 @@ static PyObject *conn_get_thread_id(Conn *c, void *unused) {
     return PyLong_FromUnsignedLong(c->m ? mysql_thread_id(c->m) : 0);
 }
 
+
+/* ------------------------------------------------------------------ run_many */
+
+enum { A_NONE, A_QUERY, A_STORE };   /* the non-blocking call a statement is in */
+
+/* the statement in flight after its call returned `status`: the next call when this one
+ * is done (the result's rows after the query), until one waits (0: c->wait says on what)
+ * or the statement is done (1: its status in res_st, judged as exec_sync judges it) */
+static int stmt_step(Conn *c, int status) {
+    for (;;) {
+        if (status) {
+            c->wait = status;
+            if (status & MYSQL_WAIT_TIMEOUT)
+                c->deadline = now_ns() + (int64_t)mysql_get_timeout_value_ms(c->m) * 1000000;
+            return 0;
+        }
+        if (c->call == A_QUERY && !c->qret && mysql_field_count(c->m)) {  /* a read, a scan */
+            c->call = A_STORE;
+            status = mysql_store_result_start(&c->res, c->m);
+            continue;
+        }
+        if (c->call == A_QUERY)
+            c->res_st = c->qret ? ST_ERROR : ST_OK;   /* update, insert; or the query failed */
+        else if (c->res) {
+            my_ulonglong rows = mysql_num_rows(c->res);
+            mysql_free_result(c->res);
+            c->res = NULL;
+            c->res_st = c->kind == K_READ && rows == 0 ? ST_NOT_FOUND : ST_OK;
+        } else
+            c->res_st = ST_ERROR;
+        if (c->res_st == ST_ERROR) c->gone = -1;
+        c->call = A_NONE;
+        return 1;
+    }
+}
+
+/* send a statement: 0 when it waits for the server, 1 when it is already done */
+static int stmt_send(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    c->kind = kind;
+    c->res_st = ST_ERROR;
+    long len = c->m ? build(c, stmt(c, kind, idx), kind, np, vals) : -1;
+    if (len < 0) {
+        c->gone = -1;
+        return 1;
+    }
+    c->call = A_QUERY;
+    return stmt_step(c, mysql_real_query_start(&c->qret, c->m, c->q, (unsigned long)len));
+}
+
+/* the statement's call goes on with what poll found (MYSQL_WAIT_* bits) */
+static int stmt_cont(Conn *c, int ready) {
+    if (c->call == A_QUERY) return stmt_step(c, mysql_real_query_cont(&c->qret, c->m, ready));
+    return stmt_step(c, mysql_store_result_cont(&c->res, c->m, ready));
+}
+
+/* a statement done at `now`: 1 when its operation is complete (recorded), 0 when a
+ * read-modify-write's update has been sent after its read and waits */
+static int statement_done(Conn *c, int64_t now) {
+    Plan *p = c->plan;
+    Py_ssize_t i = c->cur;
+    const op_t *op = &p->ops[i];
+    for (;;) {
+        int st = c->res_st;
+        if (op->kind != K_RMW) break;
+        if (c->phase == 1) {
+            p->in2[i] = now - c->tm;
+            finish_op(c, c->first_st ? c->first_st : st, now);
+            return 1;
+        }
+        if (st == ST_ERROR && conn_bad(c)) break;   /* no update on a lost connection */
+        p->in1[i] = now - c->t0;
+        c->first_st = st;
+        c->phase = 1;
+        c->tm = now;
+        if (!stmt_send(c, K_UPDATE, op->f2, op->np2, p->params + op->p + 1)) return 0;
+        now = now_ns();
+    }
+    finish_op(c, c->res_st, now);
+    return 1;
+}
+
+/* send the connection's next operation; always 1 (in flight): one whose first statement
+ * is over at once (its reply already there, or not sent: an ERROR) is taken up by
+ * poll_many's next round as if poll had found it ready */
+static int start_next(Conn *c) {
+    Plan *p = c->plan;
+    const op_t *op = plan_begin(p, c->cur = c->pos++);
+    c->phase = 0;
+    c->t0 = now_ns();
+    c->over = stmt_send(c, op->kind == K_RMW ? K_READ : op->kind, op->f1, op->np1, p->params + op->p);
+    if (c->over) c->t_over = now_ns();
+    return 1;
+}
+
+/* what poll found on a socket, as the non-blocking calls take it */
+static int ready_of(short revents, int wait) {
+    int r = (revents & POLLIN ? MYSQL_WAIT_READ : 0) | (revents & POLLOUT ? MYSQL_WAIT_WRITE : 0)
+            | (revents & POLLPRI ? MYSQL_WAIT_EXCEPT : 0);
+    if (revents & (POLLERR | POLLHUP | POLLNVAL)) r |= wait & (MYSQL_WAIT_READ | MYSQL_WAIT_WRITE);
+    return r;
+}
+
+/* the connections in flight into pf (events from what each waits for; none for one whose
+ * statement is already over); their count, and in *wait_ms poll's timeout: a second, or
+ * less to the first call's own timeout, 0 when a statement is over */
+static Py_ssize_t fill_poll(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int *wait_ms) {
+    Py_ssize_t m = 0;
+    int64_t now = 0;
+    *wait_ms = 1000;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        Conn *c = cs[j];
+        if (c->cur < 0) continue;
+        short ev = (c->wait & MYSQL_WAIT_READ ? POLLIN : 0) | (c->wait & MYSQL_WAIT_WRITE ? POLLOUT : 0)
+                   | (c->wait & MYSQL_WAIT_EXCEPT ? POLLPRI : 0);
+        pf[m] = (struct pollfd){.fd = c->over ? -1 : mysql_get_socket(c->m), .events = ev};
+        map[m++] = j;
+        if (c->over) *wait_ms = 0;
+        if (c->wait & MYSQL_WAIT_TIMEOUT) {
+            now = now ? now : now_ns();
+            int64_t ms = (c->deadline - now) / 1000000;
+            *wait_ms = ms < 0 ? 0 : ms < *wait_ms ? (int)ms : *wait_ms;
+        }
+    }
+    return m;
+}
+
+static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
+                     int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
+    int started = start_idle(cs, n, sending, t1, k);
+    if (started >= 0) return started;
+    for (;;) {
+        int wait_ms;
+        Py_ssize_t m = fill_poll(cs, n, pf, map, &wait_ms);
+        if (m == 0) return F_IDLE;
+        int r = poll(pf, (nfds_t)m, wait_ms);
+        int64_t now = now_ns();
+        int handled = 0;   /* a statement taken up without poll (over at once, timed out) */
+        for (Py_ssize_t q = 0; q < m; q++) {
+            Conn *c = cs[map[q]];
+            if (c->over) {   /* over as it was sent */
+                c->over = 0;
+                handled = 1;
+                if (!statement_done(c, c->t_over)) continue;
+            } else {
+                int ready = ready_of(pf[q].revents, c->wait);
+                if (!ready && c->wait & MYSQL_WAIT_TIMEOUT && now >= c->deadline) ready = MYSQL_WAIT_TIMEOUT;
+                if (!ready) continue;
+                handled |= ready == MYSQL_WAIT_TIMEOUT;
+                if (!stmt_cont(c, ready) || !statement_done(c, now_ns())) continue;
+            }
+            *t1 = now_ns();
+            *k = map[q];
+            int flags = after_op(c, *t1, next_tick, end, sending);
+            if (flags) return flags;
+        }
+        if (r == 0 && !handled) return F_WAIT;
+    }
+}
+
 static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "the statements' texts"},
     {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
     {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
+    MUX_CONN_METHODS,
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
     {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {"thread_id", (getter)conn_get_thread_id, NULL, "the server's connection id", NULL},
+    MUX_CONN_GETSET,
     {NULL}};
 
 static PyTypeObject ConnType = {
@@ -303,7 +488,11 @@ static PyTypeObject ConnType = {
     .tp_getset = conn_getset,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_myloop", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+static PyMethodDef methods[] = {
+    {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_myloop", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__myloop(void) {
     /* once, under the GIL: mysql_init would do it on first use, not thread-safely */

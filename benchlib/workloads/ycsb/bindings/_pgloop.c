@@ -236,16 +236,6 @@ static PyTypeObject ConnType = {
 
 /* ------------------------------------------------------------------ run_many */
 
-static void finish_op(Conn *c, int st, int64_t t1) {
-    Plan *p = c->plan;
-    Py_ssize_t i = c->cur;
-    p->lat[i] = t1 - c->t0;
-    p->itd[i] = -1;
-    p->st[i] = (int8_t)st;
-    c->cur = -1;
-    c->done = i + 1;
-}
-
 static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals) {
     c->kind = kind;
     c->nres = 0;
@@ -256,11 +246,8 @@ static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals
 /* send the connection's next operation; 0 when its send failed (recorded as an ERROR) */
 static int start_next(Conn *c) {
     Plan *p = c->plan;
-    Py_ssize_t i = c->pos++;
-    const op_t *op = &p->ops[i];
-    c->cur = i;
+    const op_t *op = plan_begin(p, c->cur = c->pos++);
     c->phase = 0;
-    p->in1[i] = p->in2[i] = -1;
     c->t0 = now_ns();
     if (send_stmt(c, op->kind == K_RMW ? K_READ : op->kind, op->f1, op->np1, p->params + op->p))
         return 1;
@@ -310,12 +297,8 @@ static int statement_done(Conn *c, int64_t now) {
 
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
-    for (Py_ssize_t j = 0; j < n; j++)
-        if (sending && cs[j]->cur < 0 && has_ops(cs[j]) && !start_next(cs[j])) {
-            *k = j;
-            *t1 = now_ns();
-            return conn_bad(cs[j]) ? F_BROKEN : 0;
-        }
+    int started = start_idle(cs, n, sending, t1, k);
+    if (started >= 0) return started;
     for (;;) {
         Py_ssize_t m = 0;
         for (Py_ssize_t j = 0; j < n; j++)

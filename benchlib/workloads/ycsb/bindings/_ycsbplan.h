@@ -266,6 +266,12 @@ static PyTypeObject PlanType = {
     .tp_as_sequence = &plan_seq,
 };
 
+/* operation i of the plan about to be sent (by run_many): its inner latencies not yet taken */
+static inline const op_t *plan_begin(Plan *p, Py_ssize_t i) {
+    p->in1[i] = p->in2[i] = -1;
+    return &p->ops[i];
+}
+
 /* ------------------------------------------------------------------ the loop */
 
 /* a statement on a connection: its status; and whether the connection is lost */

@@ -2,7 +2,9 @@
 
 The twin of :mod:`.postgres_native`: a whole chunk of operations goes into C, where each
 statement is built (keys and values escaped by the connection and quoted, as
-mysqlclient and PyMySQL format them), sent, fetched whole and timed without the GIL.
+mysqlclient and PyMySQL format them), sent, fetched whole and timed without the GIL;
+from 2 connections per process one thread drives them all (``run_many``, libmariadb's
+non-blocking calls and poll; ``run.multiplex``), as on PostgreSQL.
 It is used for YCSB's run loops when the extension is built (``run.driver: auto``, the
 default, or ``c``); the load and the other workloads keep the target's client library
 (mysqlclient or PyMySQL, the target's ``library``: :mod:`.mysql`), and meta.json says both.
