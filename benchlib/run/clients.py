@@ -280,7 +280,9 @@ def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[Recordin
         # pgbench -j does: a thread per connection cost 1.3-1.5x pgbench's client CPU
         # per operation at 4 and 16 clients, one thread 0.9-1.1x (BENCHMARKS.md)
         from .native import NativeMuxThread, NativeThread
-        if one_thread and step.multiplex is not False and clients[0].native.run_many:
+        native = clients[0].native
+        if one_thread and native.run_many and (step.multiplex is True or (
+                step.multiplex == "auto" and getattr(native, "mux_auto", True))):
             return [NativeMuxThread(clients, step, start_box)]
         return [NativeThread(c, task["thread_offset"] + t, step.threads, step, start_box)
                 for t, c in enumerate(clients)]

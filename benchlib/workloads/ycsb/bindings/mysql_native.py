@@ -4,7 +4,8 @@ The twin of :mod:`.postgres_native`: a whole chunk of operations goes into C, wh
 statement is built (keys and values escaped by the connection and quoted, as
 mysqlclient and PyMySQL format them), sent, fetched whole and timed without the GIL;
 from 2 connections per process one thread drives them all (``run_many``, libmariadb's
-non-blocking calls and poll; ``run.multiplex``), as on PostgreSQL.
+non-blocking calls and poll) with ``run.multiplex: true`` (``auto`` keeps a thread per
+connection here: BENCHMARKS.md).
 It is used for YCSB's run loops when the extension is built (``run.driver: auto``, the
 default, or ``c``); the load and the other workloads keep the target's client library
 (mysqlclient or PyMySQL, the target's ``library``: :mod:`.mysql`), and meta.json says both.
@@ -34,6 +35,9 @@ class MysqlYcsbNative(NativeYcsb):
     """YCSB's DB interface on one libmariadb connection of the extension's own."""
 
     loop = _myloop
+    # one thread for all of a process's connections measured 0.82x a thread per connection at
+    # 16 clients on a loaded 2-core machine (BENCHMARKS.md): multiplex: true asks for it
+    mux_auto = False
     path = DRIVER_PATH
 
     def __init__(self, params: dict, props):

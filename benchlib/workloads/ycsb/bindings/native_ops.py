@@ -35,6 +35,7 @@ class NativeOps:
         self.compound = {code[n]: (code["READ"], code["UPDATE"]) for n in op_names
                          if n == "READ-MODIFY-WRITE" and "READ" in code and "UPDATE" in code}
         self.run_many = getattr(binding.loop, "run_many", None)
+        self.mux_auto = getattr(binding, "mux_auto", True)   # multiplex: auto takes run_many
 
     @property
     def conn(self):
@@ -56,6 +57,7 @@ class NativeYcsb:
 
     bytes_args = True
     loop = None         # the extension module: Plan, Conn (and run_many where it multiplexes)
+    mux_auto = True     # whether multiplex: auto takes run_many (False: only multiplex: true)
     path = "c"          # meta.driver_path
     nfields = 0
     conn = None
