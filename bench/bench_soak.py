@@ -12,7 +12,7 @@ JSON then) and, for the finished folder, bytes per op-second (one interval row p
 operation per second: the folder's bytes / (run seconds × operations in the mix)).
 
     .venv/bin/python bench/bench_soak.py [--workload ycsb|linkbench] [--minutes 30]
-        [--url sqlite] [--every 5] [--loop-secs 60] [--keep]
+        [--url sqlite] [--every 5] [--loop-secs 60] [--status-interval 10] [--keep]
 
 ``--interval-log SECONDS`` measures instead what the controller's interval log holds in
 memory after that many seconds of 10 operations (tracemalloc), in this process.
@@ -39,14 +39,16 @@ PROPS = {
 }
 
 
-def experiment(workload: str, url: str, minutes: int, data: Path, loop_secs: int = 60) -> dict:
+def experiment(workload: str, url: str, minutes: int, data: Path, loop_secs: int = 60,
+               status_s: float | None = None) -> dict:
     # SQLite's database outside the run folder: the folder holds the results only
     target = {"name": "soak", "url": url, **({"options": {"path": str(data / "soak.sqlite")}}
                                              if url == "sqlite" else {})}
     return {"experiment": f"soak-{workload}", "workload": workload, "properties": PROPS[workload],
             "targets": [target], "load": {"threads": 2},
             "run": {"threads": [2], "processes": 1, "loops": max(1, minutes * 60 // loop_secs),
-                    "loop_secs": loop_secs}, "seed": 7}
+                    "loop_secs": loop_secs,
+                    **({"status_interval_s": status_s} if status_s else {})}, "seed": 7}
 
 
 def folder_bytes(path: Path) -> int:
@@ -76,9 +78,10 @@ def rss(proc: psutil.Process) -> tuple[int, int, int]:
     return own, total, len(kids)
 
 
-def soak(workload: str, url: str, minutes: int, every: float, data: Path, loop_secs: int) -> list[dict]:
+def soak(workload: str, url: str, minutes: int, every: float, data: Path, loop_secs: int,
+         status_s: float | None = None) -> list[dict]:
     exp_file = data / f"{workload}.yaml"
-    exp_file.write_text(yaml.safe_dump(experiment(workload, url, minutes, data, loop_secs)))
+    exp_file.write_text(yaml.safe_dump(experiment(workload, url, minutes, data, loop_secs, status_s)))
     proc = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(exp_file),
                              "--data-dir", str(data), "--no-progress"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -165,6 +168,8 @@ def main() -> None:
     ap.add_argument("--url", default="sqlite")
     ap.add_argument("--every", type=float, default=5.0)
     ap.add_argument("--loop-secs", type=int, default=60, help="each run loop's length (60)")
+    ap.add_argument("--status-interval", type=float, metavar="SECONDS",
+                    help="the run's status_interval_s (its default: 10)")
     ap.add_argument("--keep", action="store_true", help="keep the data folder (its path printed)")
     ap.add_argument("--interval-log", type=int, metavar="SECONDS")
     a = ap.parse_args()
@@ -173,7 +178,8 @@ def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="benchlib-soak-"))
     print(f"soak: {a.workload}, {a.minutes} minutes of {a.loop_secs}-s loops on {a.url}, load "
           f"average {os.getloadavg()[0]:.1f}")
-    report(a.workload, soak(a.workload, a.url, a.minutes, a.every, data, a.loop_secs), data)
+    report(a.workload, soak(a.workload, a.url, a.minutes, a.every, data, a.loop_secs,
+                            a.status_interval), data)
     if a.keep:
         print(f"data: {data}")
     else:

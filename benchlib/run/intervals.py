@@ -1,6 +1,6 @@
-"""One second's interval rows, merged from the processes' raw latencies, and the
-status line YCSB's ``-s`` prints: what the step's controller (:mod:`.step`) makes of
-the seconds its clients send.
+"""One second's interval rows, merged from the processes' raw latencies: what the
+step's controller (:mod:`.step`) makes of the seconds its clients send (its status
+lines: :mod:`.status_window`).
 
 A row's ``second`` is where it starts and ``interval_s`` its length (the controller
 sets it: 1 s, a step's last second shorter). A batched op's records get a row of their
@@ -8,32 +8,12 @@ own with counts only: nobody waited for one record of a batch, so it has no late
 """
 from __future__ import annotations
 
-from datetime import datetime
-
 import numpy as np
 
 from .. import measure, schema
 
 UNIT_NO_LATENCY = ("mean_us", "p99_us", "max_us", "min_us", "intended_mean_us", "intended_p99_us",
                    "intended_max_us")
-
-
-def status_line(elapsed_s: float, total_ops: int, cur_ops_s: float, window: dict) -> str:
-    """YCSB's status line: its brackets cover every operation since the previous line
-    (their counts add up to the line's operations), as YCSB's own do; an op counted only
-    in records (a batch's rows) has its count alone."""
-    now = datetime.now().strftime("%Y-%m-%d %H:%M:%S:%f")[:-3]
-    blocks = []
-    for op, w in window.items():
-        svc = np.concatenate(w["svc"]) if w["svc"] else None
-        if svc is None or not len(svc):
-            blocks.append(f"[{op}: Count={w['count']}]")
-            continue
-        mean, p99, mx = measure.interval_stats(svc)
-        blocks.append(f"[{op}: Count={w['count']}, Max={mx:.0f}, Min={float(svc.min()):.0f}, "
-                      f"Avg={mean:.2f}, 99={p99:.0f}]")
-    return (f"{now} {int(elapsed_s)} sec: {total_ops} operations; {cur_ops_s:.2f} current ops/sec; "
-            f"{' '.join(blocks)}").rstrip()
 
 
 def is_batch(op: str, batch_units: dict | None) -> bool:

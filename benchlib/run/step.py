@@ -31,8 +31,9 @@ from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .failed import calls_count, failed_count, too_many_failed
-from .intervals import interval_rows, is_batch, status_line
+from .intervals import interval_rows, is_batch
 from .recording import NS, SecondMerger, StepError
+from .status_window import StatusWindow
 
 READY_TIMEOUT_S = 300.0
 # a step stops early for its failed operations (too_many_failed) only once this many failed:
@@ -229,7 +230,7 @@ class _Collector:
         self.status, self.error, self.interrupted = "ok", None, ""
         self.total_ops = self.total_err = self.total_failed = self.total_calls = 0
         self.last_status, self.status_ops = time.monotonic(), 0
-        self.window: dict[str, dict] = {}    # op -> count, raw latencies since the last status line
+        self.window = StatusWindow()         # the operations since the last status line
         self._held: list[dict] = []          # the latest second's rows (see _emit_complete)
 
     def run(self) -> None:
@@ -320,10 +321,8 @@ class _Collector:
         if self.bar is not None:
             self.bar.update(n)
         for r in counted if self.lines is None else ():   # the status line's window
-            w = self.window.setdefault(r["op"], {"count": 0, "svc": []})
-            w["count"] += r.get("_records", r["ops"])
-            if r.get("_svc") is not None and "_records" not in r:
-                w["svc"].append(r["_svc"])
+            self.window.add(r["op"], r.get("_records", r["ops"]),
+                            None if "_records" in r else r.get("_svc"))
         if self.lines is not None and self.status_out is not None:   # --no-progress: None
             for line in self.lines(rows, (time.perf_counter_ns() - self.start_ns) / NS,
                                    len(self.results) == self.clients.n):   # the step's last
@@ -341,9 +340,8 @@ class _Collector:
                 now - self.last_status >= self.step.status_interval_s:
             rate = (self.total_ops - self.status_ops) / (now - self.last_status)
             elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
-            print(status_line(elapsed_s, self.total_ops, rate, self.window), file=self.status_out,
-                  flush=True)
-            self.last_status, self.status_ops, self.window = now, self.total_ops, {}
+            print(self.window.line(elapsed_s, self.total_ops, rate), file=self.status_out, flush=True)
+            self.last_status, self.status_ops = now, self.total_ops
 
 
 def with_defined_ops(rows: list[dict], defined: list[str] | None) -> list[dict]:
