@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
+import numpy as np
 import pytest
 import yaml
 
@@ -264,3 +265,23 @@ def test_a_redis_that_dies_mid_run_fails_the_run_and_keeps_what_it_measured(tmp_
     assert "FAILED" in out.out
     # the reconnection policy tried, and gave up saying why (workloads/reconnect.py)
     assert "connection lost and not reopened" in out.out + out.err
+
+
+def test_a_client_removes_its_own_inserts_oldest_first_once_its_loaded_keys_run_out():
+    """Past its loaded keys a client removes its own inserts of the loop, oldest first,
+    each once, and then misses (its last key again); it keeps ranges, not the keys."""
+    from benchlib.workloads import keycounter
+    from benchlib.workloads.kv.plan import DELETE, INSERT, KeyStreams
+    p = KvWorkload({"a": 0.5, "b": 0.25, "c": 0.25, "key_count": 40}).p
+    streams = KeyStreams(p, 0, 2, 1, 1, keycounter.private(p.keys_loaded, 2))
+    codes = np.array([INSERT, DELETE] * 30 + [DELETE] * 25, dtype=np.int64)
+    removed, inserted, held = [], [], []
+    for chunk in np.array_split(codes, 5):
+        ins, dels = streams.plan(chunk)
+        inserted.extend(ins.tolist())
+        removed.extend(dels.tolist())
+        held.append(len(streams.own))
+    assert removed[:20] == list(range(0, 40, 2))         # its loaded keys (client 0 of 2)
+    assert removed[20:50] == inserted                    # then its own, oldest first, once
+    assert removed[50:] == [inserted[-1]] * 5            # then none left: misses
+    assert max(held) <= 5 and held[-1] == 0              # a range per chunk, dropped when done

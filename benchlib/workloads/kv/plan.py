@@ -29,6 +29,8 @@ The mix is exact, not drawn: after n operations each op has had round(p·n) of t
 """
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 
 from .. import keycounter
@@ -139,7 +141,10 @@ class KeyStreams:
         self.stride = total * loops
         self.base = index * loops + (loop - 1)
         self.counter, self.slot = counter, index
-        self.own = np.empty(0, dtype=np.int64)   # this client's inserts of the loop, in order
+        # this client's inserts of the loop not yet removed, in order: the counter's
+        # [start, stop) ranges it claimed (one per chunk), not the keys, so that a
+        # long loop's client holds no more than a pair of numbers per chunk
+        self.own: deque[list[int]] = deque()
         self.inserted = 0      # of those, planned so far (in op order)
         self.own_removed = 0   # of those, planned removes
         self.next_loaded = 0   # j of the next loaded key to pass
@@ -148,9 +153,18 @@ class KeyStreams:
     def _claim(self, n: int) -> np.ndarray:
         """n fresh key numbers from the shared counter, this client's from now on."""
         start = self.counter.claim(self.slot, n)
-        ins = self.counter.keynums(np.arange(start, start + n, dtype=np.int64))
-        self.own = np.concatenate([self.own, ins])
-        return ins
+        if n:
+            self.own.append([start, start + n])
+        return self.counter.keynums(np.arange(start, start + n, dtype=np.int64))
+
+    def _pop_own(self) -> int:
+        """The oldest of this client's inserts not yet removed (as a key number)."""
+        first = self.own[0]
+        value = first[0]
+        first[0] += 1
+        if first[0] == first[1]:
+            self.own.popleft()
+        return int(self.counter.keynums(np.array([value], dtype=np.int64))[0])
 
     def _raw_left(self) -> int:
         """Loaded numbers of this stream not yet passed (the prepare's removes included)."""
@@ -200,7 +214,7 @@ class KeyStreams:
                 if one is not None:
                     self.last_removed = int(one[0])
                 elif self.own_removed < self.inserted:
-                    self.last_removed = int(self.own[self.own_removed])
+                    self.last_removed = self._pop_own()
                     self.own_removed += 1
                 # else nothing of ours is left: remove the last one again (a miss)
                 dels.append(self.last_removed)
