@@ -37,6 +37,7 @@ typedef struct {
     Plan *plan;
     Py_ssize_t pos, done, cur;
     int phase, kind, nres, res_st, first_st;
+    int sent;  /* a statement sent since run_many last read the socket: look before poll */
     int64_t t0, tm;
 } Conn;
 
@@ -240,6 +241,7 @@ static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals
     c->kind = kind;
     c->nres = 0;
     c->res_st = ST_ERROR;
+    c->sent = 1;
     return c->pg && PQsendQueryPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
 }
 
@@ -295,31 +297,44 @@ static int statement_done(Conn *c, int64_t now) {
     return 1;
 }
 
+/* connection j's statement's results read from its socket where they have come: after
+ * its operation completed, why to return (0: its next one sent; -1: still in flight) */
+static int advance(Conn **cs, Py_ssize_t j, int64_t next_tick, int64_t end, int sending, int64_t *t1,
+                   Py_ssize_t *k) {
+    Conn *c = cs[j];
+    c->sent = 0;
+    if (!collect(c) || !statement_done(c, now_ns())) return -1;
+    *t1 = now_ns();
+    *k = j;
+    return after_op(c, *t1, next_tick, end, sending);
+}
+
+/* Each connection with a statement just sent reads its socket first (one recv, as
+ * pgbench does after each send: on loopback the answer is often there already, and a
+ * connection that has it goes on without a poll); poll then waits only for those whose
+ * answer has not come, and wakes once for all that have it by then. */
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
-    int started = start_idle(cs, n, sending, t1, k);
+    int started = start_idle(cs, n, sending, t1, k), flags;
     if (started >= 0) return started;
     for (;;) {
         Py_ssize_t m = 0;
-        for (Py_ssize_t j = 0; j < n; j++)
+        for (Py_ssize_t j = 0; j < n; j++) {
+            while (cs[j]->cur >= 0 && cs[j]->sent)
+                if ((flags = advance(cs, j, next_tick, end, sending, t1, k)) > 0) return flags;
             if (cs[j]->cur >= 0) {
                 pf[m].fd = PQsocket(cs[j]->pg);
                 pf[m].events = POLLIN;
                 pf[m].revents = 0;
                 map[m++] = j;
             }
+        }
         if (m == 0) return F_IDLE;
         int r = poll(pf, (nfds_t)m, 1000);
         if (r == 0) return F_WAIT;
-        for (Py_ssize_t q = 0; r > 0 && q < m; q++) {
-            if (!pf[q].revents) continue;
-            Conn *c = cs[map[q]];
-            if (!collect(c) || !statement_done(c, now_ns())) continue;
-            *t1 = now_ns();
-            *k = map[q];
-            int flags = after_op(c, *t1, next_tick, end, sending);
-            if (flags) return flags;
-        }
+        for (Py_ssize_t q = 0; r > 0 && q < m; q++)
+            if (pf[q].revents && (flags = advance(cs, map[q], next_tick, end, sending, t1, k)) > 0)
+                return flags;
     }
 }
 
