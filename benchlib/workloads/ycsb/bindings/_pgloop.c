@@ -58,11 +58,15 @@ static void conn_dealloc(Conn *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-/* libpq's message, first line only */
+/* exc("<what>: <libpq's message, first line only>") (PyErr_Format has no "%.*s") */
+static void error_line(PyObject *exc, const char *what, const char *m) {
+    PyObject *line = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strcspn(m, "\n"), "replace");
+    if (line) PyErr_Format(exc, "%s: %U", what, line);
+    Py_XDECREF(line);
+}
+
 static PyObject *conn_error(PGconn *pg, const char *what) {
-    const char *m = pg ? PQerrorMessage(pg) : "out of memory";
-    size_t n = strcspn(m, "\n");
-    PyErr_Format(PyExc_ConnectionError, "%s: %.*s", what, (int)n, m);
+    error_line(PyExc_ConnectionError, what, pg ? PQerrorMessage(pg) : "out of memory");
     return NULL;
 }
 
@@ -96,8 +100,9 @@ static int prepare_one(Conn *c, const char *name, PyObject *sql) {
     Py_END_ALLOW_THREADS
     int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
-        const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg);
-        PyErr_Format(PyExc_ValueError, "prepare %s: %.*s", name, (int)strcspn(m, "\n"), m);
+        char what[32];
+        snprintf(what, sizeof what, "prepare %s", name);
+        error_line(PyExc_ValueError, what, r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg));
     }
     PQclear(r);
     return ok ? 0 : -1;
