@@ -1,10 +1,10 @@
 """benchlib's driver on MariaDB against a C client fetching the same rows, in one session.
 
-YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4 and 16
+YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4, 16 and 64
 clients, through benchlib's C loop over libmariadb (``run.driver: c``,
 workloads/ycsb/bindings/_myloop.c; one thread per client process driving its connections,
-``run.multiplex: auto`` as a run gets by default, and a thread per connection,
-``multiplex: false``) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
+``run.multiplex: true``, and a thread per connection, ``multiplex: false``, what ``auto``
+takes on MariaDB; ``run.processes: auto``, one client process per core) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
 the reference: sysbench (C, LuaJIT) running a script that sends the same statement —
 ``SELECT * FROM <table> WHERE YCSB_KEY = '<key>'`` over the text protocol, the row
 fetched whole (mysql_store_result) — with keys drawn as benchlib draws them: YCSB's
@@ -15,11 +15,14 @@ generator's, which over a 128 MB buffer pool and a 170 MB table read 5x fewer pa
 from disk, and made the reference ~25% faster at 4 clients.) The five alternate at each
 client count, so all see the same machine. Prints a Markdown table
 for BENCHMARKS.md: ops/s, the ratio to the reference, and client CPU per operation in
-µs (sysbench: its process's CPU from os.wait4, less that of a run of one event per
-thread — its start-up; benchlib: the sampler's client_cpu_s during the step).
+µs and context switches per operation, voluntary (a wait that slept) and involuntary (a
+preemption): sysbench's process from os.wait4, less those of a run of one event per
+thread — its start-up; benchlib's client processes each over the step (getrusage, the
+drivers table). With ``--reps``, medians of the alternations.
 
     .venv/bin/python bench/bench_ycsb_mysql.py [--url mysql://root@127.0.0.1:3306/test] [--secs 20]
-        [--clients 1,4,16] [--no-python]   (--no-python: the C loops and sysbench only)
+        [--clients 1,4,16,64] [--reps 3] [--table ycsb_bench] [--no-python]
+        (--no-python: the C loops and sysbench only)
 
 Needs sysbench (``apt-get install sysbench``) and mysqlclient (``make install``).
 """
@@ -35,16 +38,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench_ycsb_pg import benchlib_run   # the same YCSB C run, loaded the same way
+from bench_ycsb_pg import benchlib_run, run_counted   # the same YCSB C run, loaded the same way
 from reference_tools import need
 
 import numpy as np
 
 from benchlib.workloads.generators import ScrambledZipfian, build_key_names, fnvhash64
 
-TABLE = "ycsb_bench"   # bench_ycsb_pg's table, in MariaDB's database
-PROPS = {"recordcount": 100_000, "operationcount": 10**9, "readproportion": 1.0,
-         "updateproportion": 0, "requestdistribution": "zipfian", "table": TABLE}
 LUA = """
 -- YCSB's key chooser for workload C, as benchlib draws it (workloads/generators.py):
 -- ScrambledZipfianGenerator(0, records - 1), keys "user" .. fnvhash64(keynum)
@@ -99,81 +99,102 @@ def check_keys(script: Path, records: int) -> None:
         raise SystemExit(f"the sysbench script draws other keys than benchlib: {got} != {want}")
 
 
-def sysbench(url: str, clients: int, script: Path, records: int, limit: list[str]) -> tuple[int, float, float]:
-    """(events, seconds, CPU seconds of the sysbench process alone: os.wait4's rusage)."""
+def sysbench(url: str, clients: int, script: Path, records: int, limit: list[str],
+             table: str) -> tuple[int, float, float, int, int]:
+    """(events, seconds, CPU seconds, voluntary and involuntary context switches of the
+    sysbench process alone: os.wait4's rusage)."""
     u = urlsplit(url)
     args = ["sysbench", str(script), f"--mysql-host={u.hostname or '127.0.0.1'}",
             f"--mysql-port={u.port or 3306}", f"--mysql-user={u.username or 'root'}",
             f"--mysql-db={u.path.lstrip('/') or 'test'}", f"--threads={clients}", *limit, "run"]
     if u.password:
         args.insert(2, f"--mysql-password={u.password}")
-    with tempfile.TemporaryFile("w+") as out:
-        p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
-                             env={**os.environ, "RECORDS": str(records), "TABLE": TABLE})
-        _, status, ru = os.wait4(p.pid, 0)
-        out.seek(0)
-        text = out.read()
-    if status:
-        raise SystemExit(f"sysbench failed: {text[-500:]}")
+    text, cpu, vol, invol = run_counted(args, {**os.environ, "RECORDS": str(records), "TABLE": table})
     n = int(re.search(r"total number of events:\s+(\d+)", text).group(1))
     took = float(re.search(r"total time:\s+([\d.]+)s", text).group(1))
-    return n, took, ru.ru_utime + ru.ru_stime
+    return n, took, cpu, vol, invol
 
 
-def reference(url: str, clients: int, secs: int, script: Path, records: int) -> tuple[float, float]:
-    """sysbench's ops/s and client CPU µs/op, less its start-up (LuaJIT, the
-    connections): measured by a run of one event per thread, subtracted."""
-    _, _, init_cpu = sysbench(url, clients, script, records, ["--time=0", f"--events={clients}"])
-    n, took, cpu = sysbench(url, clients, script, records, [f"--time={secs}"])
-    return n / took, max(cpu - init_cpu, 0.0) / n * 1e6
+def reference(url: str, clients: int, secs: int, script: Path, records: int,
+              table: str) -> tuple[float, float, dict]:
+    """sysbench's ops/s, client CPU µs/op and switches per op, less its start-up (LuaJIT,
+    the connections): measured by a run of one event per thread, subtracted."""
+    _, _, cpu0, v0, i0 = sysbench(url, clients, script, records, ["--time=0", f"--events={clients}"], table)
+    n, took, cpu, v, i = sysbench(url, clients, script, records, [f"--time={secs}"], table)
+    return n / took, max(cpu - cpu0, 0.0) / n * 1e6, {"vol_per_op": (v - v0) / n, "invol_per_op": (i - i0) / n}
 
 
 def with_driver(url: str, driver: str) -> str:
     return f"mysql+{'mysqldb' if driver == 'c' else 'pymysql'}://" + url.split("://", 1)[1]
 
 
+def _point(a, tmp: Path, n: int, rep: int) -> dict:
+    """One client count, alternating: sysbench, the C loop multiplexed (one thread per
+    process), the C loop with a thread per connection, the Python loops. Each column:
+    (ops/s, client CPU µs/op, voluntary and involuntary switches per op)."""
+    r = {"ref": reference(a.url, n, a.secs, tmp / "point.lua", a.records, a.table)}
+    for key, mux in (("mux", True), ("tpc", False)):
+        r[key] = benchlib_run(a.url, tmp / "d", f"{key}{n}-{rep}", n, a.secs, False, a.records,
+                              multiplex=mux, driver="c", table=a.table)
+    if not a.no_python:
+        for key, drv in (("mysqlclient", "c"), ("PyMySQL", "python")):
+            r[key] = benchlib_run(with_driver(a.url, drv), tmp / "d", f"{key}{n}-{rep}", n, a.secs, False,
+                                  a.records, driver="python", table=a.table)
+    r = {k: (v[0], v[1], v[2]["vol_per_op"], v[2]["invol_per_op"]) for k, v in r.items()}
+    print(f"clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs {v[2]:.2f}+{v[3]:.2f} sw"
+                                       for k, v in r.items()) + f"; load average {os.getloadavg()[0]:.1f}",
+          file=sys.stderr)
+    return r
+
+
+NAMES = {"ref": "sysbench", "mux": "C loop, multiplexed", "tpc": "C loop, thread per connection",
+         "mysqlclient": "mysqlclient", "PyMySQL": "PyMySQL"}
+
+
+def _table(points: dict) -> None:
+    """Medians of the repetitions: rates, each alternation's ratio, CPU and switches per op."""
+    import statistics as st
+    cols = [k for k in NAMES if k != "ref" and k in next(iter(points.values()))[0]]
+    print("| clients | sysbench, same SELECT (ops/s) | "
+          + " | ".join(f"benchlib, {NAMES[k]} (ops/s) | ratio" for k in cols)
+          + f" | client CPU µs/op: sysbench / {' / '.join(NAMES[k] for k in cols)} "
+          f"| switches/op, voluntary + involuntary: sysbench / {' / '.join(NAMES[k] for k in cols)} |")
+    print("|---:|---:|" + "---:|---:|" * len(cols) + "---|---|")
+    for n, reps in points.items():
+        med = {k: [st.median(r[k][i] for r in reps) for i in range(4)] for k in reps[0]}
+        ratio = {k: st.median(r[k][0] / r["ref"][0] for r in reps) for k in cols}
+        print(f"| {n} | {med['ref'][0]:,.0f} | " + " | ".join(f"{med[k][0]:,.0f} | {ratio[k]:.2f}" for k in cols)
+              + " | " + " / ".join(f"{med[k][1]:.1f}" for k in ["ref", *cols])
+              + " | " + " / ".join(f"{med[k][2]:.2f} + {med[k][3]:.2f}" for k in ["ref", *cols]) + " |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="mysql://root@127.0.0.1:3306/test")
     ap.add_argument("--secs", type=int, default=20)
-    ap.add_argument("--clients", default="1,4,16")
+    ap.add_argument("--clients", default="1,4,16,64")
     ap.add_argument("--records", type=int, default=100_000)
+    ap.add_argument("--reps", type=int, default=1, help="repeat the whole alternation; medians")
+    ap.add_argument("--table", default="ycsb_bench", help="the YCSB table in MariaDB's database")
     ap.add_argument("--no-python", action="store_true", help="the C loops and sysbench only")
     a = ap.parse_args()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,50}", a.table):
+        raise SystemExit(f"--table {a.table!r}: a lower-case SQL name expected")
     need({"sysbench": "apt-get install sysbench"}, {"MySQLdb": "make install (mysqlclient)"})
+    print(f"start {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="bench-ycsb-my-"))
     (tmp / "point.lua").write_text(LUA)
     check_keys(tmp / "point.lua", a.records)
-    benchlib_run(with_driver(a.url, "c"), tmp / "d", "load", 1, None, True, a.records)
-    rows = []
-    for n in [int(x) for x in a.clients.split(",")]:
-        ref, ref_cpu = reference(a.url, n, a.secs, tmp / "point.lua", a.records)
-        loop, loop_cpu, _ = benchlib_run(a.url, tmp / "d", f"l{n}", n, a.secs, False, a.records,
-                                         multiplex="auto", driver="c")
-        tl, tl_cpu, _ = benchlib_run(a.url, tmp / "d", f"t{n}", n, a.secs, False, a.records,
-                                     multiplex=False, driver="c")
-        c = c_cpu = p = p_cpu = float("nan")
-        if not a.no_python:
-            c, c_cpu, _ = benchlib_run(with_driver(a.url, "c"), tmp / "d", f"c{n}", n, a.secs,
-                                       False, a.records, driver="python")
-            p, p_cpu, _ = benchlib_run(with_driver(a.url, "python"), tmp / "d", f"p{n}", n, a.secs,
-                                       False, a.records, driver="python")
-        rows.append((n, ref, loop, tl, c, p, ref_cpu, loop_cpu, tl_cpu, c_cpu, p_cpu))
-        print(f"clients {n}: sysbench {ref:,.0f}, C loop {loop:,.0f} (thread per connection "
-              f"{tl:,.0f}), mysqlclient {c:,.0f}, PyMySQL {p:,.0f} ops/s; load average "
-              f"{os.getloadavg()[0]:.1f}", file=sys.stderr)
+    benchlib_run(with_driver(a.url, "c"), tmp / "d", "load", 1, None, True, a.records, table=a.table)
+    points: dict = {}
+    for rep in range(a.reps):
+        for n in [int(x) for x in a.clients.split(",")]:
+            points.setdefault(n, []).append(_point(a, tmp, n, rep))
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
-    print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
-          f"YCSB C, {a.records:,} records, {a.secs} s per point\n")
-    print("| clients | sysbench, same SELECT (ops/s) | benchlib, C loop (ops/s) | ratio "
-          "| C loop, thread per connection (ops/s) | ratio "
-          "| benchlib, mysqlclient (ops/s) | ratio | benchlib, PyMySQL (ops/s) | ratio "
-          "| client CPU µs/op: sysbench / C loop / thread per connection / mysqlclient / PyMySQL |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for n, ref, loop, tl, c, p, rc, lc, tc, cc, pc in rows:
-        print(f"| {n} | {ref:,.0f} | {loop:,.0f} | {loop / ref:.2f} | {tl:,.0f} | {tl / ref:.2f} "
-              f"| {c:,.0f} | {c / ref:.2f} | {p:,.0f} | {p / ref:.2f} "
-              f"| {rc:.1f} / {lc:.1f} / {tc:.1f} / {cc:.1f} / {pc:.1f} |")
+    print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; YCSB C, "
+          f"{a.records:,} records, {a.secs} s per point, medians of {a.reps}; load average "
+          f"{os.getloadavg()[0]:.1f} at the end\n")
+    _table(points)
     return 0
 
 

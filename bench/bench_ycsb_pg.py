@@ -7,22 +7,27 @@ script updating one field, the two at 50/50 as YCSB's A. benchlib runs YCSB C (a
 reads) and A (reads and updates) with uniform keys too, through its C loop over libpq
 (``run.driver: c``) and its Python loop (``python``, multiplexed from 4 connections per
 process as by default); ``pgbench -S -M prepared`` on a scale-1 pgbench database
-stays beside them, the reference of the earlier figures. At 1, 4 and 16 clients for
+stays beside them, the reference of the earlier figures. At 1, 4, 16 and 64 clients for
 ``--secs`` each, alternating so all see the same machine; then the load of 100k
 records. Prints Markdown tables for BENCHMARKS.md: ops/s, ratios to the fair limit,
 and client CPU µs per operation (pgbench: its process's CPU from RUSAGE_CHILDREN;
 benchlib: the client processes' own getrusage over the step, the steps table's
-client_cpu_s).
+client_cpu_s), and the client side's context switches per operation, voluntary (a wait
+that slept) and involuntary (a preemption): pgbench's process from os.wait4, benchlib's
+client processes each over the step (getrusage, the drivers table). pgbench runs with
+``-j 2`` past one client (one process, 2 threads, each polling its share of the
+connections); benchlib with ``run.processes: auto`` (one client process per core: 2 here),
+each driving its share from one thread in C: the same 2 threads polling n/2 connections
+each. pgbench's CPU and switches are less those of a run of one transaction per client.
 
     .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
-                                             [--secs 20] [--clients 1,4,16] [--mixes C,A]
+        [--secs 20] [--clients 1,4,16,64] [--mixes C,A] [--reps 3] [--no-python] [--table ycsb_bench]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -37,61 +42,73 @@ from benchlib.run.experiment import run_experiment
 from benchlib.store.folders import load_results
 
 
-def child_cpu_s() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def _conn_args(url: str) -> list[str]:
     u = urlsplit(url)
     return ["-h", u.hostname or "127.0.0.1", "-p", str(u.port or 5432), "-U", u.username or "postgres",
             u.path.lstrip("/") or "test"]
 
 
-def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None) -> tuple[float, float]:
-    """pgbench -S (or the given script files, ``path@weight``): tps and its own CPU µs per
-    transaction (RUSAGE_CHILDREN: the pgbench process alone, not the server)."""
+def run_counted(args: list[str], env: dict | None = None) -> tuple[str, float, int, int]:
+    """Run a reference tool to its end: (output, its CPU seconds, voluntary and involuntary
+    context switches of all its threads: os.wait4's rusage, the process alone)."""
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        out.seek(0)
+        text = out.read()
+    if status:
+        raise SystemExit(f"{args[0]} failed: {text[-500:]}")
+    return text, ru.ru_utime + ru.ru_stime, ru.ru_nvcsw, ru.ru_nivcsw
+
+
+def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None) -> tuple[float, float, dict]:
+    """pgbench -S (or the given script files, ``path@weight``): tps, its own CPU µs per
+    transaction, and its context switches per transaction (the pgbench process alone,
+    not the server), less those of a run of one transaction per client (its start-up:
+    the connections, the prepared statements)."""
     mode = ["-S"] if not scripts else [x for f in scripts for x in ("-f", f)]
     args = ["pgbench", "-n", *mode, "-M", "prepared", "-c", str(clients), "-j", str(min(clients, 2)),
-            "-T", str(secs), *_conn_args(url)]
-    cpu0 = child_cpu_s()
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    cpu = child_cpu_s() - cpu0
+            *_conn_args(url)]
+    _, cpu0, v0, i0 = run_counted(args[:1] + ["-t", "1"] + args[1:])
+    out, cpu, v, i = run_counted(args[:1] + ["-T", str(secs)] + args[1:])
     tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
-    return tps, cpu / (tps * secs) * 1e6
+    n = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    return tps, max(cpu - cpu0, 0.0) / n * 1e6, {"vol_per_op": (v - v0) / n, "invol_per_op": (i - i0) / n}
 
 
-def same_row_scripts(url: str, records: int, folder: Path, fields: int = 10) -> dict[str, list[str]]:
+def same_row_scripts(url: str, records: int, folder: Path, table: str, fields: int = 10) -> dict[str, list[str]]:
     """The fair limit: a copy of the loaded YCSB table with an integer key, and pgbench
     scripts that do what YCSB's read and update do on it: the same ~1 KB row (the key
     and every field) by a uniformly drawn key; an update of one field to 100 characters."""
     cols = ", ".join(f"field{i}" for i in range(fields))
-    sql = ["DROP TABLE IF EXISTS ycsb_bench_int",
-           f"CREATE TABLE ycsb_bench_int AS SELECT (row_number() OVER ())::int AS id, ycsb_key, {cols} "
-           "FROM ycsb_bench", "ALTER TABLE ycsb_bench_int ADD PRIMARY KEY (id)", "VACUUM ANALYZE ycsb_bench_int"]
+    copy = f"{table}_int"
+    sql = [f"DROP TABLE IF EXISTS {copy}",
+           f"CREATE TABLE {copy} AS SELECT (row_number() OVER ())::int AS id, ycsb_key, {cols} "
+           f"FROM {table}", f"ALTER TABLE {copy} ADD PRIMARY KEY (id)", f"VACUUM ANALYZE {copy}"]
     subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", *_conn_args(url), *(x for q in sql for x in ("-c", q))],
                    check=True, capture_output=True)
     value = "x" * 100
     read = folder / "read.sql"
-    read.write_text(f"\\set id random(1, {records})\nSELECT ycsb_key, {cols} FROM ycsb_bench_int WHERE id = :id;\n")
+    read.write_text(f"\\set id random(1, {records})\nSELECT ycsb_key, {cols} FROM {copy} WHERE id = :id;\n")
     update = folder / "update.sql"
     update.write_text(f"\\set id random(1, {records})\n"
-                      f"UPDATE ycsb_bench_int SET field0 = '{value}' WHERE id = :id;\n")
+                      f"UPDATE {copy} SET field0 = '{value}' WHERE id = :id;\n")
     return {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"]}
 
 
 def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
                  load: bool, records: int, multiplex: bool | str = False, driver: str = "auto",
-                 mix: str = "C", distribution: str = "zipfian") -> tuple[float, float, dict]:
+                 mix: str = "C", distribution: str = "zipfian", table: str = "ycsb_bench",
+                 processes: int | str = "auto") -> tuple[float, float, dict]:
     read = 1.0 if mix == "C" else 0.5
     exp = validate({
         "experiment": name, "workload": "ycsb",
         "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": read,
-                       "table": "ycsb_bench",  # its own table: test suites may share the database
+                       "table": table,  # its own table: test suites may share the database
                        "updateproportion": 1.0 - read, "requestdistribution": distribution},
         "targets": [{"name": "pg", "url": url}],
         "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
-        "run": {"skip": secs is None, "threads": [threads], "loops": 1, "loop_secs": secs or 1,
+        "run": {"skip": secs is None, "threads": [threads], "processes": processes, "loops": 1, "loop_secs": secs or 1,
                 "status_interval_s": 3600, "multiplex": multiplex, "driver": driver},
         "seed": 1,
     }, "bench")
@@ -109,69 +126,92 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
     # the client processes' own CPU over the step (getrusage in each: exact at any length;
     # their interpreter start-up and first chunk are before it)
     cpu = float(steps.loc[step, "client_cpu_s"])
-    return ops / s, cpu / ops * 1e6, steps.loc[step].to_dict()
+    row = steps.loc[step].to_dict()
+    drivers = t["drivers"].query("step == @step")   # per client process, over the step
+    row.update(vol_per_op=float(drivers["voluntary_switches"].sum()) / ops,
+               invol_per_op=float(drivers["involuntary_switches"].sum()) / ops,
+               client_processes=len(drivers))
+    return ops / s, cpu / ops * 1e6, row
 
 
-def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict, rep: int) -> dict:
+def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict, rep: int,
+           python: bool = True, table: str = "ycsb_bench") -> dict:
     """One client count of one mix, alternating: pgbench's fair limit, benchlib's C loop,
-    benchlib's Python loop (multiplex auto, as a run gets by default); for C also -S."""
+    benchlib's Python loop (multiplex auto, as a run gets by default); for C also -S.
+    Each column: (rate, client CPU µs/op, voluntary and involuntary switches per op)."""
     r = {}
-    if mix == "C":
+    if mix == "C" and python:
         r["S"] = pgbench(url, n, secs)
     r["pgb"] = pgbench(url, n, secs, scripts[mix])
     r["c"] = benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c", mix,
-                          "uniform")[:2]
-    r["py"] = benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto", "python", mix,
-                           "uniform")[:2]
-    print(f"{mix} clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs" for k, v in r.items()),
-          file=sys.stderr)
+                          "uniform", table)
+    if python:
+        r["py"] = benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto", "python",
+                               mix, "uniform", table)
+    r = {k: (v[0], v[1], v[2]["vol_per_op"], v[2]["invol_per_op"]) for k, v in r.items()}
+    print(f"{mix} clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs {v[2]:.2f}+{v[3]:.2f} sw"
+                                             for k, v in r.items())
+          + f"; load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
     return r
 
 
 def _medians(reps: list[dict]) -> dict:
-    """Per column, the median of the repetitions' (rate, CPU µs/op) pairs, each median
-    of its own (a shared machine: one slow repetition is not the driver's)."""
+    """Per column, the median of the repetitions' figures, each median of its own (a
+    shared machine: one slow repetition is not the driver's); the ratio to pgbench the
+    median of the repetitions' ratios (each from one alternation)."""
     import statistics
-    return {k: tuple(statistics.median(r[k][i] for r in reps) for i in (0, 1)) for k in reps[0]}
+    m = {k: tuple(statistics.median(r[k][i] for r in reps) for i in range(4)) for k in reps[0]}
+    m["ratio"] = {k: statistics.median(r[k][0] / r["pgb"][0] for r in reps) for k in reps[0]}
+    return m
 
 
 def _table(mix: str, points: dict) -> None:
     ref = "pgbench same row" if mix == "C" else "pgbench read+update"
-    s_col = " pgbench -S (tps) |" if mix == "C" else ""
-    print(f"\nWorkload {mix}:\n\n| clients |{s_col} {ref} (tps) | benchlib, C loop (ops/s) | ratio "
-          f"| benchlib, Python (ops/s) | ratio | client CPU µs/op: {ref} / C / Python | CPU ratio C / pgbench |")
-    print("|---:|" + ("---:|" if mix == "C" else "") + "---:|---:|---:|---:|---:|---|---:|")
+    cols = [k for k in ("c", "py") if k in next(iter(points.values()))]
+    name = {"c": "C loop", "py": "Python"}
+    print(f"\nWorkload {mix}:\n\n| clients | {ref} (tps) | "
+          + " | ".join(f"benchlib, {name[k]} (ops/s) | ratio" for k in cols)
+          + f" | client CPU µs/op: pgbench / {' / '.join(name[k] for k in cols)} "
+          f"| switches/op, voluntary + involuntary: pgbench / {' / '.join(name[k] for k in cols)} |")
+    print("|---:|---:|" + "---:|---:|" * len(cols) + "---|---|")
     for n, r in points.items():
-        (tps, pc), (c, cc), (p, py) = r["pgb"], r["c"], r["py"]
-        s_val = f" {r['S'][0]:,.0f} |" if mix == "C" else ""
-        print(f"| {n} |{s_val} {tps:,.0f} | {c:,.0f} | {c / tps:.2f} | {p:,.0f} | {p / tps:.2f} "
-              f"| {pc:.1f} / {cc:.1f} / {py:.1f} | {cc / pc:.2f} |")
+        print(f"| {n} | {r['pgb'][0]:,.0f} | "
+              + " | ".join(f"{r[k][0]:,.0f} | {r['ratio'][k]:.2f}" for k in cols)
+              + " | " + " / ".join(f"{r[k][1]:.1f}" for k in ["pgb", *cols])
+              + " | " + " / ".join(f"{r[k][2]:.2f} + {r[k][3]:.2f}" for k in ["pgb", *cols]) + " |")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--secs", type=int, default=20)
-    ap.add_argument("--clients", default="1,4,16")
+    ap.add_argument("--clients", default="1,4,16,64")
+    ap.add_argument("--table", default="ycsb_bench", help="the YCSB table (and <table>_int, its copy)")
     ap.add_argument("--mixes", default="C,A", help="YCSB workloads to run: C (reads), A (reads and updates)")
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=1, help="repeat the whole alternation; medians")
+    ap.add_argument("--no-python", action="store_true", help="pgbench same row and the C loop only")
     a = ap.parse_args()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,50}", a.table):
+        raise SystemExit(f"--table {a.table!r}: a lower-case SQL name expected")
     need({"pgbench": "apt-get install postgresql (or postgresql-client, as the release ships it)",
           "psql": "apt-get install postgresql-client"})
-    subprocess.run(["pgbench", "-i", "-q", "-s", str(max(a.records // 100_000, 1)), *_conn_args(a.url)],
-                   check=True, capture_output=True)
+    if not a.no_python:   # pgbench -S's own tables (pgbench -i drops and makes them)
+        subprocess.run(["pgbench", "-i", "-q", "-s", str(max(a.records // 100_000, 1)), *_conn_args(a.url)],
+                       check=True, capture_output=True)
     data = Path(tempfile.mkdtemp(prefix="bench-ycsb-"))
     # the load first (it also makes the table the runs read, and its integer-keyed copy)
-    load_rate, load_cpu, _ = benchlib_run(a.url, data, "load", 1, None, True, a.records)
-    scripts = same_row_scripts(a.url, a.records, data)
+    print(f"start {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    load_rate, load_cpu, _ = benchlib_run(a.url, data, "load", 1, None, True, a.records, table=a.table)
+    scripts = same_row_scripts(a.url, a.records, data, a.table)
     mixes = a.mixes.split(",")
     points: dict = {m: {} for m in mixes}
     counts = [int(x) for x in a.clients.split(",")]
     for rep in range(a.reps):
         for n in counts:
             for mix in mixes:
-                points[mix].setdefault(n, []).append(_point(a.url, data, n, mix, a.secs, a.records, scripts, rep))
+                points[mix].setdefault(n, []).append(_point(a.url, data, n, mix, a.secs, a.records, scripts, rep,
+                                                          not a.no_python, a.table))
     points = {m: {n: _medians(reps) for n, reps in p.items()} for m, p in points.items()}
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "

@@ -137,12 +137,16 @@ class ClientResult:
     cpu_s: float | None = None        # the client process's CPU (user + system) over the step
     rss_bytes: int | None = None      # its resident and virtual size at the step's end
     vsz_bytes: int | None = None
+    voluntary_switches: int | None = None    # its threads' context switches over the step
+    involuntary_switches: int | None = None  # (getrusage: waits, and preemptions)
     driver_path: str | None = None    # the hot path its threads ran: python | c-libpq
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
                 "started_ns": self.started_ns, "ended_ns": self.ended_ns, "error": self.error,
                 "cpu_s": self.cpu_s, "rss_bytes": self.rss_bytes, "vsz_bytes": self.vsz_bytes,
+                "voluntary_switches": self.voluntary_switches,
+                "involuntary_switches": self.involuntary_switches,
                 "driver_path": self.driver_path, "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
@@ -150,7 +154,8 @@ class ClientResult:
         ops = {k: OpResult(**v) for k, v in d.get("ops", {}).items()}
         return cls(d["client_id"], d["host"], d["step"], ops, d.get("started_ns", 0),
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
-                   d.get("vsz_bytes"), d.get("driver_path"))
+                   d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
+                   d.get("driver_path"))
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

@@ -340,6 +340,8 @@ DRIVERS = {                    # one row per client process of a step: where it 
     "errors": "Int64",
     "cpu_s": "float64",        # its own CPU over the step (getrusage)
     "rss_gb": "float64",       # its resident size at the end, GB = 2**30 bytes
+    "voluntary_switches": "Int64",    # its threads' context switches over the step (getrusage):
+    "involuntary_switches": "Int64",  # waits that slept, and preemptions
     "error": "string",         # why it failed or was lost; blank when it finished
 }
 EXTRA_TABLES = {"returns": RETURNS, "gauges": GAUGES, "drivers": DRIVERS}

@@ -53,6 +53,11 @@ def test_the_c_loop_multiplexed_runs_every_operation_once(pg_own_db, tmp_path):
     iv = t["intervals"][t["intervals"].step == "r.L1"]
     assert iv.groupby("op")["ops"].sum().to_dict() == lat.to_dict()
     assert lat["READ"] + lat["SCAN"] == 44_000
+    # the one client process counted its context switches over the step: it waited on
+    # its sockets (poll) at least once in 44,000 round trips
+    drivers = t["drivers"].query("step == 'r.L1'")
+    assert len(drivers) == 1 and drivers["voluntary_switches"].iloc[0] > 0
+    assert drivers["involuntary_switches"].iloc[0] >= 0
 
 
 def _table(url: str):
@@ -121,3 +126,12 @@ def test_without_the_extension_auto_runs_the_python_binding(pg_own_db, monkeypat
     b.close()
     with pytest.raises(TargetError, match="not built"):
         open_binding(ep, cfg, "c")
+
+
+@needs_c
+def test_a_server_that_is_not_there_is_libpqs_first_line():
+    from benchlib.workloads.ycsb.bindings import _pgloop
+    with pytest.raises(ConnectionError) as e:
+        _pgloop.Conn("host=127.0.0.1 port=1 user=nobody dbname=none connect_timeout=2")
+    msg = str(e.value)
+    assert msg.startswith("cannot connect: ") and "port 1" in msg and "\n" not in msg and "%" not in msg

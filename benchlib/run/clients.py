@@ -238,7 +238,7 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
             with contextlib.suppress(Exception):
                 c.close()
         return
-    cpu0 = _own_cpu_s()
+    cpu0, sw0 = _own_cpu_s(), _own_switches()
     for th in threads:
         th.start()
     start_box[0] = start_ns
@@ -247,6 +247,8 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
     # the process's own CPU and memory over the step, measured by itself: exact also
     # for a step shorter than the sampler's tick, and for SQLite, whose engine it runs
     result.cpu_s = _own_cpu_s() - cpu0
+    result.voluntary_switches, result.involuntary_switches = (
+        b - a for a, b in zip(sw0, _own_switches()))
     result.rss_bytes, result.vsz_bytes = _own_memory()
     out_q.put(("done", p, result.to_dict()))
 
@@ -254,6 +256,12 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
 def _own_cpu_s() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)   # all threads of this process
     return r.ru_utime + r.ru_stime
+
+
+def _own_switches() -> tuple[int, int]:
+    """This process's threads' context switches so far: (voluntary, involuntary)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_nvcsw, r.ru_nivcsw
 
 
 def _own_memory() -> tuple[int | None, int | None]:

@@ -37,6 +37,7 @@ typedef struct {
     Plan *plan;
     Py_ssize_t pos, done, cur;
     int phase, kind, nres, res_st, first_st;
+    int sent;  /* a statement sent since run_many last read the socket: look before poll */
     int64_t t0, tm;
 } Conn;
 
@@ -57,11 +58,15 @@ static void conn_dealloc(Conn *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-/* libpq's message, first line only */
+/* exc("<what>: <libpq's message, first line only>") (PyErr_Format has no "%.*s") */
+static void error_line(PyObject *exc, const char *what, const char *m) {
+    PyObject *line = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strcspn(m, "\n"), "replace");
+    if (line) PyErr_Format(exc, "%s: %U", what, line);
+    Py_XDECREF(line);
+}
+
 static PyObject *conn_error(PGconn *pg, const char *what) {
-    const char *m = pg ? PQerrorMessage(pg) : "out of memory";
-    size_t n = strcspn(m, "\n");
-    PyErr_Format(PyExc_ConnectionError, "%s: %.*s", what, (int)n, m);
+    error_line(PyExc_ConnectionError, what, pg ? PQerrorMessage(pg) : "out of memory");
     return NULL;
 }
 
@@ -95,8 +100,9 @@ static int prepare_one(Conn *c, const char *name, PyObject *sql) {
     Py_END_ALLOW_THREADS
     int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
-        const char *m = r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg);
-        PyErr_Format(PyExc_ValueError, "prepare %s: %.*s", name, (int)strcspn(m, "\n"), m);
+        char what[32];
+        snprintf(what, sizeof what, "prepare %s", name);
+        error_line(PyExc_ValueError, what, r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg));
     }
     PQclear(r);
     return ok ? 0 : -1;
@@ -240,6 +246,7 @@ static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals
     c->kind = kind;
     c->nres = 0;
     c->res_st = ST_ERROR;
+    c->sent = 1;
     return c->pg && PQsendQueryPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
 }
 
@@ -295,31 +302,44 @@ static int statement_done(Conn *c, int64_t now) {
     return 1;
 }
 
+/* connection j's statement's results read from its socket where they have come: after
+ * its operation completed, why to return (0: its next one sent; -1: still in flight) */
+static int advance(Conn **cs, Py_ssize_t j, int64_t next_tick, int64_t end, int sending, int64_t *t1,
+                   Py_ssize_t *k) {
+    Conn *c = cs[j];
+    c->sent = 0;
+    if (!collect(c) || !statement_done(c, now_ns())) return -1;
+    *t1 = now_ns();
+    *k = j;
+    return after_op(c, *t1, next_tick, end, sending);
+}
+
+/* Each connection with a statement just sent reads its socket first (one recv, as
+ * pgbench does after each send: on loopback the answer is often there already, and a
+ * connection that has it goes on without a poll); poll then waits only for those whose
+ * answer has not come, and wakes once for all that have it by then. */
 static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map, int64_t next_tick,
                      int64_t end, int sending, int64_t *t1, Py_ssize_t *k) {
-    int started = start_idle(cs, n, sending, t1, k);
+    int started = start_idle(cs, n, sending, t1, k), flags;
     if (started >= 0) return started;
     for (;;) {
         Py_ssize_t m = 0;
-        for (Py_ssize_t j = 0; j < n; j++)
+        for (Py_ssize_t j = 0; j < n; j++) {
+            while (cs[j]->cur >= 0 && cs[j]->sent)
+                if ((flags = advance(cs, j, next_tick, end, sending, t1, k)) > 0) return flags;
             if (cs[j]->cur >= 0) {
                 pf[m].fd = PQsocket(cs[j]->pg);
                 pf[m].events = POLLIN;
                 pf[m].revents = 0;
                 map[m++] = j;
             }
+        }
         if (m == 0) return F_IDLE;
         int r = poll(pf, (nfds_t)m, 1000);
         if (r == 0) return F_WAIT;
-        for (Py_ssize_t q = 0; r > 0 && q < m; q++) {
-            if (!pf[q].revents) continue;
-            Conn *c = cs[map[q]];
-            if (!collect(c) || !statement_done(c, now_ns())) continue;
-            *t1 = now_ns();
-            *k = map[q];
-            int flags = after_op(c, *t1, next_tick, end, sending);
-            if (flags) return flags;
-        }
+        for (Py_ssize_t q = 0; r > 0 && q < m; q++)
+            if (pf[q].revents && (flags = advance(cs, map[q], next_tick, end, sending, t1, k)) > 0)
+                return flags;
     }
 }
 
