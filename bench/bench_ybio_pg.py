@@ -117,11 +117,13 @@ END $$""").format(secs=sql.Literal(secs), rows=sql.Literal(rows), batch=sql.Lite
 
 
 def sides(a, data: Path, batch: int, r: int) -> dict:
-    """One round at one batch size, alternating: benchlib per driver, bare, server."""
+    """One round at one batch size, alternating: benchlib per driver and bare, in an
+    order turned by one each round (none always first), then the server's loop."""
     got = {}
-    for d in a.drivers.split(","):
-        got[d] = benchlib_riops(a.url, data, f"b{batch}-{d}-{r}", a.prefix, a.rows, batch, a.secs, d)
-    got["bare"] = bare_riops(a.url, a.table, a.rows, batch, a.secs)
+    sides = a.drivers.split(",") + ["bare"]
+    for side in sides[r % len(sides):] + sides[:r % len(sides)]:
+        got[side] = bare_riops(a.url, a.table, a.rows, batch, a.secs) if side == "bare" else \
+            benchlib_riops(a.url, data, f"b{batch}-{side}-{r}", a.prefix, a.rows, batch, a.secs, side)
     got["server"] = (server_riops(a.url, a.table, a.rows, batch, a.secs), float("nan"))
     print(f"batch_size {batch} round {r + 1}: " + ", ".join(
         f"{k} {v[0]:,.0f} rows/s {v[1]:.1f} µs/call" for k, v in got.items()), file=sys.stderr)
