@@ -151,3 +151,16 @@ def test_c_without_prepared_statements_is_refused_in_one_line():
         validate({"experiment": "x", "workload": "ybio", "properties": {"prepared": False},
                   "targets": [{"name": "t", "url": "postgresql://u@127.0.0.1:5432/x"}],
                   "run": {"driver": "c"}}, "t")
+
+
+def test_auto_without_prepared_statements_runs_psycopg(pg_own_db):
+    from benchlib.workloads.ybio.bindings import open_session
+    from benchlib.workloads.ybio.parameters import parse_parameters
+    st = _load(pg_own_db, "t_auto")
+    endpoint = PostgresTarget("t", pg_own_db).endpoint()
+    for prepared, kind in ((True, native.PostgresYbioNative), (False, PostgresYbio)):
+        session = open_session(endpoint, st, parse_parameters({"prepared": prepared}), "auto")
+        try:
+            assert type(session) is kind
+        finally:
+            session.close()
