@@ -108,14 +108,15 @@ def test_one_thread_drives_two_sessions_as_one_after_the_other(pg_own_db):
     assert _digest(pg_own_db, "t_a") == _digest(pg_own_db, "t_b") == _digest(pg_own_db, "t_ref")
 
 
-def _run(url: str, tmp_path, driver: str, threads: int = 1, **props):
-    name = f"yn-{driver}-{threads}"
+def _run(url: str, tmp_path, driver: str, threads: int = 1, paced: float = 0.0, **props):
+    name = f"yn-{driver}-{threads}-{paced:g}"
     exp = validate({
         "experiment": name, "workload": "ybio",
         "properties": {"tab_prefix": "yn", "tab_rows": 2000, "batch_size": 10, "run_duration": 1.0,
                        "pct_update": 30, "status_every_s": 0.3, **props},
         "targets": [{"name": "t", "url": url}], "load": {"threads": 1, "batch_size": 500},
-        "run": {"threads": [threads], "processes": 1, "driver": driver, "multiplex": threads > 1},
+        "run": {"threads": [threads], "processes": 1, "driver": driver, "multiplex": threads > 1,
+                "target_base": 400, "target_factors": [paced]},
         "seed": 3}, "t")
     res = run_experiment(exp, tmp_path, progress=False, force=True)
     assert res.ok, res.runs
@@ -144,6 +145,16 @@ def test_whole_runs_count_rows_alike_on_both_paths(pg_own_db, tmp_path, threads)
         by_driver[driver] = lat["count"]["UPDATE"] / step["ops"]
     # the seed's rule keeps the updated share at pct_update on both paths
     assert by_driver["c"] == pytest.approx(0.3, abs=0.01) and by_driver["python"] == pytest.approx(0.3, abs=0.01)
+
+
+def test_the_c_loop_paced_records_intended_latencies_and_rows(pg_own_db, tmp_path):
+    res, meta = _run(pg_own_db, tmp_path, "c", paced=1.0)      # 400 calls/s for 1 s
+    assert '"driver_path": "c-libpq"' in meta
+    lat = res["latency"][res["latency"].step == "r.L1"].set_index("op")["count"]
+    for op in ("READ-BATCH", "UPDATE-BATCH"):
+        assert lat[f"Intended-{op}"] == lat[op]
+    calls = lat["READ-BATCH"] + lat["UPDATE-BATCH"]
+    assert 300 <= calls <= 401 and lat["READ"] + lat["UPDATE"] == 10 * calls
 
 
 def test_c_without_prepared_statements_is_refused_in_one_line():
