@@ -12,7 +12,10 @@ libmariadb-dev; without it MariaDB's run loops go through mysqlclient or PyMySQL
 Both include bindings/_ycsbplan.h, what the two loops share; they and kv's loop
 include benchlib/workloads/_muxconn.h, what the loops that multiplex share. kv's loop on Redis
 (benchlib/workloads/kv/bindings/_redisloop.c, see bindings/redis_native.py) needs
-hiredis's headers (Debian: libhiredis-dev); without them kv on Redis runs redis-py."""
+hiredis's headers (Debian: libhiredis-dev); without them kv on Redis runs redis-py.
+ybio's sessions on PostgreSQL run on the same loop over libpq: _pgloop.c built a second
+time into ybio's bindings (benchlib/workloads/ybio/bindings/_pgloop, see
+postgres_native.py there), LOOP_PKG naming its package."""
 import subprocess
 
 from setuptools import Extension, setup
@@ -43,6 +46,10 @@ setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importer
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.ycsb.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
                              include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
+                             extra_compile_args=["-O2"], optional=True),
+                   Extension("benchlib.workloads.ybio.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
+                             include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
+                             define_macros=[("LOOP_PKG", '"benchlib.workloads.ybio.bindings"')],
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.ycsb.bindings._myloop", [f"{YCSB}/_myloop.c"],
                              include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H + MUX_H,

@@ -15,13 +15,17 @@ CPU µs per request: benchlib from the sampler's client_cpu_s during the loop; t
 bare loop from its processes' own CPU time over the loop.
 
     .venv/bin/python bench/bench_linkbench_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
-        [--maxid1 100001] [--secs 15] [--rounds 2]
+        [--maxid1 100001] [--secs 15] [--rounds 2] [--db lbbench]
+
+``--db`` names the database it creates and drops (its own: another on the same server
+is left alone).
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
 import os
+import re
 import sys
 import tempfile
 import time
@@ -194,13 +198,16 @@ def main() -> int:
     ap.add_argument("--maxid1", type=int, default=100_001)
     ap.add_argument("--secs", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--db", default=DB, help="the database it creates and drops (default lbbench)")
     ap.add_argument("--inproc", type=int, default=0, help="also: N requests in one process, "
                     "RequestClient's functions against the bare ones (CPU µs/request)")
     a = ap.parse_args()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", a.db):
+        ap.error(f"--db {a.db!r}: a plain lower-case name (letters, digits, _)")
     with psycopg.connect(a.url, autocommit=True) as c:
-        c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-        c.execute(f"CREATE DATABASE {DB}")
-    url = a.url.rsplit("/", 1)[0] + "/" + DB
+        c.execute(f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
+        c.execute(f"CREATE DATABASE {a.db}")
+    url = a.url.rsplit("/", 1)[0] + "/" + a.db
     data = Path(tempfile.mkdtemp(prefix="bench-linkbench-"))
     try:
         load = benchlib_step(url, data, "load", a.maxid1, True, None)
@@ -216,7 +223,7 @@ def main() -> int:
                   f"{bl['ops'] / bl['secs']:,.0f} req/s ({bl['errors']} errors)", file=sys.stderr)
     finally:
         with psycopg.connect(a.url, autocommit=True) as c:
-            c.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+            c.execute(f"DROP DATABASE IF EXISTS {a.db} WITH (FORCE)")
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores (shared); {time.strftime('%Y-%m-%d %H:%M')}; "
           f"maxid1 {a.maxid1:,}, FBWorkload mix, 2 requesters, {a.secs:g} s per loop\n")

@@ -10,8 +10,9 @@ The thread then files the
 outcomes exactly as :class:`.clients.ClientThread` does per operation: service times
 per operation code into the second's lists (the one that crossed into a new second
 into the new one), intended-start latencies when paced, non-OK statuses, and the
-inner statements of a compound operation under their own codes. Everything after
-(the per-second hand-over, HdrHistograms, tables) is the same code.
+inner statements of a compound operation under their own codes, and a batched
+operation's units (ybio's rows) where it did not fail. Everything after (the
+per-second hand-over, HdrHistograms, tables) is the same code.
 """
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ import time
 
 import numpy as np
 
-from .recording import CHUNK_OPS, NS, RecordingThread, StepError, reopen
+from ..schema import NOT_ERRORS
+from .recording import CHUNK_OPS, NS, RecordingThread, reopen
 
 F_TICK, F_BROKEN, F_END = 1, 2, 4      # why the C loop returned (_pgloop.c)
+COUNTED = np.array(sorted(NOT_ERRORS), np.int8)   # statuses whose units count
 
 
 class NativeThread(RecordingThread):
@@ -33,8 +36,6 @@ class NativeThread(RecordingThread):
         self.gindex, self.total = gindex, total
         self.path = client.native.path
         self.first = client.next_chunk(CHUNK_OPS)
-        if self.first is not None and self.first.units is not None:
-            raise StepError("the C loop runs single operations, not batches")
 
     def _loop(self):
         step = self.step
@@ -57,12 +58,12 @@ class NativeThread(RecordingThread):
                 if flags & F_TICK:
                     # as ClientThread: the operation that ended in a new second is its
                     # first; the inner statements of a compound one were recorded as it ran
-                    self._file_ops(plan, i, i1 - 1)
+                    self._file_ops(plan, i, i1 - 1, chunk.units)
                     self._file_inner(plan, i, i1)
                     next_tick = self._tick(t1, start, end)
-                    self._file_ops(plan, i1 - 1, i1)
+                    self._file_ops(plan, i1 - 1, i1, chunk.units)
                 else:
-                    self._file_ops(plan, i, i1)
+                    self._file_ops(plan, i, i1, chunk.units)
                     self._file_inner(plan, i, i1)
                 self._ack(self.client, plan, i, i1)
                 if flags & F_BROKEN:
@@ -72,8 +73,9 @@ class NativeThread(RecordingThread):
                 i = i1
             chunk = self.client.next_chunk(CHUNK_OPS)
 
-    def _file_ops(self, plan, a: int, b: int) -> None:
-        """Operations a..b-1 into this second's lists."""
+    def _file_ops(self, plan, a: int, b: int, units) -> None:
+        """Operations a..b-1 into this second's lists (``units``: the chunk's, where its
+        operations are batches: those that did not fail count theirs, as ClientThread's)."""
         if b <= a:
             return
         raw = plan.results(a, b)
@@ -88,6 +90,10 @@ class NativeThread(RecordingThread):
         bad = np.flatnonzero(st)
         if len(bad):
             self.errs.extend(zip(codes[bad].tolist(), st[bad].tolist()))
+        if units is not None:
+            u = np.asarray(units[a:b], np.int64) * np.isin(st, COUNTED)
+            for code in np.unique(codes).tolist():
+                self.units[code] += int(u[codes == code].sum())
 
     @staticmethod
     def _ack(client, plan, a: int, b: int) -> None:
@@ -124,9 +130,11 @@ class NativeMuxThread(NativeThread):
     def __init__(self, clients: list, step, start_box: list):
         RecordingThread.__init__(self, clients, step, start_box)
         self.path = clients[0].native.path
+        self._units = []        # each connection's chunk's units (batched operations), or None
         for c in clients:
             chunk = c.next_chunk(CHUNK_OPS)
             c.native.conn.assign(c.native.plan(chunk) if chunk is not None else None)
+            self._units.append(chunk.units if chunk is not None else None)
         self._filed = [0] * len(clients)
 
     def _loop(self):
@@ -161,7 +169,7 @@ class NativeMuxThread(NativeThread):
             done = conn.done - (1 if j == but else 0)
             plan = conn.plan
             if plan is not None and done > self._filed[j]:
-                self._file_ops(plan, self._filed[j], done)
+                self._file_ops(plan, self._filed[j], done, self._units[j])
                 self._file_inner(plan, self._filed[j], done)
                 self._ack(self.clients[j], plan, self._filed[j], done)
                 self._filed[j] = done
@@ -171,6 +179,7 @@ class NativeMuxThread(NativeThread):
         client = self.clients[k]
         chunk = client.next_chunk(CHUNK_OPS)
         client.native.conn.assign(client.native.plan(chunk) if chunk is not None else None)
+        self._units[k] = chunk.units if chunk is not None else None
         self._filed[k] = 0
 
     def _reconnect_one(self, k: int):

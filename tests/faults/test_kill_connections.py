@@ -39,7 +39,8 @@ def _experiment(workload: str, url: str, name: str) -> dict:
         run["driver"] = "python" if workload.endswith("python") else "auto"
         # no removes: every read and update finds its key, so every error is a failed call
         props = {"a": 0.5, "b": 0.25, "d": 0.25, "key_count": 2000, "op_count": 0, "table": name}
-    else:
+    else:   # ybio: the C loop over libpq on PostgreSQL; ybio-python: psycopg
+        run["driver"] = "python" if workload.endswith("python") else "auto"
         props = {"tab_prefix": f"{name}_", "tab_rows": 2000, "batch_size": 20, "pct_update": 30,
                  "status_every_s": 0}
     return validate({"experiment": name, "workload": workload.split("-")[0], "properties": props,
@@ -194,6 +195,7 @@ PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-l
          for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
 PAIRS.remove(("ycsb-python", "mysql", "python"))   # PyMySQL: the Python loop anyway
 PAIRS[8:8] = [("kv", "redis", "hiredis"), ("kv-python", "redis", "redis-py")]
+PAIRS.insert(PAIRS.index(("ybio", "mysql", "python")) + 1, ("ybio-python", "postgres", "psycopg"))
 
 
 @pytest.mark.slow

@@ -14,18 +14,25 @@ returns NOT_FOUND, so it shows as an error of the step instead of a silent misco
 Which calls update is the seed's rule, decided before the run from the planned
 rows: update when ``100 × (rows updated + batch_size / 2) / (rows + batch_size) <
 pct_update`` (or pct_update is 100), which keeps the updated share at pct_update.
+
+On PostgreSQL with the C loop built (run.driver c or auto, ``prepared``), the session
+hands the driver its chunks to run in C (``native``: bindings/postgres_native.py): a
+call's arguments are then ``(statement, lo, hi, batch_size)``, numbers, judged in C as
+here; its status line counts the calls as they are handed back (``ops_done``), each
+with its planned rows.
 """
 from __future__ import annotations
 
 import sys
 import time
+from itertools import repeat
 
 import numpy as np
 
 from ...schema import NOT_FOUND, OK
 from ..base import Chunk, WorkloadClient
 from ..reconnect import Reconnecting, ReconnectingClient
-from .bindings import binding
+from .bindings import binding, open_session
 from .sql import table_statements
 
 READ_BATCH, UPDATE_BATCH = 0, 1
@@ -37,7 +44,7 @@ class YbioRunClient(ReconnectingClient, WorkloadClient):
     op_names = ["READ-BATCH", "UPDATE-BATCH", "READ", "UPDATE"]
     batch_units = {"READ-BATCH": "READ", "UPDATE-BATCH": "UPDATE"}
 
-    def __init__(self, params, endpoint, index: int, seed: int, job: str):
+    def __init__(self, params, endpoint, index: int, seed: int, job: str, driver: str = "python"):
         self.params, self.job = params, job
         self.table = params.table_name(index)
         self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x59424)))
@@ -50,13 +57,21 @@ class YbioRunClient(ReconnectingClient, WorkloadClient):
         kind = binding(endpoint.dialect)
         self.key = kind.key
         self.st = table_statements(kind, endpoint.dialect, self.table, params)
-        self.link = Reconnecting(lambda: kind.open(endpoint),
+        self.firsts: list[int] = []      # the chunk's ranges (the C loop's status lines)
+        self.chunk_pos = 0
+        self.link = Reconnecting(lambda: open_session(endpoint, self.st, params, driver),
                                  f"ybio session {index + 1} ({endpoint.dialect.name})",
                                  endpoint.target_class())
         self._bind()
 
     def _bind(self):
-        s_read, s_update = self.link.session.calls(self.st, self.params.prepared)
+        session = self.link.session
+        # the whole chunk in C, where the session can (PostgreSQL's, run.driver c/auto)
+        self.native = session.native(len(self.op_names)) if hasattr(session, "native") else None
+        if self.native is not None:
+            self.fns = []
+            return
+        s_read, s_update = session.calls(self.st, self.params.prepared)
         done = self._done
 
         def read(lo, hi, first):
@@ -74,6 +89,17 @@ class YbioRunClient(ReconnectingClient, WorkloadClient):
         if self.every_ns and time.perf_counter_ns() >= self.next_status_ns:
             self._status(n, first)
         return OK if n == self.batch else NOT_FOUND
+
+    def ops_done(self, codes: np.ndarray) -> None:
+        """The C loop ran these calls of the chunk (in order): the status line's counts."""
+        k = len(codes)
+        upd = int(np.count_nonzero(codes == UPDATE_BATCH))
+        self.calls += k
+        self.rows += k * self.batch
+        self.updated += upd * self.batch
+        self.chunk_pos += k
+        if k and self.every_ns and time.perf_counter_ns() >= self.next_status_ns:
+            self._status(self.batch, self.firsts[self.chunk_pos - 1])
 
     def _status(self, n: int, first: int) -> None:
         """The seed's NOTICE line, at most once per ``status_every_s``."""
@@ -101,6 +127,10 @@ class YbioRunClient(ReconnectingClient, WorkloadClient):
                 codes.append(READ_BATCH)
             rows += b
         self.planned_rows, self.planned_updated = rows, upd
+        if self.native is not None:   # numbers: the C loop writes them as text
+            self.firsts, self.chunk_pos = firsts, 0
+            args = list(zip(codes, firsts, [f + b - 1 for f in firsts], repeat(b)))
+            return Chunk(codes, args, [b] * max_ops)
         key = self.key
         args = [(key(f), key(f + b - 1), f) for f in firsts]
         return Chunk(codes, args, [b] * max_ops)

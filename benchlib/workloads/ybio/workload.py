@@ -18,7 +18,7 @@ from ..base import StepSpec, Workload
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
-from .bindings import BINDINGS, binding
+from .bindings import BINDINGS, binding, native_missing
 from .sql import table_statements
 
 BENCHRUNS_COLUMNS = [
@@ -65,6 +65,13 @@ class YbioWorkload(Workload):
     def check_experiment(cls, exp) -> None:
         super().check_experiment(exp)
         BINDINGS.check_targets(exp.targets)
+        prepared = exp.workload_properties().get("prepared", True)
+        if exp.run.driver == "c" and (prepared is False or isinstance(prepared, list) and False in prepared):
+            raise ValueError("prepared: false runs in Python; run.driver c sends prepared statements only")
+
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        return native_missing(dialect)
 
     def steps(self, exp, spec) -> list[StepSpec]:
         p = self.params
@@ -85,7 +92,8 @@ class YbioWorkload(Workload):
             for loop in range(1, exp.run.loops + 1):
                 steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
                                       spec.target_ops_per_s, duration, None, exp.run.warmup_secs,
-                                      exp.run.status_interval_s, False))
+                                      exp.run.status_interval_s, exp.run.multiplex,
+                                      driver=exp.run.driver))
         return steps
 
     def tables(self) -> list[str]:
@@ -176,7 +184,7 @@ class YbioWorkload(Workload):
             tables = [self.params.table_name(i) for i in range(n_tables)] \
                 if self.params.table_per_session else [self.params.table_name(0)]
             return YbioLoadClient(self.params, endpoint, tables, index, total, seed, batch_size)
-        return YbioRunClient(self.params, endpoint, index, seed, f"{step.name}/{index + 1}")
+        return YbioRunClient(self.params, endpoint, index, seed, f"{step.name}/{index + 1}", step.driver)
 
     # --- outputs
     def extra_tables(self, run_id, outcomes) -> dict:

@@ -2,6 +2,8 @@
 seed's data-modifying CTE, a session's statements are server-side prepared with
 ``prepared``, keys go to libpq as bytes (encoded before timing), the load is COPY, and
 VACUUM ANALYZE after it (fresh statistics and the visibility map index-only scans need).
+With run.driver c or auto a session's calls run in C where that is built
+(:mod:`.postgres_native`).
 """
 from __future__ import annotations
 
@@ -27,6 +29,17 @@ class PostgresYbio(SqlYbio):
     def update_sql(table: str, where: str) -> str:
         return (f"WITH u AS (UPDATE {table} SET scratch = scratch + 1 {where} "
                 f"RETURNING 1, scratch) SELECT count(*), max(scratch) FROM u")
+
+    @classmethod
+    def native_missing(cls, dialect):
+        from .postgres_native import AVAILABLE, MISSING
+        return None if AVAILABLE else MISSING
+
+    @staticmethod
+    def open_native(endpoint, st):
+        """A session whose calls run in C (:mod:`.postgres_native`)."""
+        from .postgres_native import PostgresYbioNative
+        return PostgresYbioNative(endpoint.params["conninfo"], st)
 
     @staticmethod
     def key(k: int):

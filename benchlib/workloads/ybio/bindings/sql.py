@@ -20,6 +20,11 @@ class SqlYbio:
     def open(cls, endpoint):
         return cls(endpoint.connect())
 
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        """Why the session's calls cannot run in C on ``dialect`` (None: they can)."""
+        return f"ybio has no C loop for dialect {dialect}"
+
     def __init__(self, conn):
         self.conn = conn
 

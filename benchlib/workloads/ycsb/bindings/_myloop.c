@@ -203,9 +203,10 @@ static int reserve(Conn *c, size_t need) {
     return 0;
 }
 
-/* the statement's text with its parameters in place; its length, or -1 */
+/* the statement's text with its parameters in place; its length, or -1 (K_COUNT's
+ * statements are libpq's loop's alone: an ERROR here) */
 static long build(Conn *c, const tmpl_t *t, int kind, int np, const char *const *vals) {
-    if (np != t->n) return -1;
+    if (kind == K_COUNT || np != t->n) return -1;
     size_t need = 1;
     for (int j = 0; j <= t->n; j++) need += t->len[j] + (j < np ? 2 * strlen(vals[j]) + 2 : 0);
     if (reserve(c, need)) return -1;
@@ -263,7 +264,7 @@ static int conn_bad(Conn *c) {
 
 static int mux_ready(const Conn *c) { return c->t && c->m; }
 
-static int exec_fn_my(void *c, int kind, int idx, int np, const char *const *vals) {
+static int exec_fn_my(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
     return exec_sync((Conn *)c, kind, idx, np, vals);
 }
 

@@ -18,8 +18,15 @@
  * PQsendQueryPrepared and poll(), each connection a closed loop, as pgbench -j does.
  * The connection is the extension's own (psycopg's binary wheel bundles another
  * libpq, whose PGconn this one must not touch).
+ *
+ * ybio's sessions run on the same loop (K_COUNT operations, statements given by
+ * conn.prepare_counts): setup.py builds this file a second time as
+ * benchlib.workloads.ybio.bindings._pgloop, LOOP_PKG naming the package it is in.
  */
-#define PLAN_TYPE_NAME "benchlib.workloads.ycsb.bindings._pgloop.Plan"
+#ifndef LOOP_PKG
+#define LOOP_PKG "benchlib.workloads.ycsb.bindings"
+#endif
+#define PLAN_TYPE_NAME LOOP_PKG "._pgloop.Plan"
 #include "_ycsbplan.h"
 
 #include <libpq-fe.h>
@@ -32,13 +39,14 @@ typedef struct {
     PGconn *pg;
     int nf;
     char (*names)[16];  /* statement names: read 0..nf, scan, update (index field + 1), insert */
+    int ncount;         /* K_COUNT statements prepared (prepare_counts): "n0", "n1" … */
     /* run_many's state, kept between calls: the plan, the next operation to send, the
      * operations completed, the one in flight (-1: none) and its statement */
     Plan *plan;
     Py_ssize_t pos, done, cur;
     int phase, kind, nres, res_st, first_st;
     int sent;  /* a statement sent since run_many last read the socket: look before poll */
-    int64_t t0, tm;
+    int64_t t0, tm, want;
 } Conn;
 
 static void conn_close_pg(Conn *c) {
@@ -137,7 +145,32 @@ static PyObject *conn_prepare_ycsb(Conn *c, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* conn.prepare_counts(statements): K_COUNT's statements, by index (bytes each) */
+static PyObject *conn_prepare_counts(Conn *c, PyObject *args) {
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list)) return NULL;
+    if (!c->pg) return conn_error(NULL, "closed");
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n < 1 || n > 16) {
+        PyErr_SetString(PyExc_ValueError, "1 to 16 statements");
+        return NULL;
+    }
+    c->ncount = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "n%d", (int)j);
+        if (prepare_one(c, name, PyList_GET_ITEM(list, j))) return NULL;
+    }
+    c->ncount = (int)n;
+    Py_RETURN_NONE;
+}
+
+/* a statement's name; NULL where it is not prepared (the operation is an ERROR) */
 static inline const char *stmt(const Conn *c, int kind, int idx) {
+    static const char counts[16][4] = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
+                                       "n8", "n9", "n10", "n11", "n12", "n13", "n14", "n15"};
+    if (kind == K_COUNT) return idx >= 0 && idx < c->ncount ? counts[idx] : NULL;
+    if (!c->names) return NULL;
     int n = c->nf + 1;
     switch (kind) {
     case K_READ: return c->names[idx];
@@ -147,8 +180,9 @@ static inline const char *stmt(const Conn *c, int kind, int idx) {
     }
 }
 
-/* the status of a statement's result, as bindings/postgres.py judges it */
-static int judge(PGresult *r, int kind) {
+/* the status of a statement's result, as bindings/postgres.py judges it (K_COUNT as
+ * ybio's bindings/postgres.py: its count must be `want`) */
+static int judge(PGresult *r, int kind, int64_t want) {
     if (!r) return ST_ERROR;
     ExecStatusType s = PQresultStatus(r);
     switch (kind) {
@@ -156,6 +190,9 @@ static int judge(PGresult *r, int kind) {
         return s != PGRES_TUPLES_OK ? ST_ERROR : PQntuples(r) ? ST_OK : ST_NOT_FOUND;
     case K_SCAN:
         return s == PGRES_TUPLES_OK ? ST_OK : ST_ERROR;
+    case K_COUNT:
+        if (s != PGRES_TUPLES_OK || PQntuples(r) < 1 || PQnfields(r) < 1) return ST_ERROR;
+        return strtoll(PQgetvalue(r, 0, 0), NULL, 10) == want ? ST_OK : ST_NOT_FOUND;
     case K_UPDATE: {
         if (s != PGRES_COMMAND_OK) return ST_ERROR;
         const char *t = PQcmdTuples(r);
@@ -166,10 +203,11 @@ static int judge(PGresult *r, int kind) {
     }
 }
 
-static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals) {
-    if (!c->pg) return ST_ERROR;
-    PGresult *r = PQexecPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
-    int st = judge(r, kind);
+static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
+    const char *name = stmt(c, kind, idx);
+    if (!c->pg || !name) return ST_ERROR;
+    PGresult *r = PQexecPrepared(c->pg, name, np, vals, NULL, NULL, 0);
+    int st = judge(r, kind, want);
     PQclear(r);
     return st;
 }
@@ -178,10 +216,10 @@ static inline int conn_bad(const Conn *c) { return !c->pg || PQstatus(c->pg) != 
 
 #include "../../_muxconn.h"   /* assign, after_op, run_many: shared with kv's _redisloop.c */
 
-static int mux_ready(const Conn *c) { return c->names && c->pg; }
+static int mux_ready(const Conn *c) { return (c->names || c->ncount) && c->pg; }
 
-static int exec_fn_pg(void *c, int kind, int idx, int np, const char *const *vals) {
-    return exec_sync((Conn *)c, kind, idx, np, vals);
+static int exec_fn_pg(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
+    return exec_sync((Conn *)c, kind, idx, np, vals, want);
 }
 
 static int bad_fn_pg(void *c) { return conn_bad((Conn *)c); }
@@ -193,7 +231,7 @@ static PyObject *conn_run(Conn *c, PyObject *args) {
     Py_ssize_t i;
     run_args a;
     if (parse_run(args, &p, &i, &a)) return NULL;
-    if (!c->names) {
+    if (!c->names && !c->ncount) {
         PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
         return NULL;
     }
@@ -218,6 +256,7 @@ static PyObject *conn_get_backend_pid(Conn *c, void *unused) {
 
 static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "prepare the statements"},
+    {"prepare_counts", (PyCFunction)conn_prepare_counts, METH_VARARGS, "prepare K_COUNT's statements"},
     {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
     {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
     MUX_CONN_METHODS,
@@ -230,10 +269,10 @@ static PyGetSetDef conn_getset[] = {
     {NULL}};
 
 static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.ycsb.bindings._pgloop.Conn",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = LOOP_PKG "._pgloop.Conn",
     .tp_basicsize = sizeof(Conn),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a libpq connection with YCSB's statements prepared",
+    .tp_doc = "a libpq connection with its statements prepared",
     .tp_new = conn_new,
     .tp_dealloc = (destructor)conn_dealloc,
     .tp_methods = conn_methods,
@@ -243,11 +282,12 @@ static PyTypeObject ConnType = {
 /* ------------------------------------------------------------------ run_many */
 
 static int send_stmt(Conn *c, int kind, int idx, int np, const char *const *vals) {
+    const char *name = stmt(c, kind, idx);
     c->kind = kind;
     c->nres = 0;
     c->res_st = ST_ERROR;
     c->sent = 1;
-    return c->pg && PQsendQueryPrepared(c->pg, stmt(c, kind, idx), np, vals, NULL, NULL, 0);
+    return c->pg && name && PQsendQueryPrepared(c->pg, name, np, vals, NULL, NULL, 0);
 }
 
 /* send the connection's next operation; 0 when its send failed (recorded as an ERROR) */
@@ -255,6 +295,7 @@ static int start_next(Conn *c) {
     Plan *p = c->plan;
     const op_t *op = plan_begin(p, c->cur = c->pos++);
     c->phase = 0;
+    c->want = op->want;
     c->t0 = now_ns();
     if (send_stmt(c, op->kind == K_RMW ? K_READ : op->kind, op->f1, op->np1, p->params + op->p))
         return 1;
@@ -268,7 +309,7 @@ static int collect(Conn *c) {
     while (!PQisBusy(c->pg)) {
         PGresult *r = PQgetResult(c->pg);
         if (!r) return 1;
-        if (c->nres++ == 0) c->res_st = judge(r, c->kind);
+        if (c->nres++ == 0) c->res_st = judge(r, c->kind, c->want);
         PQclear(r);
     }
     return 0;

@@ -6,6 +6,10 @@
  * connection is lost. A loop includes this file after defining PLAN_TYPE_NAME and
  * gives run_plan its own statement executor.
  *
+ * Beside YCSB's kinds, K_COUNT: a statement over a range of keys whose result's first
+ * column counts the rows it touched (ybio's read and update, run by the same loop over
+ * libpq), OK when that is the count planned, else NOT_FOUND.
+ *
  * What is recorded per operation is what the Python path records: the service time
  * (ns, from just before the statement is sent to its result), the time since its
  * intended start when paced, the status (0 OK, 1 NOT_FOUND, 2 ERROR), and for a
@@ -24,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { K_READ, K_UPDATE, K_INSERT, K_SCAN, K_RMW, NKINDS };
+enum { K_READ, K_UPDATE, K_INSERT, K_SCAN, K_RMW, K_COUNT, NKINDS };
 enum { ST_OK = 0, ST_NOT_FOUND = 1, ST_ERROR = 2 };
 /* why Conn.run returned (bits) */
 enum { F_TICK = 1, F_BROKEN = 2, F_END = 4 };
@@ -48,6 +52,7 @@ typedef struct {
     int32_t f1, f2;    /* statement index: field + 1 (0 = all fields) for read/scan, update */
     int32_t p;         /* first parameter in Plan.params */
     int16_t np1, np2;  /* parameters of the (first, second) statement */
+    int64_t want;      /* K_COUNT: the rows its statement must count */
 } op_t;
 
 typedef struct {
@@ -56,7 +61,7 @@ typedef struct {
     int nf;               /* the table's fields: what the statements take */
     op_t *ops;
     const char **params;  /* pointers into the bytes objects of `keep` (NUL-terminated) */
-    char (*nums)[24];     /* scan lengths as text, one slot per operation */
+    char (*nums)[24];     /* numbers as text, two slots per operation (scan length; range) */
     int8_t *codes, *st;
     int64_t *lat, *itd, *in1, *in2;
     PyObject *keep;       /* the argument list: its bytes stay alive while the plan does */
@@ -112,20 +117,46 @@ static int check_field(long f, int nf) {
     return 0;
 }
 
+/* a K_COUNT operation: (statement, lo, hi, rows), the range's ends as its parameters */
+static int parse_count(Plan *p, Py_ssize_t i, PyObject *a, Py_ssize_t *np) {
+    op_t *op = &p->ops[i];
+    long long v[4];
+    for (int j = 0; j < 4; j++)
+        if ((v[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(a, j))) == -1 && PyErr_Occurred()) return -1;
+    if (v[0] < 0 || v[0] > 15) {
+        PyErr_Format(PyExc_ValueError, "operation %zd: statement %lld out of range", i, v[0]);
+        return -1;
+    }
+    const char **pa = p->params + *np;
+    for (int j = 0; j < 2; j++) {
+        snprintf(p->nums[2 * i + j], sizeof p->nums[0], "%lld", v[1 + j]);
+        pa[j] = p->nums[2 * i + j];
+    }
+    op->kind = K_COUNT;
+    op->p = (int32_t)*np;
+    op->f1 = (int32_t)v[0];
+    op->np1 = 2;
+    op->want = v[3];
+    *np += 2;
+    return 0;
+}
+
 /* one operation's arguments, in the binding's shapes:
  *   read (key, field)  scan (key, count, field)  update (key, field, values)
  *   insert (key, values)  read-modify-write (key, read_field, write_field, values)
+ *   count (statement, lo, hi, rows): K_COUNT, numbers
  * and its parameters, in statement order, from params[op.p]:
  *   read [key]  scan [key, count]  update [values…, key]  insert [key, values…]
  *   read-modify-write [key, values…, key]: the read takes the first, the update the rest */
 static int parse_op(Plan *p, Py_ssize_t i, int kind, PyObject *a, int nf, Py_ssize_t *np) {
-    static const Py_ssize_t want[NKINDS] = {2, 3, 2, 3, 4};
+    static const Py_ssize_t want[NKINDS] = {2, 3, 2, 3, 4, 4};
     op_t *op = &p->ops[i];
     const char **pa = p->params + *np;
     if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != want[kind]) {
         PyErr_Format(PyExc_ValueError, "operation %zd: a tuple of %zd arguments expected", i, want[kind]);
         return -1;
     }
+    if (kind == K_COUNT) return parse_count(p, i, a, np);
     const char *key = bytes_arg(PyTuple_GET_ITEM(a, 0));
     if (!key) return -1;
     long f = 0, f2 = 0;
@@ -140,9 +171,9 @@ static int parse_op(Plan *p, Py_ssize_t i, int kind, PyObject *a, int nf, Py_ssi
         break;
     case K_SCAN:
         f = PyLong_AsLong(PyTuple_GET_ITEM(a, 2));
-        snprintf(p->nums[i], sizeof p->nums[i], "%ld", PyLong_AsLong(PyTuple_GET_ITEM(a, 1)));
+        snprintf(p->nums[2 * i], sizeof p->nums[0], "%ld", PyLong_AsLong(PyTuple_GET_ITEM(a, 1)));
         pa[0] = key;
-        pa[1] = p->nums[i];
+        pa[1] = p->nums[2 * i];
         op->np1 = 2;
         break;
     case K_UPDATE:
@@ -178,7 +209,7 @@ static int parse_op(Plan *p, Py_ssize_t i, int kind, PyObject *a, int nf, Py_ssi
 }
 
 /* Plan(codes, args, kinds, nfields): kinds maps a workload code to the kind of
- * operation (0 read, 1 update, 2 insert, 3 scan, 4 read-modify-write) */
+ * operation (0 read, 1 update, 2 insert, 3 scan, 4 read-modify-write, 5 count) */
 static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     PyObject *codes, *argl;
     Py_buffer kinds;
@@ -197,7 +228,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     size_t per = (size_t)nf + 3;  /* the most parameters one operation takes */
     p->ops = calloc(n + 1, sizeof *p->ops);
     p->params = calloc(n * per + 1, sizeof *p->params);
-    p->nums = calloc(n + 1, sizeof *p->nums);
+    p->nums = calloc(2 * n + 1, sizeof *p->nums);
     p->codes = calloc(n + 1, 1);
     p->st = calloc(n + 1, 1);
     p->lat = calloc(n + 1, 8);
@@ -274,8 +305,9 @@ static inline const op_t *plan_begin(Plan *p, Py_ssize_t i) {
 
 /* ------------------------------------------------------------------ the loop */
 
-/* a statement on a connection: its status; and whether the connection is lost */
-typedef int (*exec_fn)(void *conn, int kind, int idx, int np, const char *const *vals);
+/* a statement on a connection: its status (want: the rows a K_COUNT must count); and
+ * whether the connection is lost */
+typedef int (*exec_fn)(void *conn, int kind, int idx, int np, const char *const *vals, int64_t want);
 typedef int (*bad_fn)(void *conn);
 
 /* one operation of the plan, synchronously; the read and update of a
@@ -285,16 +317,16 @@ static int run_op(void *c, exec_fn ex, bad_fn bad, Plan *p, Py_ssize_t i) {
     const char *const *pa = p->params + op->p;
     if (op->kind != K_RMW) {
         p->in1[i] = p->in2[i] = -1;
-        return ex(c, op->kind, op->f1, op->np1, pa);
+        return ex(c, op->kind, op->f1, op->np1, pa, op->want);
     }
     int64_t t0 = now_ns();
-    int s1 = ex(c, K_READ, op->f1, op->np1, pa);
+    int s1 = ex(c, K_READ, op->f1, op->np1, pa, 0);
     int64_t tm = now_ns();
     if (s1 == ST_ERROR && bad(c)) {  /* no update on a lost connection */
         p->in1[i] = p->in2[i] = -1;
         return s1;
     }
-    int s2 = ex(c, K_UPDATE, op->f2, op->np2, pa + 1);
+    int s2 = ex(c, K_UPDATE, op->f2, op->np2, pa + 1, 0);
     p->in1[i] = tm - t0;
     p->in2[i] = now_ns() - tm;
     return s1 ? s1 : s2;
