@@ -338,7 +338,7 @@ def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
 
 
 def _latency_df(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{k: v for k, v in r.items() if k != "returns"} for r in rows]) if rows else None
+    return pd.DataFrame([{k: v for k, v in r.items() if k not in ("returns", "units")} for r in rows]) if rows else None
 
 
 def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: bool = False,

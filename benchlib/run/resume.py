@@ -31,7 +31,7 @@ import pandas as pd
 from .. import schema
 from ..params import Experiment, RunSpec
 from ..store import folders, parts
-from ..targets.base import make_target
+from ..targets.base import TargetError, make_target
 from ..workloads.base import KeptCounts, StepSpec
 from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
 from .recording import CHUNK_OPS
@@ -134,11 +134,12 @@ def check_loaded(workload, spec: RunSpec, data_dir: Path, res: Resume, steps: li
     if hasattr(target, "set_run_dir"):
         target.set_run_dir(res.run_dir)
     try:
-        target.start()
+        reach(target, spec)
         tables = workload.loaded_rows(target, kept)
+    except TargetError:
+        raise
     except Exception as e:  # noqa: BLE001 - whatever it is, the load cannot be trusted
-        first = str(e).strip().splitlines()
-        return f"its loaded table cannot be counted ({first[0] if first else type(e).__name__})"
+        return f"its loaded table cannot be counted ({_first_line(e)})"
     finally:
         try:
             target.stop()
@@ -147,6 +148,28 @@ def check_loaded(workload, spec: RunSpec, data_dir: Path, res: Resume, steps: li
     if tables is None:
         return "the workload cannot count its loaded rows"
     return next((why for t in tables if (why := t.why_not())), None)
+
+
+def reach(target, spec: RunSpec) -> None:
+    """The target started and answering; else TargetError (one line): a server that is
+    down says nothing about its tables, so the run folder stays as it is, to resume."""
+    try:
+        target.start()
+        conn = target.connect()
+        try:
+            if callable(getattr(conn, "ping", None)):
+                conn.ping()     # Redis connects on its first command
+        finally:
+            conn.close()
+    except Exception as e:  # noqa: BLE001 - whatever it is, the server cannot be asked
+        raise TargetError(f"{spec.run_id}: target {spec.target.name} cannot be reached "
+                          f"({_first_line(e)}); nothing ran, its run folder is kept: run the "
+                          "experiment again once it answers") from None
+
+
+def _first_line(e: BaseException) -> str:
+    first = str(e).strip().splitlines()
+    return first[0] if first else type(e).__name__
 
 
 def kept_counts(res: Resume, steps: list[StepSpec]) -> KeptCounts:
@@ -158,8 +181,8 @@ def kept_counts(res: Resume, steps: list[StepSpec]) -> KeptCounts:
     for rec in res.records:
         phase = by_name[rec["step"]].phase
         for r in rec["latency"]:
-            if phase == "load":
-                load[r["op"]] = load.get(r["op"], 0) + int(r.get("count") or 0)
+            if phase == "load":   # a batch that keeps its latency counts its rows as units
+                load[r["op"]] = load.get(r["op"], 0) + int(r["units"] if "units" in r else r.get("count") or 0)
             elif phase == "run":
                 per = runs.setdefault(r["op"], {})
                 for status, n in (r.get("returns") or {}).items():

@@ -84,9 +84,12 @@ def not_finished(results: dict) -> str | None:
     runs = results.get("runs")
     if runs is None or not len(runs) or "status" not in runs:
         return None
-    lines = [f"{r['run_id']}: {r['status']}" + (f" ({(r.get('meta') or {}).get('error')})"
-                                                 if (r.get("meta") or {}).get("error") else "")
-             for r in runs.to_dict("records") if r["status"] not in ("ok", "running")]
+    lines = []
+    for r in runs.to_dict("records"):
+        if r["status"] not in ("ok", "running"):
+            why = (r.get("meta") or {}).get("error") or ""
+            lines.append(f"{r['run_id']}: " + (why if why.startswith(r["status"]) else
+                                               f"{r['status']} ({why})" if why else r["status"]))
     return "\n".join(lines) or None
 
 

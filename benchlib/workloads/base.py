@@ -84,6 +84,8 @@ class LoadedTable:
         line = f"the loaded table {self.name} holds {self.rows:,} rows, the load counted {self.counted:,}"
         if self.rows < self.floor != self.counted:
             line += f" (the kept steps leave at least {self.floor:,})"
+        elif self.ceiling is not None and self.rows > self.ceiling != self.counted:
+            line += f" (the kept steps leave at most {self.ceiling:,}: another run used it?)"
         return line
 
 

@@ -121,7 +121,8 @@ class KvWorkload(Workload):
         """The store holds the prepare's inserts less its removes, plus the kept loops'
         inserts less their removes that returned OK; the loop that did not finish may have
         removed at most its logged removes (and a margin) and at most its stream of loaded
-        keys (:mod:`.plan`: its removes take those, then only keys it inserted itself)."""
+        keys (:mod:`.plan`: its removes take those, then only keys it inserted itself), and
+        inserted at most its logged inserts (and a margin)."""
         rows = binding(target.dialect).count_keys(target, self.p.table)
         if rows is None:
             return None
@@ -129,8 +130,9 @@ class KvWorkload(Workload):
         removed = kept.unfinished.get("DELETE", 0)
         if kept.unfinished_loop:
             removed = min(removed, len(range(kept.unfinished_loop - 1, self.p.keys_loaded, self.loops)))
-        floor = counted + kept.ok("INSERT") - kept.ok("DELETE") - removed
-        return [LoadedTable(self.p.table, rows, counted, max(floor, 0))]
+        after = counted + kept.ok("INSERT") - kept.ok("DELETE")
+        return [LoadedTable(self.p.table, rows, counted, max(after - removed, 0),
+                            after + kept.unfinished.get("INSERT", 0))]
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and op, how many found their key (OK) and how many

@@ -164,11 +164,14 @@ class YcsbWorkload(Workload):
 
     def loaded_rows(self, target, kept) -> list[LoadedTable] | None:
         """The table holds the loaded records and every insert that returned OK since
-        (no op removes one), and perhaps inserts of the loop that did not finish."""
+        (no op removes one), and at most the kept loops' and the unfinished loop's inserts
+        more (more: another run used the table)."""
         rows = binding_class(target.dialect.name).count_rows(target, self.cfg.table)
         if rows is None:
             return None
-        return [LoadedTable(self.cfg.table, rows, kept.load_ops, kept.load_ops + kept.ok("INSERT"))]
+        n, tried = kept.load_ops, sum(kept.runs.get("INSERT", {}).values())
+        return [LoadedTable(self.cfg.table, rows, n, n + kept.ok("INSERT"),
+                            n + tried + kept.unfinished.get("INSERT", 0))]
 
     def text_outputs(self, outcomes, intervals=None) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""
