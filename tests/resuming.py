@@ -126,3 +126,11 @@ def check_run_again(run_dir: Path, out: str, why: str) -> dict:
     assert list(steps["step"]) == meta["planned"] and set(steps["pid"]) == {meta["pid"]}
     assert len(list((run_dir.parent / ".attempts").iterdir())) == 1
     return meta
+
+
+def no_insert_failed(run_dir: Path) -> None:
+    """No step failed an operation: the resumed inserts found no key taken."""
+    steps = pd.read_parquet(run_dir / "steps.parquet")
+    assert (steps["failed"] == 0).all(), steps[["step", "failed"]]
+    lat = pd.read_parquet(run_dir / "latency.parquet")
+    assert (lat.loc[lat.op == "INSERT", "errors"] == 0).all()

@@ -6,9 +6,8 @@ from __future__ import annotations
 import sqlite3
 import uuid
 
-import pandas as pd
 import pytest
-from resuming import check_resumed, check_run_again, kill_and_resume
+from resuming import check_resumed, check_run_again, kill_and_resume, no_insert_failed
 from test_linkbench import lb_experiment
 from test_ybio import experiment as ybio_experiment
 
@@ -31,14 +30,6 @@ def ybio(name: str, url: str) -> dict:
 
 def linkbench(name: str, url: str) -> dict:
     return lb_experiment(name, url, run=RUN)
-
-
-def no_insert_failed(run_dir) -> None:
-    """No run loop failed an operation: the resumed inserts found no key taken."""
-    steps = pd.read_parquet(run_dir / "steps.parquet")
-    assert (steps["failed"] == 0).all(), steps[["step", "failed"]]
-    ret = pd.read_parquet(run_dir / "returns.parquet")
-    assert not len(ret[(ret.op == "INSERT") & (ret.status == "ERROR")])
 
 
 def _execute(url: str, run_dir, sql: str) -> None:
