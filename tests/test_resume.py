@@ -26,7 +26,7 @@ def test_a_killed_sqlite_run_resumes_at_its_loop(tmp_path):
 def test_a_killed_run_with_inserts_resumes_past_the_keys_it_inserted(tmp_path, pg_own_db):
     """The killed loop's inserts are in the table: the resumed loops' inserts claim keys
     past them (no duplicate key), and the check counts them (at least the kept ones')."""
-    exp = ycsb_experiment("reins", pg_own_db, readproportion=0.4, insertproportion=0.2,
+    exp = ycsb_experiment("reins", pg_own_db, readproportion=0.4, updateproportion=0.4, insertproportion=0.2,
                           requestdistribution="latest")
     run_dir, before, lat_before, out = kill_and_resume(tmp_path, exp)
     check_resumed(run_dir, before, lat_before, out)
