@@ -45,6 +45,9 @@ def header(res: dict, title: str):
         lines.append("\n".join(f"- **{n}**" + (f": *{described[n]}*" if described[n] else "")
                                for n in names))
     lines.append(f"**{headline(res)}**")
+    from ..summaries import not_finished
+    if note := not_finished(res):   # a killed or failed run: where it stopped
+        lines.append("\n".join(f"- {html.escape(line)}" for line in note.splitlines()))
     return Markdown("\n\n".join(lines))
 
 

@@ -118,10 +118,10 @@ class _Run:
     driver_rows: list[dict] = field(default_factory=list)
     outcomes: list[StepOutcome] = field(default_factory=list)
     engine_in_clients: bool = False
-    key_offset: int = 0     # keys a resumed run's inserts skip (those of the runs before)
+    key_state: dict | None = None   # a resumed run's insert counter: next key, holes (resume.restore)
     hw_done: int = 0        # hw_frames: the last step's only (the earlier ones' on disk) and these
 
-    def add(self, o: StepOutcome) -> None:
+    def add(self, o: StepOutcome, keys: dict | None = None) -> None:
         run_id = self.spec.run_id
         self.outcomes.append(o)
         self.steps_rows.append(_steps_row(run_id, o, self.engine_in_clients))
@@ -134,7 +134,7 @@ class _Run:
         self.hw_done = len(self.hw_frames)
         folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
         folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
-        resume.save_step(self.run_dir, o, lat, drivers, self.hw_frames)
+        resume.save_step(self.run_dir, o, lat, drivers, self.hw_frames, keys)
 
     def tables(self) -> dict:
         """The run's tables as they are now, as load_results would give them."""
@@ -170,7 +170,7 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
 
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
-    counter = open_key_counter(workload, steps, run.key_offset)
+    counter = open_key_counter(workload, steps, run.key_state)
     sources, owned = sources_for(exp, executor)
     try:
         return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
@@ -182,12 +182,16 @@ def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpe
             sources.close()
 
 
-def open_key_counter(workload, steps: list[StepSpec], offset: int = 0):
-    """The run's acknowledged-insert counter, shared by its run loops (each loop's
-    inserts go on where the previous one's stopped), or None."""
+def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None):
+    """The run's acknowledged-insert counter, shared by its run loops (each loop's inserts
+    go on where the previous one's stopped; a resumed run's where ``state`` says), or None."""
     start = workload.insert_counter_start()
     threads = max((s.threads for s in steps if s.phase == "run"), default=0)
-    return keycounter.create(start + offset, threads) if start is not None and threads else None
+    if start is None or not threads:
+        return None
+    state = state or {}   # a resumed run's: past the kept steps' claims and the killed one's
+    first = max(start, state.get("next") or start) + state.get("skip", 0)
+    return keycounter.create(first, threads, state.get("holes"))
 
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
@@ -210,7 +214,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
         finally:
             run.hw_frames.extend(sampler.stop(o))
         print(step_line(run.spec.run_id, o), file=out, flush=True)
-        run.add(o)   # its tables written: OSError when the disk is full
+        run.add(o, counter.state() if counter is not None else None)   # OSError: the disk is full
         if step_lines is not None:
             print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
         if o.status != "ok":
@@ -334,7 +338,7 @@ def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
 
 
 def _latency_df(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{k: v for k, v in r.items() if k != "returns"} for r in rows]) if rows else None
+    return pd.DataFrame([{k: v for k, v in r.items() if k not in ("returns", "units")} for r in rows]) if rows else None
 
 
 def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: bool = False,

@@ -8,9 +8,12 @@ returns, its drivers rows) as ``<step>.json`` and its hw rows as ``<step>.hw.par
 (the run's hw table is made of these at the end: no second of it stays in memory).
 
 A rerun keeps the finished steps when the run planned the same steps under the same
-parameters and the loaded table is there with at least the rows the load step counted
-(``Workload.loaded_rows``; run loops may have inserted more); otherwise one line says
-why and the whole run goes again, the old folder set aside in ``.attempts/``.
+parameters and each loaded table is there holding what the kept steps left
+(``Workload.loaded_rows``: the load's count, what the kept loops inserted and removed,
+what the loop that did not finish may have removed: :func:`kept_counts`); otherwise one
+line says why and the whole run goes again, the old folder set aside in ``.attempts/``.
+A resumed run's inserts go on past every key the killed run may have claimed
+(:func:`key_state`).
 """
 from __future__ import annotations
 
@@ -27,27 +30,31 @@ import pandas as pd
 
 from .. import schema
 from ..params import Experiment, RunSpec
-from ..store import folders
-from ..targets.base import make_target
-from ..workloads.base import StepSpec
+from ..store import folders, parts
+from ..targets.base import TargetError, make_target
+from ..workloads.base import KeptCounts, StepSpec
 from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
+from .recording import CHUNK_OPS
 from .step import StepOutcome
 
-PARTS = ".steps"
+PARTS = parts.PARTS
+TAIL_S = 10     # seconds a killed step may have run past its last logged second
 
 
 def save_step(run_dir: Path, o: StepOutcome, lat_rows: list[dict], driver_rows: list[dict],
-              hw_frames: list) -> None:
-    """What a rerun keeps of a finished step; its hw rows, which the hw table is made of."""
-    parts = Path(run_dir) / PARTS
-    parts.mkdir(exist_ok=True)
+              hw_frames: list, keys: dict | None = None) -> None:
+    """What a rerun keeps of a finished step (``keys``: the insert counter after it); its
+    hw rows, which the hw table is made of."""
+    folder = Path(run_dir) / PARTS
+    folder.mkdir(exist_ok=True)
     name = o.step.name
     if hw_frames:
-        folders.write_table(parts, f"{name}.hw", schema.conform_hw(pd.concat(hw_frames, ignore_index=True)))
+        folders.write_table(folder, f"{name}.hw", schema.conform_hw(pd.concat(hw_frames, ignore_index=True)))
     record = {"step": name, "started": o.started.isoformat(), "ended": o.ended.isoformat(),
               "secs": o.secs, "ops": o.ops, "errors": o.errors, "failed": o.failed,
-              "status": o.status, "error": o.error, "latency": lat_rows, "drivers": driver_rows}
-    folders.write_text(parts / f"{name}.json", json.dumps(record, default=_jsonable))
+              "status": o.status, "error": o.error, "latency": lat_rows, "drivers": driver_rows,
+              "keys": keys}
+    folders.write_text(folder / f"{name}.json", json.dumps(record, default=_jsonable))
 
 
 def _jsonable(v):
@@ -61,8 +68,7 @@ def _jsonable(v):
 def hw_table(run_dir: Path, more: list) -> pd.DataFrame | None:
     """The run's hw rows: each finished step's from ``.steps/`` in the order they ran,
     then ``more`` (a step's that did not finish)."""
-    parts = sorted((Path(run_dir) / PARTS).glob("*.hw.parquet"), key=lambda p: p.stat().st_mtime)
-    frames = [f for f in [*(pd.read_parquet(p) for p in parts), *more] if len(f)]
+    frames = [f for f in [*(pd.read_parquet(p) for p in parts.hw_parts(run_dir)), *more] if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
@@ -80,8 +86,7 @@ class Resume:
     kept: list[str]                      # the finished steps, in order
     steps_rows: list[dict]
     records: list[dict]                  # .steps/<step>.json of each kept step
-    extra_rows: int = 0                  # rows in the table beyond the load's (run inserts)
-    notes: list[str] = field(default_factory=list)
+    unfinished: dict[str, int] = field(default_factory=dict)   # op -> at most, the step not finished
 
     @property
     def load_row(self) -> dict | None:
@@ -114,36 +119,96 @@ def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepS
     if len(kept) == len(steps):
         return "every step finished, but not the run"
     records = [json.loads((run_dir / PARTS / f"{n}.json").read_text()) for n in kept]
-    return Resume(run_dir, folders.to_run_meta(meta, run_dir), kept, [done[n] for n in kept], records)
+    return Resume(run_dir, folders.to_run_meta(meta, run_dir), kept, [done[n] for n in kept], records,
+                  unfinished_ops(run_dir, steps[len(kept)].name))
 
 
-def check_loaded(exp: Experiment, spec: RunSpec, data_dir: Path, res: Resume) -> str | None:
-    """Why the loaded database cannot be trusted (one line), or None: the table is there
-    and holds at least the rows the load step counted (``res.extra_rows`` the more)."""
+def check_loaded(workload, spec: RunSpec, data_dir: Path, res: Resume, steps: list[StepSpec]) -> str | None:
+    """Why the loaded database cannot be trusted (one line), or None: each loaded table is
+    there holding what the kept steps left (``Workload.loaded_rows``)."""
     load = res.load_row
     if load is None:
         return None     # no load step (load.skip): the database is the user's
-    workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+    kept = kept_counts(res, steps)
     target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
     if hasattr(target, "set_run_dir"):
         target.set_run_dir(res.run_dir)
     try:
-        target.start()
-        rows = workload.loaded_rows(target)
+        reach(target, spec)
+        tables = workload.loaded_rows(target, kept)
+    except TargetError:
+        raise
     except Exception as e:  # noqa: BLE001 - whatever it is, the load cannot be trusted
-        first = str(e).strip().splitlines()
-        return f"its loaded table cannot be counted ({first[0] if first else type(e).__name__})"
+        return f"its loaded table cannot be counted ({_first_line(e)})"
     finally:
         try:
             target.stop()
         except Exception:  # noqa: BLE001
             pass
-    if rows is None:
+    if tables is None:
         return "the workload cannot count its loaded rows"
-    if rows < int(load["ops"]):
-        return f"its table holds {rows:,} rows, the load counted {int(load['ops']):,}"
-    res.extra_rows = rows - int(load["ops"])
-    return None
+    return next((why for t in tables if (why := t.why_not())), None)
+
+
+def reach(target, spec: RunSpec) -> None:
+    """The target started and answering; else TargetError (one line): a server that is
+    down says nothing about its tables, so the run folder stays as it is, to resume."""
+    try:
+        target.start()
+        conn = target.connect()
+        try:
+            if callable(getattr(conn, "ping", None)):
+                conn.ping()     # Redis connects on its first command
+        finally:
+            conn.close()
+    except Exception as e:  # noqa: BLE001 - whatever it is, the server cannot be asked
+        raise TargetError(f"{spec.run_id}: target {spec.target.name} cannot be reached "
+                          f"({_first_line(e)}); nothing ran, its run folder is kept: run the "
+                          "experiment again once it answers") from None
+
+
+def _first_line(e: BaseException) -> str:
+    first = str(e).strip().splitlines()
+    return first[0] if first else type(e).__name__
+
+
+def kept_counts(res: Resume, steps: list[StepSpec]) -> KeptCounts:
+    """What the kept steps did (the load's count per op, the kept loops' per op and
+    status) and at most what the step after them did (:func:`unfinished_ops`)."""
+    by_name = {s.name: s for s in steps}
+    load: dict[str, int] = {}
+    runs: dict[str, dict[str, int]] = {}
+    for rec in res.records:
+        phase = by_name[rec["step"]].phase
+        for r in rec["latency"]:
+            if phase == "load":   # a batch that keeps its latency counts its rows as units
+                load[r["op"]] = load.get(r["op"], 0) + int(r["units"] if "units" in r else r.get("count") or 0)
+            elif phase == "run":
+                per = runs.setdefault(r["op"], {})
+                for status, n in (r.get("returns") or {}).items():
+                    per[status] = per.get(status, 0) + int(n)
+    nxt = next((s for s in steps if s.name not in set(res.kept)), None)
+    return KeptCounts(int(res.load_row["ops"]), load, runs, res.unfinished,
+                      nxt.loop if nxt is not None and nxt.phase == "run" else None)
+
+
+def unfinished_ops(run_dir: Path, step: str) -> dict[str, int]:
+    """Per op, the most the step that did not finish can have run: its logged seconds,
+    and TAIL_S more of its busiest (the seconds a kill left unlogged)."""
+    import pyarrow.parquet as pq
+    table, total, peak = Path(run_dir) / "intervals.parquet", {}, {}
+    if table.exists():
+        lines = (b.to_pandas().to_dict("records")
+                 for b in pq.ParquetFile(table).iter_batches(batch_size=50_000))
+    else:
+        lines = folders.interval_log_lines(Path(run_dir) / folders.INTERVAL_LOG)
+    for line in lines:
+        for r in line:
+            if r.get("step") == step and r.get("ops") is not None:
+                op, n = r["op"], int(r["ops"])
+                total[op] = total.get(op, 0) + n
+                peak[op] = max(peak.get(op, 0), n)
+    return {op: n + TAIL_S * peak[op] for op, n in total.items()}
 
 
 def set_aside(run_dir: Path) -> None:
@@ -177,10 +242,19 @@ def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
         run.lat_rows.extend(rec["latency"])
         run.driver_rows.extend(rec["drivers"])
     run.steps_rows.extend(res.steps_rows)
-    # a killed loop's inserts may have claimed keys past those it acknowledged: at most
-    # one per thread, skipped (a few keys never inserted rather than a duplicate key)
-    run.key_offset = res.extra_rows + max((s.threads for s in steps if s.phase == "run"), default=0)
+    run.key_state = key_state(res, steps)
     return [s for s in steps if s.name not in set(res.kept)]
+
+
+def key_state(res: Resume, steps: list[StepSpec]) -> dict | None:
+    """Where a resumed run's inserts claim keys: past the kept steps' claims (their
+    counter as saved) and past all the unfinished step may have claimed — its logged
+    inserts and a margin (``unfinished``), and a chunk per thread drawn but not run — so
+    that no insert finds a key the killed run inserted. Its holes stay holes."""
+    saved = [r["keys"] for r in res.records if r.get("keys")]
+    threads = max((s.threads for s in steps if s.phase == "run"), default=0)
+    last = saved[-1] if saved else {"next": None, "holes": []}
+    return {**last, "skip": res.unfinished.get("INSERT", 0) + threads * CHUNK_OPS}
 
 
 def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, out) -> Resume | None:
@@ -189,7 +263,7 @@ def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, 
     workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
     steps = workload.steps(exp, spec)
     res = plan_resume(exp, spec, run_dir, steps, meta)
-    why = res if isinstance(res, str) else check_loaded(exp, spec, data_dir, res)
+    why = res if isinstance(res, str) else check_loaded(workload, spec, data_dir, res, steps)
     if why is not None:
         print(f"rerun  {spec.run_id}: not resumed: {why}; the whole run again", file=out, flush=True)
         return None

@@ -371,8 +371,9 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
         n_all = sum(m["returns"].values())
         n_err = sum(v for k, v in m["returns"].items() if k not in schema.NOT_ERROR_NAMES)
         s = measure.summarize(m["hdr"])
-        rows.append({"op": op, **s, "count": n_all, "errors": n_err,
-                     "hdr": measure.encode(m["hdr"]), "returns": m["returns"]})
+        row = {"op": op, **s, "count": n_all, "errors": n_err, "hdr": measure.encode(m["hdr"]),
+               "returns": m["returns"]}
+        rows.append(row)
         if m["intended_hdr"].get_total_count():
             si = measure.summarize(m["intended_hdr"])
             rows.append({"op": schema.intended(op), **si, "errors": n_err,
@@ -381,6 +382,7 @@ def latency_rows(client_results: list[measure.ClientResult], batch_units: dict |
             ops += n_all - sum(v for k, v in m["returns"].items() if k not in COMPLETED_NAMES)
         elif batch_units and batch_units.get(op, "") is None:
             ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
+            row["units"] = m["units"]   # (kept in .steps/, for a rerun's check of the load)
         # a batch that failed is an error of the step (its unit op counts records only)
         errors += n_err
     for op, inner in (compound_ops or {}).items():

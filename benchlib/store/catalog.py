@@ -140,7 +140,7 @@ def _set_aside_if_corrupt(path: Path) -> None:
 
 def list_runs(data_dir: Path | str, url: str | None = None):
     """The catalog's rows; a run still ``running`` whose process is gone shows as
-    ``abandoned`` (the next run of its experiment runs it again)."""
+    ``abandoned`` (the next run of its experiment resumes it, or runs it again)."""
     import pandas as pd
     try:
         eng = engine_for(data_dir, url)
@@ -157,7 +157,18 @@ def list_runs(data_dir: Path | str, url: str | None = None):
         df = _rows_from_folders(data_dir)
     running = df["status"] == "running"
     if running.any():
-        df.loc[running, "status"] = [
-            "abandoned" if results.is_run_dir(Path(p)) and results.looks_abandoned(Path(p)) else "running"
-            for p in df.loc[running, "path"]]
+        df.loc[running, "status"] = [_status_now(Path(p)) for p in df.loc[running, "path"]]
     return df
+
+
+def _status_now(run_dir: Path) -> str:
+    """A run the catalog lists as running: abandoned when its process is gone, else what
+    its meta says now (a killed run read since is ``interrupted``)."""
+    if not results.is_run_dir(run_dir):
+        return "running"
+    if results.looks_abandoned(run_dir):
+        return "abandoned"
+    try:
+        return results.read_meta(run_dir).get("status") or "running"
+    except results.ResultsError:
+        return "running"

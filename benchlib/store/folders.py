@@ -6,8 +6,7 @@ A run folder ``data/<experiment>/<run>/`` holds
                      host and DBMS facts, start/end times (passwords masked);
 - ``steps.parquet``, ``latency.parquet``, ``intervals.parquet``, ``hw.parquet``
                      the tidy tables of :mod:`benchlib.schema`;
-- ``intervals.jsonl`` while a run is going: a flushed line per completed second;
-- ``ycsb.txt``       the run in YCSB's text format, for existing YCSB scripts.
+- ``intervals.jsonl`` a line per completed second while it runs; ``.steps/`` its finished steps (:mod:`.parts`)
 
 Every file is written to a temporary name and renamed (no reader sees half a table),
 its owner's alone (0600; what a web server serves is for all: ``reports.html.publish``).
@@ -32,6 +31,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from .. import points, schema
+from . import parts
 from ..hw.roles import upgrade_hw
 from ..masking import mask_text
 from ..version import __version__
@@ -221,7 +221,7 @@ def read_table(run_dir: Path | str, name: str) -> pd.DataFrame:
         return schema.conform(name, df) if name in schema.TABLES else df
     if name == "intervals":
         return read_interval_log(run_dir)
-    return schema.empty(name)
+    return parts.read_hw(run_dir) if name == "hw" else schema.empty(name)   # a killed run's
 
 
 def extra_table_names(run_dir: Path | str) -> list[str]:
@@ -368,15 +368,15 @@ def looks_abandoned(run_dir: Path) -> bool:
 
 
 def recover_run(run_dir: Path | str) -> dict:
-    """Mark a run whose process died as failed, keeping every completed interval."""
+    """Mark a run whose process died interrupted, keeping every completed interval."""
     run_dir = Path(run_dir)
     meta = read_meta(run_dir)
     if meta.get("status") != "running" or _pid_alive(meta.get("pid"), meta.get("hostname")):
         return meta
     if not (run_dir / "intervals.parquet").exists():
         write_table(run_dir, "intervals", read_interval_log(run_dir))
-    meta["status"] = "failed"
-    meta.setdefault("error", "the benchmark process ended without finishing the run (killed?)")
+    meta["status"] = "interrupted"     # its finished steps are kept: a rerun resumes it
+    meta["error"] = meta.get("error") or parts.killed_error(run_dir, meta)
     meta["ended"] = meta.get("ended") or utcnow().isoformat()
     write_json(run_dir / META, meta)
     return meta

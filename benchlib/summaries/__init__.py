@@ -70,11 +70,27 @@ def summarize(results: dict, kind: str) -> str:
         return experiment_summary(results).text
     if kind == "loops":
         from .settling import loops_text
-        return loops_text(results)
+        return "\n".join(filter(None, [loops_text(results), not_finished(results)]))
     if kind not in LINE_KINDS:
         raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(KINDS)})")
     text = format_lines(summary_frame(results, kind), kind) or "(no steps)"
-    return "\n".join(filter(None, [text, hw_legend(results) if kind != "rt" else None]))
+    return "\n".join(filter(None, [text, hw_legend(results) if kind != "rt" else None,
+                                   not_finished(results)]))
+
+
+def not_finished(results: dict) -> str | None:
+    """A line per run that did not end ok (killed, interrupted, failed): its status and
+    why, so that the steps above it are read as the ones it finished."""
+    runs = results.get("runs")
+    if runs is None or not len(runs) or "status" not in runs:
+        return None
+    lines = []
+    for r in runs.to_dict("records"):
+        if r["status"] not in ("ok", "running"):
+            why = (r.get("meta") or {}).get("error") or ""
+            lines.append(f"{r['run_id']}: " + (why if why.startswith(r["status"]) else
+                                               f"{r['status']} ({why})" if why else r["status"]))
+    return "\n".join(lines) or None
 
 
 def step_lines(results: dict, run_id: str, step: str) -> str:

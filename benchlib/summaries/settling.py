@@ -77,7 +77,8 @@ def loop_figures(results: dict) -> pd.DataFrame:
     """One row per run loop of every run: ``experiment config run_id step loop ops_s
     p99_<OP>… cpu_us_op io_kb_op``, in loop order."""
     st = step_stats(results)
-    st = st[st["phase"] == "run"].copy()
+    finished = st["status"] == "ok" if "status" in st else True   # an interrupted loop: partial figures
+    st = st[(st["phase"] == "run") & finished].copy()
     if not len(st):
         return pd.DataFrame(columns=["experiment", "config", "run_id", "step", "loop", "ops_s"])
     ops = st["ops"].where(st["ops"] > 0)

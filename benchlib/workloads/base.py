@@ -50,6 +50,46 @@ def load_chunk_records(max_ops: int, batch_size: int, left: int, record_bytes: i
 
 
 @dataclass
+class KeptCounts:
+    """What a resumed run's kept steps did, for :meth:`Workload.loaded_rows`: the load
+    step's count per op (records, a batch's units), the kept run loops' counts per op and
+    status (``returns``), and for the loop that did not finish an upper bound of each op's
+    count (its logged seconds and a margin for those not logged) and its number."""
+
+    load_ops: int
+    load: dict[str, int]
+    runs: dict[str, dict[str, int]]
+    unfinished: dict[str, int]
+    unfinished_loop: int | None = None
+
+    def ok(self, op: str) -> int:
+        """The kept run loops' ``op`` that returned OK (an insert that inserted)."""
+        return int(self.runs.get(op, {}).get("OK", 0))
+
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """One loaded table as a rerun finds it (:meth:`Workload.loaded_rows`)."""
+
+    name: str
+    rows: int            # what it holds now
+    counted: int         # what the load step counted
+    floor: int           # the fewest it may hold after the kept steps and the unfinished one
+    ceiling: int | None = None   # the most (None: run loops may insert without bound)
+
+    def why_not(self) -> str | None:
+        """One line when the table is not the one the kept steps left, else None."""
+        if self.floor <= self.rows and (self.ceiling is None or self.rows <= self.ceiling):
+            return None
+        line = f"the loaded table {self.name} holds {self.rows:,} rows, the load counted {self.counted:,}"
+        if self.rows < self.floor != self.counted:
+            line += f" (the kept steps leave at least {self.floor:,})"
+        elif self.ceiling is not None and self.rows > self.ceiling != self.counted:
+            line += f" (the kept steps leave at most {self.ceiling:,}: another run used it?)"
+        return line
+
+
+@dataclass
 class Chunk:
     codes: Sequence[int]           # operation codes, in the order they run
     args: Sequence[tuple]          # the arguments of each operation
@@ -197,9 +237,11 @@ class Workload:
         counter (:mod:`.keycounter`); None: the workload has none."""
         return None
 
-    def loaded_rows(self, target) -> int | None:
-        """The rows its loaded table holds now (a rerun keeps a load that holds at least
-        the rows the load step counted); None: it cannot tell, and the run goes again."""
+    def loaded_rows(self, target, kept: KeptCounts) -> list[LoadedTable] | None:
+        """Each loaded table's rows now beside what the load step counted and the fewest
+        (and most, where that is known) it may hold after the steps ``kept`` and the one
+        that did not finish: a rerun resumes only when every table is within them.
+        None: it cannot tell (no table to count), and the run goes again."""
         return None
 
     def steps(self, exp, spec) -> list[StepSpec]:

@@ -115,6 +115,14 @@ class KeyCounter:
             self.a[j], self.a[j + 1], self.a[1] = lo, hi, n + 1
             firsts[s] = (-1, -1)
 
+    def state(self) -> dict:
+        """What a resumed run's counter goes on from (saved with each finished step): the
+        next key to claim, and the holes — the claimed blocks no insert reached so far
+        among them (as :meth:`settle` would make them)."""
+        firsts = self.a[_HEAD:_HEAD + 2 * self.slots].reshape(-1, 2)
+        pending = [[int(lo), int(hi)] for lo, hi in firsts.tolist() if lo >= 0]
+        return {"next": int(self.a[0]), "holes": self.holes().tolist() + pending}
+
     def keynums(self, v: np.ndarray) -> np.ndarray:
         """Counter values as key numbers: a private counter's new keys in its own range."""
         if not self.region:
@@ -148,13 +156,19 @@ def _size(slots: int) -> int:
     return 8 * (_HEAD + 2 * slots + 2 * HOLE_RANGES)
 
 
-def create(start: int, slots: int) -> KeyCounter:
-    """The controller's: a run's counter, new keys from ``start``, one slot per client thread."""
+def create(start: int, slots: int, holes: list | None = None) -> KeyCounter:
+    """The controller's: a run's counter, new keys from ``start``, one slot per client
+    thread; ``holes``: ranges of keys below it never inserted (a resumed run's)."""
     shm = shared_memory.SharedMemory(create=True, size=_size(slots))
     c = KeyCounter(shm.buf, slots, shm)
     c.a[:] = -1
     c.a[0], c.a[1], c.a[2] = start, 0, slots
     c.base = start
+    holes = (holes or [])[-HOLE_RANGES:]
+    if holes:
+        at = _HEAD + 2 * slots
+        c.a[at:at + 2 * len(holes)] = np.asarray(holes, dtype=np.int64).ravel()
+        c.a[1] = len(holes)
     with _attach_lock:
         _attached[shm.name] = c      # a client in this very process attaches to it as it is
     return c

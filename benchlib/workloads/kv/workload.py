@@ -26,7 +26,7 @@ import numpy as np
 
 from ... import schema
 from .. import keycounter
-from ..base import Chunk, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
+from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
 from ..generators import ValuePool
 from ..reconnect import Reconnecting, ReconnectingClient
 from .bindings import BINDINGS, binding, native_missing, open_binding, prepare_args
@@ -116,6 +116,23 @@ class KvWorkload(Workload):
     def insert_counter_start(self) -> int:
         """Run inserts claim fresh keys from keys_loaded on (the share the prepare left out first)."""
         return self.p.keys_loaded
+
+    def loaded_rows(self, target, kept) -> list[LoadedTable] | None:
+        """The store holds the prepare's inserts less its removes, plus the kept loops'
+        inserts less their removes that returned OK; the loop that did not finish may have
+        removed at most its logged removes (and a margin) and at most its stream of loaded
+        keys (:mod:`.plan`: its removes take those, then only keys it inserted itself), and
+        inserted at most its logged inserts (and a margin)."""
+        rows = binding(target.dialect).count_keys(target, self.p.table)
+        if rows is None:
+            return None
+        counted = kept.load.get("INSERT", 0) - kept.load.get("DELETE", 0)
+        removed = kept.unfinished.get("DELETE", 0)
+        if kept.unfinished_loop:
+            removed = min(removed, len(range(kept.unfinished_loop - 1, self.p.keys_loaded, self.loops)))
+        after = counted + kept.ok("INSERT") - kept.ok("DELETE")
+        return [LoadedTable(self.p.table, rows, counted, max(after - removed, 0),
+                            after + kept.unfinished.get("INSERT", 0))]
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and op, how many found their key (OK) and how many

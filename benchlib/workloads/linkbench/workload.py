@@ -15,7 +15,7 @@ import os
 import pandas as pd
 
 from ... import schema
-from ..base import StepSpec, Workload
+from ..base import LoadedTable, StepSpec, Workload
 from .bindings import BINDINGS, binding
 from .dists import Graph
 from .load import LoadClient
@@ -128,6 +128,31 @@ class LinkBenchWorkload(Workload):
             return int(cur.fetchone()[0])
         finally:
             conn.close()
+
+    def loaded_rows(self, target, kept) -> list[LoadedTable]:
+        """The node table: the loaded nodes, plus ADD_NODE and less DELETE_NODE that
+        returned OK in the kept loops, less the unfinished loop's DELETE_NODE at most. The
+        link table: the loaded links and every link inserted since (ADD_LINK OK, UPDATE_LINK
+        RETRY: it found none and added it); a DELETE_LINK hides a link, never removes it.
+        At most those and what the unfinished loop's ADD_NODE, ADD_LINK and UPDATE_LINK added."""
+        st = binding(target.dialect, self.p)
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            rows = []
+            for table in (st.node, st.link):
+                cur.execute(f"SELECT COUNT(*) FROM {table}")
+                rows.append(int(cur.fetchone()[0]))
+        finally:
+            conn.close()
+        nodes, links = kept.load.get("LOAD_NODE_BULK", 0), kept.load.get("LOAD_LINKS_BULK", 0)
+        node_after = nodes + kept.ok("ADD_NODE") - kept.ok("DELETE_NODE")
+        link_after = links + kept.ok("ADD_LINK") + kept.runs.get("UPDATE_LINK", {}).get("RETRY", 0)
+        more = kept.unfinished.get   # what the unfinished loop may have added
+        return [LoadedTable(self.p.nodetable, rows[0], nodes, max(node_after - more("DELETE_NODE", 0), 0),
+                            node_after + more("ADD_NODE", 0)),
+                LoadedTable(self.p.linktable, rows[1], links, link_after,
+                            link_after + more("ADD_LINK", 0) + more("UPDATE_LINK", 0))]
 
     # ------------------------------------------------------------ clients
     def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):

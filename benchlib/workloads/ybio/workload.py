@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...targets.base import TargetError
 from ... import schema
-from ..base import StepSpec, Workload
+from ..base import LoadedTable, StepSpec, Workload
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
@@ -176,6 +176,13 @@ class YbioWorkload(Workload):
         finally:
             conn.close()
         return rows, scratch, total
+
+    def loaded_rows(self, target, kept) -> list[LoadedTable]:
+        """The run loops read and update rows, never insert or delete one: the tables hold
+        what the load counted (at least that when it loaded into tables kept, recreate: false)."""
+        names, n = self.tables(), kept.load_ops
+        name = names[0] if len(names) == 1 else f"{names[0]}..{names[-1]}"
+        return [LoadedTable(name, self.count(target)[0], n, n, n if self.params.recreate else None)]
 
     # --- the client processes
     def client(self, step, endpoint, index, total, seed, batch_size=1000):

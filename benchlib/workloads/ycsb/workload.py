@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import schema
 from .. import keycounter
-from ..base import Chunk, StepSpec, Workload, WorkloadClient, load_chunk_records
+from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records
 from ..generators import ValuePool, build_key_names
 from .bindings import BINDINGS, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
@@ -162,8 +162,16 @@ class YcsbWorkload(Workload):
         """Run-phase inserts claim keys from recordcount on (YCSB's transaction counter)."""
         return int(self.core.recordcount)
 
-    def loaded_rows(self, target) -> int | None:
-        return binding_class(target.dialect.name).count_rows(target, self.cfg.table)
+    def loaded_rows(self, target, kept) -> list[LoadedTable] | None:
+        """The table holds the loaded records and every insert that returned OK since
+        (no op removes one), and at most the kept loops' and the unfinished loop's inserts
+        more (more: another run used the table)."""
+        rows = binding_class(target.dialect.name).count_rows(target, self.cfg.table)
+        if rows is None:
+            return None
+        n, tried = kept.load_ops, sum(kept.runs.get("INSERT", {}).values())
+        return [LoadedTable(self.cfg.table, rows, n, n + kept.ok("INSERT"),
+                            n + tried + kept.unfinished.get("INSERT", 0))]
 
     def text_outputs(self, outcomes, intervals=None) -> dict[str, str]:
         """Each step in YCSB's own text format, for existing YCSB scripts."""

@@ -77,6 +77,18 @@ class RedisKv:
     def after_load(cls, target, table: str) -> None:
         pass
 
+    @classmethod
+    def count_keys(cls, target, table: str) -> int:
+        """The data keys under the table's prefix (its index aside), counted by SCAN:
+        what a rerun checks its load by (the index alone would miss keys deleted by hand)."""
+        conn = target.connect()
+        try:
+            index = {index_key(table), index_key(table).encode()}   # str or bytes replies
+            return sum(1 for k in conn.scan_iter(match=cls.key_prefix(table) + "*", count=5000)
+                       if k not in index)
+        finally:
+            conn.close()
+
     def __init__(self, r, table: str):
         self.r, self.index = r, index_key(table)
         self.conn = r.connection_pool.get_connection()

@@ -58,6 +58,17 @@ class SqlKv:
         """Nothing by default (a dialect whose planner wants fresh statistics says so)."""
 
     @classmethod
+    def count_keys(cls, target, table: str) -> int:
+        """The table's rows (a rerun's check of its load); the driver's error if it is gone."""
+        conn = target.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(SqlStatements(target.dialect, table).count)
+            return int(cur.fetchone()[0])
+        finally:
+            conn.close()
+
+    @classmethod
     def _statement(cls, target, sql: str) -> None:
         conn = target.connect()
         try:

@@ -1,0 +1,136 @@
+"""Kill a run with SIGKILL in a later loop and run its experiment again: what the resume
+tests of every workload share (tests/test_resume.py, tests/test_resume_workloads.py)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from benchlib import load_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, **kw):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "benchlib.cli", *map(str, args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def wait_for_loop(exp_dir: Path, step: str, proc, timeout=180) -> Path:
+    """The run folder, once its interval log has a second of ``step`` (the steps before
+    it ended)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        for log in exp_dir.glob("*/intervals.jsonl"):
+            if f'"{step}"' in log.read_text():
+                return log.parent
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended (exit {proc.returncode}): {proc.stderr.read()[-2000:]}")
+        time.sleep(0.05)
+    raise AssertionError(f"no second of {step} in {timeout} s")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def kill_and_resume(tmp_path, exp: dict, before_kill=lambda: None, after_kill=lambda run_dir: None,
+                    at: str = "r.L4"):
+    """Run ``exp``, SIGKILL it once loop ``at`` has a second, then run it again (exit 0):
+    (run folder, its steps and latency tables as the kill left them, the rerun's output)."""
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    data = tmp_path / "data"
+    proc = cli("run", path, "--data-dir", data, "--no-progress", start_new_session=True)
+    run_dir = wait_for_loop(data / exp["experiment"], at, proc)
+    before_kill()
+    proc.kill()                                  # SIGKILL: nothing of it runs after this
+    proc.communicate(timeout=60)
+    after_kill(run_dir)
+    check_killed(run_dir, at)
+    before = pd.read_parquet(run_dir / "steps.parquet")
+    lat_before = pd.read_parquet(run_dir / "latency.parquet")
+    again = cli("run", path, "--data-dir", data, "--no-progress")
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, out + err
+    return run_dir, before, lat_before, out + err
+
+
+def check_killed(run_dir: Path, at: str) -> None:
+    """Before its rerun a killed run reads as interrupted in ``at``: its finished steps'
+    rows and hw rows are there, and its summary says where it stopped."""
+    summary = cli("summary", run_dir)
+    out, err = summary.communicate(timeout=120)
+    assert summary.returncode == 0 and "Traceback" not in err, err
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "interrupted" and f"during {at}" in meta["error"], meta["error"]
+    assert f"{meta['run_id']}: interrupted (killed" in out, out
+    t = load_results(run_dir)
+    kept = meta["planned"][:meta["planned"].index(at)]
+    assert list(t["steps"]["step"]) == kept and (t["steps"]["status"] == "ok").all()
+    assert set(t["hw"]["step"]) >= {s for s in kept if s.startswith("r.")}
+
+
+def check_resumed(run_dir: Path, before: pd.DataFrame, lat_before: pd.DataFrame, out: str,
+                  at: str = "r.L4") -> dict:
+    """The steps before ``at`` kept as they were (rows, timestamps, histograms), ``at`` and
+    the rest run by the rerun's process, the run ok, its meta saying it was resumed."""
+    assert "resume " in out and "keeps l.pre" in out, out
+    t = load_results(run_dir)
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "ok"
+    assert len(meta["resumptions"]) == 1 and meta["resumptions"][0]["from"] == at
+    steps = t["steps"].set_index("step")
+    planned = meta["planned"]
+    assert list(steps.index) == planned
+    kept, rerun = planned[:planned.index(at)], planned[planned.index(at):]
+    old = before.set_index("step").loc[kept]
+    for col in ("started", "ended", "secs", "ops", "errors", "pid", "client_cpu_s"):
+        assert steps.loc[kept, col].tolist() == old[col].tolist(), col
+    assert (steps["status"] == "ok").all()
+    # the loops run again by another process than the kept ones
+    assert set(steps.loc[rerun, "pid"]) == {meta["pid"]} != set(old["pid"])
+    lat = t["latency"][t["latency"].step.isin(kept)].set_index(["step", "op"]).sort_index()
+    lat_old = lat_before[lat_before.step.isin(kept)].set_index(["step", "op"]).sort_index()
+    assert lat["hdr"].tolist() == lat_old["hdr"].tolist() and len(lat)
+    assert lat["count"].tolist() == lat_old["count"].tolist()
+    iv = t["intervals"]
+    loops = [s for s in planned if s.startswith("r.")]
+    assert set(iv["step"]) >= {"l.pre", *loops}
+    assert (iv.groupby("step")["ops"].sum().loc[loops] > 0).all()
+    assert set(t["hw"]["step"]) >= {s for s in kept if s.startswith("r.")}
+    assert not (run_dir / ".steps").exists() and not (run_dir / "intervals.jsonl").exists()
+    return meta
+
+
+def check_run_again(run_dir: Path, out: str, why: str) -> dict:
+    """The rerun said in one line why it could not resume, and ran the whole run again
+    (the killed attempt set aside in .attempts/)."""
+    lines = [ln for ln in out.splitlines() if "not resumed" in ln]
+    assert len(lines) == 1 and why in lines[0] and lines[0].endswith("the whole run again"), out
+    assert "resume " not in out
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "ok" and not meta.get("resumptions")
+    steps = load_results(run_dir)["steps"]
+    assert list(steps["step"]) == meta["planned"] and set(steps["pid"]) == {meta["pid"]}
+    assert len(list((run_dir.parent / ".attempts").iterdir())) == 1
+    return meta
+
+
+def no_insert_failed(run_dir: Path) -> None:
+    """No step failed an operation: the resumed inserts found no key taken."""
+    steps = pd.read_parquet(run_dir / "steps.parquet")
+    assert (steps["failed"] == 0).all(), steps[["step", "failed"]]
+    lat = pd.read_parquet(run_dir / "latency.parquet")
+    assert (lat.loc[lat.op == "INSERT", "errors"] == 0).all()

@@ -1,0 +1,102 @@
+"""kv, ybio and LinkBench killed in loop 4 of 6 and run again: on the loaded tables the
+kept steps left they resume (loops 1-3 kept, 4-6 run, no insert finding a key the killed
+loop inserted); on a table changed meanwhile they say so in one line and run again whole."""
+from __future__ import annotations
+
+import sqlite3
+import uuid
+
+import pytest
+from resuming import check_resumed, check_run_again, kill_and_resume, no_insert_failed
+from test_linkbench import lb_experiment
+from test_ybio import experiment as ybio_experiment
+
+RUN = {"threads": [2], "processes": 1, "loops": 6, "loop_secs": 2, "status_interval_s": 60}
+
+
+def kv_experiment(name: str, url: str, table: str) -> dict:
+    return {"experiment": name, "workload": "kv", "seed": 5,
+            "properties": {"table": table, "key_count": 3000, "prepare_insert_ratio": 0.1,
+                           "prepare_remove_ratio": 0.1, "read": 0.6, "insert": 0.2,
+                           "remove": 0.1, "update": 0.1},
+            "targets": [{"name": name, "url": url}], "load": {"threads": 1, "batch_size": 500},
+            "run": RUN}
+
+
+def ybio(name: str, url: str) -> dict:
+    exp = ybio_experiment(name, url, pct_update=50)
+    return {**exp, "run": {**RUN, "threads": [1]}}
+
+
+def linkbench(name: str, url: str) -> dict:
+    return lb_experiment(name, url, run=RUN)
+
+
+def _execute(url: str, run_dir, sql: str) -> None:
+    """A statement on the run's database: its SQLite file, or the PostgreSQL URL's."""
+    if url == "sqlite":
+        with sqlite3.connect(run_dir / "db.sqlite") as c:
+            c.execute(sql)
+        return
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(sql)
+
+
+@pytest.mark.slow
+def test_kv_on_sqlite_resumes_with_inserts_and_removes(tmp_path):
+    run_dir, *rest = kill_and_resume(tmp_path, kv_experiment("rkv", "sqlite", "resumeall_kv"))
+    check_resumed(run_dir, *rest)
+    no_insert_failed(run_dir)
+
+
+@pytest.mark.slow
+def test_kv_on_redis_resumes(tmp_path, redis_url):
+    import redis
+    table = "resumeall_" + uuid.uuid4().hex[:8]
+    try:
+        run_dir, *rest = kill_and_resume(tmp_path, kv_experiment("rkvr", redis_url, table))
+        check_resumed(run_dir, *rest)
+        no_insert_failed(run_dir)
+    finally:
+        r = redis.Redis.from_url(redis_url)
+        for k in r.scan_iter(match=f"{table}:*", count=5000):
+            r.unlink(k)
+
+
+@pytest.mark.slow
+def test_kv_on_postgres_with_rows_deleted_runs_again(tmp_path, pg_own_db):
+    def delete_half(run_dir):
+        _execute(pg_own_db, run_dir, "DELETE FROM resumeall_kvpg WHERE k < '8'")
+    run_dir, _, _, out = kill_and_resume(tmp_path, kv_experiment("rkvpg", pg_own_db, "resumeall_kvpg"),
+                                         after_kill=delete_half)
+    check_run_again(run_dir, out, "the loaded table resumeall_kvpg holds")
+
+
+@pytest.mark.slow
+def test_ybio_on_sqlite_resumes(tmp_path):
+    run_dir, *rest = kill_and_resume(tmp_path, ybio("rybio", "sqlite"))
+    check_resumed(run_dir, *rest)
+
+
+@pytest.mark.slow
+def test_ybio_on_postgres_with_its_table_dropped_runs_again(tmp_path, pg_own_db):
+    exp = ybio("rybiopg", pg_own_db)
+    table = exp["properties"]["tab_prefix"] + "0001"
+    run_dir, _, _, out = kill_and_resume(
+        tmp_path, exp, after_kill=lambda rd: _execute(pg_own_db, rd, f'DROP TABLE "{table}"'))
+    check_run_again(run_dir, out, "its loaded table cannot be counted")
+
+
+@pytest.mark.slow
+def test_linkbench_on_postgres_resumes(tmp_path, pg_own_db):
+    run_dir, *rest = kill_and_resume(tmp_path, linkbench("rlb", pg_own_db))
+    check_resumed(run_dir, *rest)
+
+
+@pytest.mark.slow
+def test_linkbench_on_sqlite_with_nodes_deleted_runs_again(tmp_path):
+    run_dir, _, _, out = kill_and_resume(
+        tmp_path, linkbench("rlbsq", "sqlite"),
+        after_kill=lambda rd: _execute("sqlite", rd, "DELETE FROM nodetable WHERE id % 2 = 0"))
+    check_run_again(run_dir, out, "the loaded table nodetable holds")
