@@ -174,9 +174,8 @@ def _driver_rows(step: StepSpec, clients, results: list[measure.ClientResult], b
         rows.append({"step": step.name, "client": pl.client, "executor": clients.executor,
                      "host": pl.host or r.host, "worker": pl.worker, "pid": pl.pid,
                      "threads": threads, "ops": ops, "errors": errors, "cpu_s": r.cpu_s,
-                     "rss_gb": r.rss_bytes / 2**30 if r.rss_bytes else None,
-                     "voluntary_switches": r.voluntary_switches,
-                     "involuntary_switches": r.involuntary_switches, "error": r.error})
+                     "rss_gb": r.rss_bytes / 2**30 if r.rss_bytes else None, "error": r.error,
+                     "voluntary_switches": r.voluntary_switches, "involuntary_switches": r.involuntary_switches})
     return rows
 
 
