@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -161,7 +162,7 @@ def _write_outputs(run: RunRows, workload) -> None:
         folders.write_table(run_dir, "hw", hw)
     if run.driver_rows:
         folders.write_table(run_dir, "drivers", schema.conform("drivers", pd.DataFrame(run.driver_rows)))
-    for name, text in workload.text_outputs(run.outcomes, intervals=lambda: interval_rows(run_dir)).items():
+    for name, text in workload.text_outputs(run.outcomes, intervals=partial(interval_rows, run_dir)).items():
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
