@@ -185,7 +185,6 @@ def trace_steps(workload: str, url: str, minutes: int, data: Path, loop_secs: in
     exp = load_experiment(exp_file)
     preflight(exp, data)
     libc, me, prev, rows = ctypes.CDLL("libc.so.6"), psutil.Process(), None, []
-    print(f"pyarrow's pool: {pa.default_memory_pool().backend_name}", flush=True)
     if frames:      # slows the controller several times over: its loops run late
         tracemalloc.start(frames)
 
@@ -213,6 +212,7 @@ def trace_steps(workload: str, url: str, minutes: int, data: Path, loop_secs: in
         return text
     run_experiment(exp, data, out=io.StringIO(), progress=False, step_lines=traced)
     tracemalloc.stop()
+    print(f"pyarrow's pool: {pa.default_memory_pool().backend_name}")
     runs = [r for r in rows if r["step"].startswith("r.")]
     if len(runs) > 2:
         n = len(runs) - 2

@@ -36,7 +36,7 @@ from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
-from .runrows import RunRows, controller_memory, give_back
+from .runrows import RunRows, give_back
 from .step import StepOutcome, run_step
 
 
@@ -275,7 +275,6 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
     """Run every point of the experiment's matrix; finished runs are skipped unless force."""
     data_dir = Path(data_dir)
     exp_dir = data_dir / exp.experiment
-    controller_memory()   # freed arrow buffers given back, not kept a step at a time
     try:
         exp_dir.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):

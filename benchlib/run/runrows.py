@@ -9,10 +9,11 @@ still reads (the driver path); the clients' own histograms and the hw frames are
 dropped once the step's rows are written (:meth:`RunRows.add`). A step's summary
 lines are made of that step's rows alone (:meth:`RunRows.tables` with ``step``).
 
-Memory given back: pyarrow's default pool (mimalloc) kept the pages of each step's
-parquet writes, ~1 MB a step, and the C allocator its freed arenas; the controller
-uses the system allocator for arrow (:func:`controller_memory`) and trims it after
-each step (BENCHMARKS.md, "The cost of length").
+Memory given back: arrow's default pool (mimalloc, which the parquet reader and
+writer use whatever ``pa.set_memory_pool`` says) kept the pages of the steps' parquet
+writes, 2 MB at a time; the controller asks it to give back what it does not use after
+each step, and the C allocator likewise (:func:`give_back`; BENCHMARKS.md, "The cost
+of length").
 """
 from __future__ import annotations
 
@@ -31,16 +32,10 @@ from .interval_log import IntervalLog
 from .step import StepOutcome
 
 
-def controller_memory() -> None:
-    """Arrow's allocations in this process from the system allocator (a freed buffer
-    goes back to malloc, which :func:`give_back` trims), not mimalloc's retained pages."""
-    if pa.default_memory_pool().backend_name != "system":
-        pa.set_memory_pool(pa.system_memory_pool())
-
-
 def give_back() -> None:
-    """The C allocator's free pages back to the system (glibc's malloc_trim; elsewhere
-    nothing)."""
+    """What arrow's default pool and the C allocator hold unused, back to the system
+    (mimalloc's collect, glibc's malloc_trim; elsewhere what the platform has)."""
+    pa.default_memory_pool().release_unused()
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):
