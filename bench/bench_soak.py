@@ -14,6 +14,12 @@ operation per second: the folder's bytes / (run seconds × operations in the mix
     .venv/bin/python bench/bench_soak.py [--workload ycsb|linkbench] [--minutes 30]
         [--url sqlite] [--every 5] [--loop-secs 60] [--status-interval 10] [--keep]
 
+``--trace-steps`` runs the controller in this process instead (no samples of another
+process): at each step's end, after its tables and summary lines, its RSS, its RSS
+after ``malloc_trim`` (what the C allocator held but could give back: fragmentation),
+the Python heap (tracemalloc), pyarrow's pool, how many objects the collector tracks,
+and the lines of code whose allocations grew most since the previous step.
+
 ``--interval-log SECONDS`` measures instead what the controller's interval log holds in
 memory after that many seconds of 10 operations (tracemalloc), in this process.
 """
@@ -161,6 +167,60 @@ def interval_log_memory(seconds: int, ops: int = 10) -> None:
           f"{held / (seconds * ops):.0f} B per op-second")
 
 
+def trace_steps(workload: str, url: str, minutes: int, data: Path, loop_secs: int,
+                frames: int = 4, top: int = 8) -> None:
+    """The controller's memory at each step's end, measured in this process."""
+    import ctypes
+    import gc
+    import io
+    import tracemalloc
+
+    import pyarrow as pa
+
+    from benchlib.params import load_experiment
+    from benchlib.run.experiment import preflight, run_experiment
+    from benchlib.summaries import step_lines
+    exp_file = data / f"{workload}.yaml"
+    exp_file.write_text(yaml.safe_dump(experiment(workload, url, minutes, data, loop_secs)))
+    exp = load_experiment(exp_file)
+    preflight(exp, data)
+    libc, me, prev, rows = ctypes.CDLL("libc.so.6"), psutil.Process(), None, []
+    if frames:      # slows the controller several times over: its loops run late
+        tracemalloc.start(frames)
+
+    def traced(results: dict, run_id: str, step: str) -> str:
+        nonlocal prev
+        text = step_lines(results, run_id, step)
+        del results
+        gc.collect()
+        rss0 = me.memory_info().rss
+        libc.malloc_trim(0)
+        snap = tracemalloc.take_snapshot().filter_traces(
+            [tracemalloc.Filter(False, tracemalloc.__file__)]) if frames else None
+        row = {"step": step, "rss_mb": rss0 / MB, "trimmed_mb": me.memory_info().rss / MB,
+               "py_mb": tracemalloc.get_traced_memory()[0] / MB,
+               "arrow_mb": pa.total_allocated_bytes() / MB, "objects": len(gc.get_objects())}
+        rows.append(row)
+        print(" ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()),
+              flush=True)
+        if prev is not None and snap is not None:
+            for d in snap.compare_to(prev, "traceback")[:top]:
+                if d.size_diff > 2048:
+                    print(f"    {d.size_diff / 1024:+9.1f} KiB {d.count_diff:+6d} blocks  "
+                          + " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in d.traceback))
+        prev = snap
+        return text
+    run_experiment(exp, data, out=io.StringIO(), progress=False, step_lines=traced)
+    tracemalloc.stop()
+    print(f"pyarrow's pool: {pa.default_memory_pool().backend_name}")
+    runs = [r for r in rows if r["step"].startswith("r.")]
+    if len(runs) > 2:
+        n = len(runs) - 2
+        print("per step from the 2nd loop to the last: " + ", ".join(
+            f"{k} {(runs[-1][k] - runs[1][k]) / n:+.3f}" for k in ("rss_mb", "trimmed_mb", "py_mb",
+                                                                    "arrow_mb", "objects")))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workload", choices=sorted(PROPS), default="ycsb")
@@ -172,10 +232,17 @@ def main() -> None:
                     help="the run's status_interval_s (its default: 10)")
     ap.add_argument("--keep", action="store_true", help="keep the data folder (its path printed)")
     ap.add_argument("--interval-log", type=int, metavar="SECONDS")
+    ap.add_argument("--trace-steps", action="store_true",
+                    help="the controller in this process: its memory at each step's end")
+    ap.add_argument("--frames", type=int, default=4,
+                    help="with --trace-steps: tracemalloc's frames per allocation (0: no tracemalloc)")
     a = ap.parse_args()
     if a.interval_log:
         return interval_log_memory(a.interval_log)
     data = Path(tempfile.mkdtemp(prefix="benchlib-soak-"))
+    if a.trace_steps:
+        trace_steps(a.workload, a.url, a.minutes, data, a.loop_secs, a.frames)
+        return shutil.rmtree(data, ignore_errors=True)
     print(f"soak: {a.workload}, {a.minutes} minutes of {a.loop_secs}-s loops on {a.url}, load "
           f"average {os.getloadavg()[0]:.1f}")
     report(a.workload, soak(a.workload, a.url, a.minutes, a.every, data, a.loop_secs,

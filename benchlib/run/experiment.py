@@ -10,13 +10,13 @@ or, when they cannot be kept, is moved aside to ``.attempts/`` and run again.
 """
 from __future__ import annotations
 
-import os
 import random
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -36,6 +36,7 @@ from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
+from .runrows import RunRows, give_back
 from .step import StepOutcome, run_step
 
 
@@ -67,27 +68,6 @@ def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
     return o
 
 
-def _steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> dict:
-    s = o.step
-    row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop, "pid": os.getpid(),
-           "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
-           "failed": o.failed,
-           "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
-           "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
-           # the client processes' own CPU over the step (getrusage), exact at any length
-           "client_cpu_s": o.clients_sum("cpu_s")}
-    if o.controller_cpu_s is not None:      # a step the controller ran itself
-        row["client_cpu_s"] = 0.0
-        if engine_in_clients:
-            row["dbms_cpu_s"] = o.controller_cpu_s
-        return row
-    if engine_in_clients:  # SQLite: the DBMS is the clients, its memory theirs at the end
-        rss, vsz = o.clients_sum("rss_bytes"), o.clients_sum("vsz_bytes")
-        row.update(dbms_cpu_s=row["client_cpu_s"], dbms_rss_gb=rss / 2**30 if rss else None,
-                   dbms_vsz_gb=vsz / 2**30 if vsz else None)
-    return row
-
-
 def step_line(run_id: str, o: StepOutcome) -> str:
     """A short line as each step ends; the seed-format lines come from summaries."""
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
@@ -104,51 +84,6 @@ def step_line(run_id: str, o: StepOutcome) -> str:
 StepLines = Callable[[dict, str, str], str]
 
 
-@dataclass
-class _Run:
-    """What one run accumulates while its steps go by: the rows of its tables."""
-
-    spec: RunSpec
-    run_dir: Path
-    meta: schema.RunMeta
-    log: IntervalLog
-    steps_rows: list[dict] = field(default_factory=list)
-    lat_rows: list[dict] = field(default_factory=list)
-    hw_frames: list = field(default_factory=list)
-    driver_rows: list[dict] = field(default_factory=list)
-    outcomes: list[StepOutcome] = field(default_factory=list)
-    engine_in_clients: bool = False
-    key_state: dict | None = None   # a resumed run's insert counter: next key, holes (resume.restore)
-    hw_done: int = 0        # hw_frames: the last step's only (the earlier ones' on disk) and these
-
-    def add(self, o: StepOutcome, keys: dict | None = None) -> None:
-        run_id = self.spec.run_id
-        self.outcomes.append(o)
-        self.steps_rows.append(_steps_row(run_id, o, self.engine_in_clients))
-        lat = [{"run_id": run_id, "step": o.step.name, **r} for r in o.latency_rows]
-        drivers = [{"run_id": run_id, **r} for r in o.driver_rows]
-        self.lat_rows.extend(lat)
-        self.driver_rows.extend(drivers)
-        self.hw_frames[:] = self.hw_frames[self.hw_done:] + [
-            f.assign(run_id=run_id, step=o.step.name) for f in o.hw_frames if len(f)]
-        self.hw_done = len(self.hw_frames)
-        folders.write_table(self.run_dir, "steps", pd.DataFrame(self.steps_rows))
-        folders.write_table(self.run_dir, "latency", _latency_df(self.lat_rows))
-        resume.save_step(self.run_dir, o, lat, drivers, self.hw_frames, keys)
-
-    def tables(self) -> dict:
-        """The run's tables as they are now, as load_results would give them."""
-        cnf = self.spec.target.name
-        # meta rides along: the step lines' hw figures are those of its host (a Dask
-        # worker host's rows are the drivers')
-        return {"runs": pd.DataFrame([{"run_id": self.spec.run_id, "config": cnf, "meta": self.meta.to_dict()}]),
-                "steps": pd.DataFrame(self.steps_rows).assign(config=cnf),
-                "latency": (_latency_df(self.lat_rows) if self.lat_rows  # a step of 0 ops has none
-                            else schema.empty("latency")).assign(config=cnf),
-                "hw": (pd.concat(self.hw_frames, ignore_index=True) if self.hw_frames
-                       else schema.empty("hw")).assign(config=cnf)}
-
-
 def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpec],
                 seed: int) -> schema.RunMeta:
     return folders.base_meta(
@@ -162,7 +97,7 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
         parameters=resolved_parameters(exp), host=host_facts(), dbms=None)
 
 
-def _run_steps(exp: Experiment, run: _Run, workload, target, steps: list[StepSpec], seed: int,
+def _run_steps(exp: Experiment, run: RunRows, workload, target, steps: list[StepSpec], seed: int,
                out, progress, step_lines: StepLines | None, executor) -> tuple[str, str | None]:
     """Every step in order, each with the sampler beside it; stops at the first that fails."""
     wspec = WorkloadSpec(ref_of(exp.workload), workload.properties)
@@ -217,12 +152,13 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
         run.add(o, counter.state() if counter is not None else None)   # OSError: the disk is full
         if step_lines is not None:
             print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
+        give_back()   # what the step's merging and writing freed
         if o.status != "ok":
             return o.status, o.error
     return "ok", None
 
 
-def _write_outputs(run: _Run, workload) -> None:
+def _write_outputs(run: RunRows, workload) -> None:
     """The run's tables and text files beside steps and latency (written after each step)."""
     run_dir = run.run_dir
     run.log.write_table()
@@ -230,13 +166,13 @@ def _write_outputs(run: _Run, workload) -> None:
         folders.write_table(run_dir, "hw", hw)
     if run.driver_rows:
         folders.write_table(run_dir, "drivers", schema.conform("drivers", pd.DataFrame(run.driver_rows)))
-    for name, text in workload.text_outputs(run.outcomes, intervals=lambda: interval_rows(run_dir)).items():
+    for name, text in workload.text_outputs(run.outcomes, intervals=partial(interval_rows, run_dir)).items():
         folders.write_text(run_dir / name, text)
     for name, df in workload.extra_tables(run.spec.run_id, run.outcomes).items():
         folders.write_table(run_dir, name, df)
 
 
-def _finish(run: _Run, workload, data_dir: Path, status: str, error: str | None) -> None:
+def _finish(run: RunRows, workload, data_dir: Path, status: str, error: str | None) -> None:
     """Write what the run measured, whatever happened to it, and record it; a disk that
     is full fails the run, whose status still gets written (the reserve given back)."""
     run_dir, meta = run.run_dir, run.meta
@@ -282,7 +218,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     space.reserve(run_dir)     # NoSpace: not even room to say how it ended
     folders.write_json(run_dir / folders.META, meta)
     catalog.record(data_dir, run_dir, meta)   # listed (running) from now: a kill -9 shows abandoned
-    run = _Run(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
+    run = RunRows(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)
     steps = steps if resumed is None else resume.restore(run, resumed, steps)
     status, error = "ok", None
@@ -328,17 +264,13 @@ def open_executor(exp) -> LocalExecutor:
     return cls.open(exp)
 
 
-def _seed_lines(run: _Run, step: str, step_lines: StepLines) -> str:
+def _seed_lines(run: RunRows, step: str, step_lines: StepLines) -> str:
     """The step's one-line summaries in every seed format, from what is in memory."""
     try:
-        text = step_lines(run.tables(), run.spec.run_id, step)
+        text = step_lines(run.tables(step), run.spec.run_id, step)
     except Exception as e:  # a summary must never cost a measured run
         return f"       (no summary lines: {type(e).__name__}: {e})"
     return "\n".join("       " + line for line in text.splitlines())
-
-
-def _latency_df(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{k: v for k, v in r.items() if k not in ("returns", "units")} for r in rows]) if rows else None
 
 
 def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: bool = False,

@@ -95,11 +95,15 @@ def write_jsonl_table(log: Path, path: Path) -> None:
         raise
 
 
-def interval_rows(run_dir: Path) -> list[dict]:
+def interval_rows(run_dir: Path, columns=None) -> list[dict]:
     """The run's interval rows, for a workload's text outputs that need them (LinkBench's
-    progress lines): read when asked, from the table, else from the log a full disk left."""
+    progress lines): read when asked, from the table, else from the log a full disk left;
+    with ``columns``, only those of each row (a long run's rows are many: a dict each)."""
     import pandas as pd
+    import pyarrow.parquet as pq
     table, log = run_dir / "intervals.parquet", run_dir / folders.INTERVAL_LOG
     if table.exists():
-        return pd.read_parquet(table).to_dict("records")
-    return [r for line in folders.interval_log_lines(log) for r in line] if log.exists() else []
+        names = None if columns is None else [c for c in pq.read_schema(table).names if c in columns]
+        return pd.read_parquet(table, columns=names).to_dict("records")
+    rows = (r for line in folders.interval_log_lines(log) for r in line) if log.exists() else ()
+    return [r if columns is None else {k: v for k, v in r.items() if k in columns} for r in rows]

@@ -276,8 +276,9 @@ class Workload:
 
     def text_outputs(self, outcomes: list, intervals=None) -> dict[str, str]:
         """Files in the workload's own text format, written into the run folder
-        (``intervals()``: the run's interval rows, each with its ``step``, read from disk
-        only by a workload that asks: the controller holds no second once written)."""
+        (``intervals(columns=None)``: the run's interval rows, each with its ``step``, read
+        from disk only by a workload that asks, ``columns`` only if given: the controller
+        holds no second once written)."""
         return {}
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:

@@ -89,6 +89,10 @@ def log_line(t: datetime, who: str, msg: str, level: str = "INFO") -> str:
     return f"{level} {_stamp(t)} [{who}]: {msg}"
 
 
+# what linkbench.log reads of the run's interval rows
+SECOND_COLUMNS = ("step", "second", "op", "ops", "interval_s")
+
+
 def step_seconds(rows: list[dict], count_of, end_s: float | None = None) -> list[tuple]:
     """(seconds from the step's start where each second ends, its length, what
     ``count_of`` counts in it), in order: the step's last second ends with the step."""

@@ -19,7 +19,7 @@ from ..base import LoadedTable, StepSpec, Workload
 from .bindings import BINDINGS, binding
 from .dists import Graph
 from .load import LoadClient
-from .log import LiveProgress, Progress, linkbench_log, requests_total
+from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
 
@@ -192,7 +192,8 @@ class LinkBenchWorkload(Workload):
         """``linkbench.txt``: LinkBench's retry counters and each step's totals;
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
-        if (text := linkbench_log(self.p, outcomes, intervals() if intervals else None, Graph(self.p).total_links())):
+        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
+                                   Graph(self.p).total_links())):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:
