@@ -61,33 +61,39 @@ def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None)
     return tps, cpu / (tps * secs) * 1e6
 
 
-def same_row_scripts(url: str, records: int, folder: Path, fields: int = 10) -> dict[str, list[str]]:
-    """The fair limit: a copy of the loaded YCSB table with an integer key, and pgbench
-    scripts that do what YCSB's read and update do on it: the same ~1 KB row (the key
-    and every field) by a uniformly drawn key; an update of one field to 100 characters."""
+def same_row_scripts(url: str, records: int, folder: Path, fields: int = 10,
+                     table: str = "ycsb_bench") -> dict[str, list[str]]:
+    """The fair limit: a copy of the loaded YCSB table (``<table>_int``) with an integer
+    key, and pgbench scripts that do what YCSB's read and update do on it: the same ~1 KB
+    row (the key and every field) by a uniformly drawn key; an update of one field to 100
+    characters."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,58}", table):
+        raise SystemExit(f"table {table!r}: a plain lower-case SQL name, please")
     cols = ", ".join(f"field{i}" for i in range(fields))
-    sql = ["DROP TABLE IF EXISTS ycsb_bench_int",
-           f"CREATE TABLE ycsb_bench_int AS SELECT (row_number() OVER ())::int AS id, ycsb_key, {cols} "
-           "FROM ycsb_bench", "ALTER TABLE ycsb_bench_int ADD PRIMARY KEY (id)", "VACUUM ANALYZE ycsb_bench_int"]
+    copy = f"{table}_int"
+    sql = [f"DROP TABLE IF EXISTS {copy}",
+           f"CREATE TABLE {copy} AS SELECT (row_number() OVER ())::int AS id, ycsb_key, {cols} "
+           f"FROM {table}", f"ALTER TABLE {copy} ADD PRIMARY KEY (id)", f"VACUUM ANALYZE {copy}"]
     subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", *_conn_args(url), *(x for q in sql for x in ("-c", q))],
                    check=True, capture_output=True)
     value = "x" * 100
     read = folder / "read.sql"
-    read.write_text(f"\\set id random(1, {records})\nSELECT ycsb_key, {cols} FROM ycsb_bench_int WHERE id = :id;\n")
+    read.write_text(f"\\set id random(1, {records})\nSELECT ycsb_key, {cols} FROM {copy} WHERE id = :id;\n")
     update = folder / "update.sql"
     update.write_text(f"\\set id random(1, {records})\n"
-                      f"UPDATE ycsb_bench_int SET field0 = '{value}' WHERE id = :id;\n")
+                      f"UPDATE {copy} SET field0 = '{value}' WHERE id = :id;\n")
     return {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"]}
 
 
 def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
                  load: bool, records: int, multiplex: bool | str = False, driver: str = "auto",
-                 mix: str = "C", distribution: str = "zipfian") -> tuple[float, float, dict]:
+                 mix: str = "C", distribution: str = "zipfian",
+                 table: str = "ycsb_bench") -> tuple[float, float, dict]:
     read = 1.0 if mix == "C" else 0.5
     exp = validate({
         "experiment": name, "workload": "ycsb",
         "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": read,
-                       "table": "ycsb_bench",  # its own table: test suites may share the database
+                       "table": table,  # its own table: test suites may share the database
                        "updateproportion": 1.0 - read, "requestdistribution": distribution},
         "targets": [{"name": "pg", "url": url}],
         "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
