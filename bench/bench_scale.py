@@ -222,16 +222,30 @@ def _pgbench(url: str, clients: int, secs: int, scripts: list[str], tries: int =
     raise SystemExit(f"pgbench at {clients} clients failed {tries} times (see above)")
 
 
+def same_key_script(folder: Path, table: str, records: int, fields: int = 10) -> str:
+    """pgbench reading the loaded table itself by YCSB's own keys: ``user`` + FNV-1a of
+    a uniform keynum (pgbench's hash_fnv1a with seed 0 is YCSB's fnvhash64 before its
+    abs). The same table, index and cache as benchlib's reads, where the integer-keyed
+    copy is a second table (at 10 M records the two are more than the page cache)."""
+    cols = ", ".join(f"field{i}" for i in range(fields))
+    f = folder / "same_key.sql"
+    f.write_text(f"\\set k random(0, {records - 1})\n\\set h abs(hash_fnv1a(:k, 0))\n"
+                 f"SELECT ycsb_key, {cols} FROM {table} WHERE ycsb_key = 'user' || :h;\n")
+    return str(f)
+
+
 def _runs(a, records: int, folder: str) -> dict:
     """At one size: YCSB C in benchlib's C loop against pgbench fetching the same row
     (``bench_ycsb_pg``'s integer-keyed copy), alternating at each client count, with the
     run's client processes' and controller's peak RSS."""
     from bench_ycsb_pg import same_row_scripts
     scripts = same_row_scripts(a.url, records, Path(folder), table=a.table)["C"]
+    same_key = [same_key_script(Path(folder), a.table, records)]
     points: dict = {}
     for rep in range(a.run_reps):
         for n in (int(x) for x in a.run_clients.split(",")):
             tps = _pgbench(a.url, n, a.run_secs, scripts)
+            tps_key = _pgbench(a.url, n, a.run_secs, same_key)
             for t in range(3):   # as pgbench: connections can run out for a moment
                 try:
                     with tempfile.TemporaryDirectory(prefix="bench-scale-run-") as data:
@@ -243,7 +257,8 @@ def _runs(a, records: int, folder: str) -> dict:
                     time.sleep(10)
             else:
                 raise SystemExit(f"benchlib's run at {n} clients failed 3 times")
-            r = {"ops": res["rate"], "pgb": tps, "ratio": res["rate"] / tps, "ctl": ctl / 1024,
+            r = {"ops": res["rate"], "pgb": tps, "ratio": res["rate"] / tps, "pgb_key": tps_key,
+                 "ratio_key": res["rate"] / tps_key, "ctl": ctl / 1024,
                  "client": max(kids, default=0) / 1024}
             points.setdefault(n, []).append(r)
             print(f"run {records:,} × {n} clients: " + ", ".join(f"{k} {v:,.2f}" for k, v in r.items())
@@ -256,13 +271,15 @@ def _print_runs(runs: dict, a) -> None:
           f"{a.run_secs} s each, alternating, medians of {a.run_reps}; load average "
           f"{os.getloadavg()[0]:.1f} at the end\n")
     print("| records | clients | benchlib ops/s | pgbench same row tps | ratio (median) | ratio range "
+          "| pgbench same table, same key tps | ratio (median) "
           "| client process peak RSS MB (largest) | controller peak RSS MB |")
-    print("|---:|---:|---:|---:|---:|---|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     for records, points in runs.items():
         for n, reps in points.items():
             lo, hi = min(r["ratio"] for r in reps), max(r["ratio"] for r in reps)
             print(f"| {records:,} | {n} | {_med(reps, 'ops'):,.0f} | {_med(reps, 'pgb'):,.0f} "
-                  f"| {_med(reps, 'ratio'):.2f} | {lo:.2f}–{hi:.2f} | {_med(reps, 'client'):.0f} "
+                  f"| {_med(reps, 'ratio'):.2f} | {lo:.2f}–{hi:.2f} | {_med(reps, 'pgb_key'):,.0f} "
+                  f"| {_med(reps, 'ratio_key'):.2f} | {_med(reps, 'client'):.0f} "
                   f"| {_med(reps, 'ctl'):.0f} |")
 
 
