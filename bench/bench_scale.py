@@ -14,10 +14,19 @@ Medians of ``--reps``; the load average beside each table.
 
     .venv/bin/python bench/bench_scale.py [--url postgresql://postgres@127.0.0.1:5432/test]
         [--records 100000,1000000] [--clients 2] [--reps 3] [--batch 5000] [--table bench_scale]
-        [--workloads ycsb,ybio,kv]
+        [--workloads ycsb,ybio,kv,linkbench] [--run-clients 1,16,64] [--run-secs 10] [--run-reps 3]
 
 ``--workloads`` adds ybio's load and kv's prepare (on the same PostgreSQL) with their
-peak RSS (no reference: their rows are not YCSB's).
+peak RSS (no reference: their rows are not YCSB's), and LinkBench's load (the maintained
+client's config and graph, ``--records`` = maxid1, ``--clients`` = loaders; give it a
+database of its own in ``--url``: its tables are named as LinkBench names them).
+
+After each size's YCSB loads (in the last repetition), the loaded table is read: YCSB C
+(uniform keys, benchlib's C loop) for ``--run-secs`` at each of ``--run-clients``,
+alternating with pgbench fetching the same row from an integer-keyed copy of the table
+(``bench_ycsb_pg.same_row_scripts``), ``--run-reps`` times; the run's client processes'
+and controller's peak RSS as the load's. Its tables (``<table>``, ``_bare``, ``_int``)
+are dropped at the end.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -33,6 +43,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))   # its siblings: bench_ycsb_pg, reference_tools
+from reference_tools import need  # noqa: E402
+LINKBENCH_CONFIG = HERE.parents[1] / "tests/data/linkbench/config/LinkConfigPgsql.properties"
 
 
 # ------------------------------------------------------------ the two loads (in a child)
@@ -46,9 +59,12 @@ def benchlib_load(url: str, workload: str, records: int, clients: int, batch: in
     props = {"ycsb": {"recordcount": records, "operationcount": 1, "table": table},
              "ybio": {"tab_rows": records, "batch_size": 1, "tab_prefix": table},
              "kv": {"key_count": records, "op_count": 1, "table": table,
-                    "prepare_remove_ratio": 0.1}}[workload]
+                    "prepare_remove_ratio": 0.1},
+             # the maintained client's config as it is (its 2017 graph), maxid1 = records
+             "linkbench": {"maxid1": records, "loaders": clients}}[workload]
+    extra = {"workload_file": str(LINKBENCH_CONFIG)} if workload == "linkbench" else {}
     exp = validate({
-        "experiment": "scale", "workload": workload, "properties": props,
+        "experiment": "scale", "workload": workload, "properties": props, **extra,
         "targets": [{"name": "pg", "url": url}],
         "load": {"threads": clients, "processes": [clients], "batch_size": batch},
         "run": {"skip": True}, "seed": 1,
@@ -127,23 +143,30 @@ def watched(args: list[str]) -> tuple[dict, int, list[int]]:
     env = {**os.environ, "PYTHONPATH": str(HERE.parents[1])}
     proc = subprocess.Popen([sys.executable, str(HERE), "--child", *args], env=env,
                             stdout=subprocess.PIPE, text=True)
-    me, peaks, workers = psutil.Process(proc.pid), {}, set()
+    me, peaks, workers, pids, seen = psutil.Process(proc.pid), {}, set(), [proc.pid], set()
+    tick = 0
     while proc.poll() is None:
-        try:
-            kids = me.children(recursive=True)
-        except psutil.Error:
-            kids = []
-        for p in [me, *kids]:
-            kb = _hwm_kb(p.pid)
-            if kb is not None:
-                peaks[p.pid] = max(peaks.get(p.pid, 0), kb)
-        for k in kids:
-            try:
-                cmd = " ".join(k.cmdline())
+        if tick % 10 == 0:   # the tree every 0.5 s: psutil reads all of /proc for it, and
+            try:             # the run beside pgbench is on the same 2 cores
+                kids = me.children(recursive=True)
             except psutil.Error:
-                continue
-            if "spawn_main" in cmd and "resource_tracker" not in cmd:
-                workers.add(k.pid)
+                kids = []
+            pids = [proc.pid, *(k.pid for k in kids)]
+            for k in kids:
+                if k.pid in seen:
+                    continue
+                seen.add(k.pid)
+                try:
+                    cmd = " ".join(k.cmdline())
+                except psutil.Error:
+                    continue
+                if "spawn_main" in cmd and "resource_tracker" not in cmd:
+                    workers.add(k.pid)
+        for pid in pids:   # the high-water marks every 50 ms (one small /proc read each)
+            kb = _hwm_kb(pid)
+            if kb is not None:
+                peaks[pid] = max(peaks.get(pid, 0), kb)
+        tick += 1
         time.sleep(0.05)
     out = proc.stdout.read()
     if proc.returncode:
@@ -163,9 +186,102 @@ def _point(a, workload: str, records: int, clients: int, data: str) -> dict:
         bare, _, bare_procs = watched(["bare", a.url, str(records), str(clients), str(a.batch),
                                        a.table + "_bare"])
         r.update(bare=bare["rate"], bare_mb=max(bare_procs, default=0) / 1024)
+        _drop(a.url, a.table + "_bare")   # 13 GB at 10 M records: the disk holds one copy less
     print(f"{workload} {records:,} × {clients}: " + ", ".join(f"{k} {v:,.1f}" for k, v in r.items())
           + f" (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
     return r
+
+
+def _drop(url: str, *tables: str) -> None:
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as conn:
+        for t in tables:
+            conn.execute(f"DROP TABLE IF EXISTS {t}")   # checked in main: plain names
+
+
+def benchlib_ycsb_c(url: str, records: int, clients: int, secs: int, table: str, data: str) -> dict:
+    """YCSB C (all reads, uniform keys) through benchlib's C loop on the loaded table."""
+    from bench_ycsb_pg import benchlib_run
+    rate, cpu_us, _ = benchlib_run(url, Path(data), "run", clients, secs, False, records,
+                                   "auto", "c", "C", "uniform", table)
+    return {"rate": rate, "cpu_us": cpu_us}
+
+
+def _pgbench(url: str, clients: int, secs: int, scripts: list[str], tries: int = 3) -> float:
+    """pgbench's tps; tried again when it fails to connect (a server shared with other
+    sessions can be out of connections for a moment at 64 clients)."""
+    from bench_ycsb_pg import pgbench
+    for t in range(tries):
+        try:
+            return pgbench(url, clients, secs, scripts)[0]
+        except (subprocess.CalledProcessError, SystemExit) as e:   # bench_ycsb_pg.run_counted's
+            text = e.stderr if isinstance(e, subprocess.CalledProcessError) else str(e.code)
+            why = (text or "").strip().splitlines()[-1:] or ["no message"]
+            print(f"pgbench at {clients} clients failed: {why[0]}" + (", again in 10 s" if t < tries - 1 else ""),
+                  file=sys.stderr, flush=True)
+            time.sleep(10)
+    raise SystemExit(f"pgbench at {clients} clients failed {tries} times (see above)")
+
+
+def same_key_script(folder: Path, table: str, records: int, fields: int = 10) -> str:
+    """pgbench reading the loaded table itself by YCSB's own keys: ``user`` + FNV-1a of
+    a uniform keynum (pgbench's hash_fnv1a with seed 0 is YCSB's fnvhash64 before its
+    abs). The same table, index and cache as benchlib's reads, where the integer-keyed
+    copy is a second table (at 10 M records the two are more than the page cache)."""
+    cols = ", ".join(f"field{i}" for i in range(fields))
+    f = folder / "same_key.sql"
+    f.write_text(f"\\set k random(0, {records - 1})\n\\set h abs(hash_fnv1a(:k, 0))\n"
+                 f"SELECT ycsb_key, {cols} FROM {table} WHERE ycsb_key = 'user' || :h;\n")
+    return str(f)
+
+
+def _runs(a, records: int, folder: str) -> dict:
+    """At one size: YCSB C in benchlib's C loop against pgbench fetching the same row
+    (``bench_ycsb_pg``'s integer-keyed copy), alternating at each client count, with the
+    run's client processes' and controller's peak RSS."""
+    from bench_ycsb_pg import same_row_scripts
+    scripts = same_row_scripts(a.url, records, Path(folder), table=a.table)["C"]
+    same_key = [same_key_script(Path(folder), a.table, records)]
+    points: dict = {}
+    for rep in range(a.run_reps):
+        for n in (int(x) for x in a.run_clients.split(",")):
+            tps = _pgbench(a.url, n, a.run_secs, scripts)
+            tps_key = _pgbench(a.url, n, a.run_secs, same_key)
+            for t in range(3):   # as pgbench: connections can run out for a moment
+                try:
+                    with tempfile.TemporaryDirectory(prefix="bench-scale-run-") as data:
+                        res, ctl, kids = watched(["run", a.url, str(records), str(n),
+                                                  str(a.run_secs), a.table, data])
+                    break
+                except SystemExit as e:
+                    print(f"{e}; again in 10 s", file=sys.stderr, flush=True)
+                    time.sleep(10)
+            else:
+                raise SystemExit(f"benchlib's run at {n} clients failed 3 times")
+            r = {"ops": res["rate"], "pgb": tps, "ratio": res["rate"] / tps, "pgb_key": tps_key,
+                 "ratio_key": res["rate"] / tps_key, "ctl": ctl / 1024,
+                 "client": max(kids, default=0) / 1024}
+            points.setdefault(n, []).append(r)
+            print(f"run {records:,} × {n} clients: " + ", ".join(f"{k} {v:,.2f}" for k, v in r.items())
+                  + f" (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    return points
+
+
+def _print_runs(runs: dict, a) -> None:
+    print(f"\nYCSB C (uniform, benchlib's C loop) against pgbench fetching the same row, "
+          f"{a.run_secs} s each, alternating, medians of {a.run_reps}; load average "
+          f"{os.getloadavg()[0]:.1f} at the end\n")
+    print("| records | clients | benchlib ops/s | pgbench same row tps | ratio (median) | ratio range "
+          "| pgbench same table, same key tps | ratio (median) "
+          "| client process peak RSS MB (largest) | controller peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    for records, points in runs.items():
+        for n, reps in points.items():
+            lo, hi = min(r["ratio"] for r in reps), max(r["ratio"] for r in reps)
+            print(f"| {records:,} | {n} | {_med(reps, 'ops'):,.0f} | {_med(reps, 'pgb'):,.0f} "
+                  f"| {_med(reps, 'ratio'):.2f} | {lo:.2f}–{hi:.2f} | {_med(reps, 'pgb_key'):,.0f} "
+                  f"| {_med(reps, 'ratio_key'):.2f} | {_med(reps, 'client'):.0f} "
+                  f"| {_med(reps, 'ctl'):.0f} |")
 
 
 def _med(reps: list[dict], key: str) -> float:
@@ -199,6 +315,9 @@ def main() -> int:
         if kind == "benchlib":
             url, wl, n, c, b, table, data = rest
             res = benchlib_load(url, wl, int(n), int(c), int(b), table, data)
+        elif kind == "run":
+            url, n, c, secs, table, data = rest
+            res = benchlib_ycsb_c(url, int(n), int(c), int(secs), table, data)
         else:
             url, n, c, b, table = rest
             res = bare_load(url, int(n), int(c), int(b), table)
@@ -211,18 +330,38 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--batch", type=int, default=5000)
     ap.add_argument("--table", default="bench_scale", help="tables of its own (and <table>_bare)")
-    ap.add_argument("--workloads", default="ycsb")
+    ap.add_argument("--workloads", default="ycsb", help="ycsb, ybio, kv, linkbench (records = maxid1)")
+    ap.add_argument("--run-clients", default="1,16,64",
+                    help="YCSB: after each size's loads, YCSB C at these clients beside pgbench ('' for none)")
+    ap.add_argument("--run-secs", type=int, default=10)
+    ap.add_argument("--run-reps", type=int, default=3)
     a = ap.parse_args()
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,40}", a.table):
+        ap.error(f"--table {a.table!r}: a plain lower-case SQL name")
+    runs_wanted = "ycsb" in a.workloads.split(",") and a.run_clients
+    if runs_wanted:
+        need({"pgbench": "apt-get install postgresql (or postgresql-client, as the release ships it)",
+              "psql": "apt-get install postgresql-client"})
     load0 = os.getloadavg()[0]
-    for workload in a.workloads.split(","):
-        points: dict = {}
-        for rep in range(a.reps):
-            for records in (int(x) for x in a.records.split(",")):
-                for clients in (int(x) for x in a.clients.split(",")):
-                    with tempfile.TemporaryDirectory(prefix="bench-scale-") as data:
-                        points.setdefault((records, clients), []).append(
-                            _point(a, workload, records, clients, data))
-        _print_table(workload, points, a.reps, load0)
+    try:
+        for workload in a.workloads.split(","):
+            points: dict = {}
+            runs: dict = {}
+            for rep in range(a.reps):
+                for records in (int(x) for x in a.records.split(",")):
+                    for clients in (int(x) for x in a.clients.split(",")):
+                        with tempfile.TemporaryDirectory(prefix="bench-scale-") as data:
+                            points.setdefault((records, clients), []).append(
+                                _point(a, workload, records, clients, data))
+                    if workload == "ycsb" and runs_wanted and rep == a.reps - 1:
+                        with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
+                            runs[records] = _runs(a, records, folder)
+            _print_table(workload, points, a.reps, load0)
+            if runs:
+                _print_runs(runs, a)
+    finally:
+        if "ycsb" in a.workloads.split(","):
+            _drop(a.url, a.table, a.table + "_bare", a.table + "_int")
     return 0
 
 

@@ -76,10 +76,14 @@ def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None)
     return tps, max(cpu - cpu0, 0.0) / n * 1e6, {"vol_per_op": (v - v0) / n, "invol_per_op": (i - i0) / n}
 
 
-def same_row_scripts(url: str, records: int, folder: Path, table: str, fields: int = 10) -> dict[str, list[str]]:
-    """The fair limit: a copy of the loaded YCSB table with an integer key, and pgbench
-    scripts that do what YCSB's read and update do on it: the same ~1 KB row (the key
-    and every field) by a uniformly drawn key; an update of one field to 100 characters."""
+def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_bench",
+                     fields: int = 10) -> dict[str, list[str]]:
+    """The fair limit: a copy of the loaded YCSB table (``<table>_int``) with an integer
+    key, and pgbench scripts that do what YCSB's read and update do on it: the same ~1 KB
+    row (the key and every field) by a uniformly drawn key; an update of one field to 100
+    characters."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,58}", table):
+        raise SystemExit(f"table {table!r}: a plain lower-case SQL name, please")
     cols = ", ".join(f"field{i}" for i in range(fields))
     copy = f"{table}_int"
     sql = [f"DROP TABLE IF EXISTS {copy}",

@@ -18,6 +18,7 @@ PREFIXES = ("link_add", "link_up", "node_add", "node_up")
 CLASSES = ("MotifDataGenerator", "UniformDataGenerator")
 MAX_CHUNK = 128      # MotifDataGenerator.MAX_CHUNK_SIZE
 MOTIF_BYTES = 512    # MotifDataGenerator.DEFAULT_MOTIF_BUFFER_SIZE
+FILL_BYTES = 1 << 18  # payload bytes made at a time (their index arrays: ~10 MB)
 # the maintained FBWorkload.properties: class, startbyte, endbyte, uniqueness
 DEFAULTS = {"link": ("MotifDataGenerator", 32, 100, 0.225),
             "node": ("MotifDataGenerator", 50, 220, 0.63)}
@@ -64,12 +65,24 @@ class Payloads:
         return (self.lo + self.rng.integers(0, self.range, n)).astype(np.uint8)
 
     def fill(self, sizes) -> list[bytes]:
+        """A payload of each size, made ``FILL_BYTES`` at a time: the motif's per-byte
+        index arrays are ~40 bytes a payload byte, so a batch made at once (40,000 nodes
+        of ~280 bytes) held 280 MB of them; a slice's are a few MB, whatever the batch."""
         sizes = np.asarray(sizes, dtype=np.int64)
-        total = int(sizes.sum())
-        buf = self._random(total) if self.motif is None else self._motif_bytes(sizes, total)
-        raw = buf.tobytes()
-        ends = np.cumsum(sizes).tolist()
-        return [raw[e - n:e] for e, n in zip(ends, sizes.tolist())]
+        ends = np.cumsum(sizes)
+        out: list[bytes] = []
+        lo = 0
+        while lo < len(sizes):
+            start = int(ends[lo] - sizes[lo])
+            hi = max(int(np.searchsorted(ends, start + FILL_BYTES, side="right")), lo + 1)
+            part = sizes[lo:hi]
+            total = int(part.sum())
+            buf = self._random(total) if self.motif is None else self._motif_bytes(part, total)
+            raw = buf.tobytes()
+            cut = (ends[lo:hi] - start).tolist()
+            out += [raw[e - n:e] for e, n in zip(cut, part.tolist())]
+            lo = hi
+        return out
 
     def _motif_bytes(self, sizes: np.ndarray, total: int) -> np.ndarray:
         """Each payload's chunks in order: random bytes (uniqueness) or a motif slice."""
