@@ -17,7 +17,7 @@ import yaml
 from yaml.constructor import ConstructorError
 
 MB = 1 << 20
-PARAMETER_BYTES = 8 * MB      # an experiment YAML, a workload's property file, a histogram file
+PARAMETER_BYTES = 16 * MB     # an experiment YAML, a workload's property file, a histogram file
 DATA_FILE_BYTES = 64 * MB     # a distribution table (LinkBench's Distribution.dat: 0.6 MB), unpacked
 OUTPUT_BYTES = 2048 * MB      # a tool's output that an importer reads whole (YCSB's is streamed)
 

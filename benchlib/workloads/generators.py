@@ -343,6 +343,8 @@ class Histogram:
         """Read YCSB's format: ``BlockSize<TAB>n``, then ``bucket<TAB>count`` lines."""
         try:
             lines = read_bounded(path, PARAMETER_BYTES, "histogram file").decode("utf-8", "replace").splitlines()
+        except FileNotFoundError:
+            raise PropertyFileError(path, None, "no such file (the histogram file)") from None
         except InputFileError as e:
             raise PropertyFileError(path, None, e.why) from None
         head = lines[0].split("\t") if lines else []

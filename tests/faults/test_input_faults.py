@@ -142,13 +142,16 @@ def test_workload_file_a_device_fifo_or_too_large(tmp_path, capsys):
     os.mkfifo(fifo)                      # opened without blocking, refused
     fails_with(capsys, ["run", fifo], "a pipe")
     big = tmp_path / "big.yaml"
-    with big.open("wb") as fh:           # sparse: 9 MB that take no disk
-        fh.truncate(9 << 20)
-    fails_with(capsys, ["run", big], "9.0 MB", "larger than a parameter file may be")
+    with big.open("wb") as fh:           # sparse: 17 MB that take no disk
+        fh.truncate(17 << 20)
+    fails_with(capsys, ["run", big], "17.0 MB", "larger than a parameter file may be")
     dat = tmp_path / "Distribution.dat.gz"
     dat.write_bytes(gzip.compress(b"\0" * (80 << 20)))   # a small .gz that unpacks past the limit
     fails_with(capsys, ["run", ROOT / "parameters" / "linkbench.yaml", "-p", f"data_file={dat}",
                         "--dry-run"], "unpacks past")
+    for hist, words in (("/dev/zero", ["a device", "histogram file"]), (tmp_path / "none", ["no such file"])):
+        fails_with(capsys, ["run", ROOT / "parameters" / "smoke.yaml", "-p", "fieldlengthdistribution=histogram",
+                            "-p", f"fieldlengthhistogram={hist}", "--dry-run"], *words)   # at validation
 
 
 @pytest.mark.parametrize("override, words", [
@@ -161,6 +164,8 @@ def test_workload_file_a_device_fifo_or_too_large(tmp_path, capsys):
     ("load.target_factors=[.inf]", ["load.target_factors", "finite"]),
     ("run.status_interval_s=inf", ["run.status_interval_s", "finite"]),
     ("run.warmup_secs=-inf", ["run.warmup_secs", "finite"]),
+    ("hw={dbms: prometheus, prometheus: {url: 'http://127.0.0.1:9', instance: x, timeout_s: .inf}}",
+     ["hw.prometheus.timeout_s", "finite"]),
     ("run.threads=[1,1]", ["run.threads", "1 given twice"]),
     ("load.processes=[2,2]", ["load.processes", "2 given twice"]),
     ("run.target_factors=[0,0.0]", ["run.target_factors", "given twice"]),

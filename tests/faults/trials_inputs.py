@@ -37,8 +37,8 @@ def bounded(t: Tally, d: Path) -> None:
     refused(t, cls, "a FIFO as the YAML", ["run", fifo], "a pipe")
     big = d / "big.yaml"
     with big.open("wb") as fh:
-        fh.truncate(9 << 20)
-    refused(t, cls, "a 9 MB YAML", ["run", big], "larger than a parameter file")
+        fh.truncate(17 << 20)
+    refused(t, cls, "a 17 MB YAML", ["run", big], "larger than a parameter file")
     refused(t, cls, "LinkBench data_file=/dev/urandom", ["run", LB, "-p", "data_file=/dev/urandom",
                                                           "--dry-run"], "data_file", "a device")
     bomb = d / "bomb.dat.gz"
