@@ -287,6 +287,8 @@ def cmd_list(args) -> int:
     if not Path(args.data_dir).is_dir():  # a read-only command creates nothing
         raise ResultsError(f"{args.data_dir}: no such folder (--data-dir)")
     if args.rebuild:
+        from .store.place import writable_folder
+        writable_folder(Path(args.data_dir), "--data-dir: the catalog is made there", make=False)
         catalog.rebuild(args.data_dir)
     df = catalog.list_runs(args.data_dir)
     _emit(df.drop(columns=["path"]) if len(df) else df, "text")
@@ -320,9 +322,6 @@ def cmd_import(args) -> int:
         return EXIT_OK
     if not args.into:
         raise ResultsError("import: --into RUN_FOLDER is needed")
-    for f in [*args.files, *(args.hw or [])]:
-        if not Path(f).is_file():
-            raise ResultsError(f"{f}: {'a folder, not a file' if Path(f).is_dir() else 'no such file'}")
     path = import_output(args.kind, args.files, into=args.into, name=args.name, hw=args.hw or None)
     print(f"imported into {path}")
     return EXIT_OK

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from .inputfiles import DuplicateKeyError, load_yaml
+
 
 class ParameterError(Exception):
     """Invalid experiment parameters; the message is one line."""
@@ -27,7 +29,9 @@ def parse_override(item: str) -> tuple[str, Any]:
     key, raw = item.split("=", 1)
     key = key.strip()
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = load_yaml(raw) if raw.strip() else ""
+    except DuplicateKeyError as e:
+        raise ParameterError(f"-p {key}: {e.problem}") from None
     except yaml.YAMLError:
         value = raw
     return key, value

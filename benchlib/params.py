@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -29,7 +30,9 @@ from pydantic import (
     model_validator,
 )
 
+from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
+from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct
 from .overrides import apply_overrides as _apply_overrides
 from .hw.spec import HwSpec
 from .run import registry as executor_registry
@@ -44,7 +47,9 @@ THREAD_MEMORY_MB = 8        # what one client thread with its connection and chu
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # one rule for every number of an experiment: finite (inf and nan are no duration,
+    # rate or share); durations and rates are bounded too (MAX_SECONDS, MAX_RATE)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class TargetSpec(Strict):
@@ -71,9 +76,9 @@ class LoadSpec(Strict):
     skip: bool = False
     threads: int = Field(4, ge=1, le=MAX_THREADS)
     # the load's threads are split into N loader processes, as the seed splits into pods
-    processes: list[int] = Field(default_factory=lambda: [1])
+    processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
     batch_size: int = Field(1000, ge=1, le=100_000)
-    target_factors: list[Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    target_factors: Factors = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
 
     @field_validator("processes")
     @classmethod
@@ -94,14 +99,14 @@ class RunLoopSpec(Strict):
     """The run loops (``r.L1`` … ``r.Ln``)."""
 
     skip: bool = False
-    threads: list[int] = Field(default_factory=lambda: [1])
+    threads: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
     processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | Literal["auto"] = "auto"  # threads split among them
-    target_base: float = Field(16384, gt=0)
-    target_factors: list[Annotated[float, Field(ge=0)]] = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    target_base: float = Field(16384, gt=0, le=MAX_RATE)
+    target_factors: Factors = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
     loops: int = Field(1, ge=1, le=1000)
-    loop_secs: float | None = Field(None, gt=0)  # each loop runs this long (else operationcount)
-    warmup_secs: float = Field(0.0, ge=0)        # excluded from the loop's latency summary
-    status_interval_s: float = Field(10.0, gt=0)
+    loop_secs: float | None = Field(None, gt=0, le=MAX_SECONDS)  # each loop runs this long (else operationcount)
+    warmup_secs: float = Field(0.0, ge=0, le=MAX_SECONDS)        # excluded from the loop's latency summary
+    status_interval_s: float = Field(10.0, gt=0, le=MAX_SECONDS)
     max_error_ratio: float = Field(0.01, ge=0, le=1)   # a step fails past this share of failed ops
     # one thread per client process drives all its connections (unpaced loops: the C
     # loops over libpq, libmariadb and hiredis, the Python loop over psycopg's async API),
@@ -225,7 +230,7 @@ def plan(exp: Experiment) -> list[RunSpec]:
     points = matrix_points(exp.workload_properties(), exp.workload_class().matrix_properties)
     runs = [r for point in points for r in _plan_point(exp, point)]
     order = [t.name for t in exp.targets]  # a target's runs together, as without a point
-    return sorted(runs, key=lambda r: order.index(r.target.name))
+    return check_run_ids(sorted(runs, key=lambda r: order.index(r.target.name)), exp.source or exp.experiment)
 
 
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
@@ -290,7 +295,7 @@ def load_experiment(path: str | Path, overrides: list[str] | None = None) -> Exp
     """Read, override and fully validate an experiment YAML; ParameterError on any fault."""
     path = Path(path)
     try:
-        data = yaml.safe_load(read_text_file(path))
+        data = load_yaml(read_text_file(path))
     except PropertyFileError as e:
         raise ParameterError(str(e)) from None
     except RecursionError:
@@ -316,6 +321,7 @@ def validate(data: dict, source: str) -> Experiment:
     # the workload's own properties are checked now too, not when the run starts
     try:
         exp.workload_class().check_experiment(exp)
+        plan(exp)   # each run id planned once (matrix.check_run_ids)
     except (ValueError, OSError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ParameterError(f"{source}: properties: {msg}") from None
@@ -341,7 +347,7 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         key = workload_registry.workload_class(workload).threads_property
     except ValueError:
         key = "threadcount"   # an unknown workload is reported by validate below
-    threads = threads or int(props.get(key, 1) or 1)
+    threads = threads or int(_number(path, props, key, int) or 1)
     name = target if target in embedded_names() else target_kind_safe(target)
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),
@@ -350,10 +356,10 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         "targets": [{"name": name, "url": target}],
         "run": {"threads": [threads]},
     }
-    if float(props.get("target", 0) or 0) > 0:
+    if _number(path, props, "target", float) > 0:
         data["run"]["target_base"] = float(props["target"])
         data["run"]["target_factors"] = [1]
-    if float(props.get("maxexecutiontime", 0) or 0) > 0:
+    if _number(path, props, "maxexecutiontime", float) > 0:
         data["run"]["loop_secs"] = float(props["maxexecutiontime"])
     data = apply_overrides(data, overrides or [])
     try:
@@ -363,6 +369,14 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         if guessed and (hint := resembling(props)):
             raise ParameterError(f"{path}: {hint}") from None
         raise
+
+
+def _number(path: Path, props: dict, key: str, kind: type) -> float:
+    """A property file's number (0 when absent); ParameterError naming a value that is none."""
+    try:
+        return kind(props.get(key) or 0)
+    except ValueError:
+        raise ParameterError(f"{path}: {key}: a number, got {str(props[key])[:40]!r}") from None
 
 
 def target_kind_safe(url: str) -> str:

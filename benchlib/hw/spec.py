@@ -25,11 +25,11 @@ DBMS_SOURCES = ("local", "dask", "prometheus", "none")
 
 
 class PrometheusSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)   # durations: finite (params' rule)
     url: str = Field(pattern=r"^https?://[A-Za-z0-9_.\-\[\]:]+(/.*)?$")
     instance: str = Field(min_length=1)       # node_exporter's target as Prometheus labels it
     step_s: float = Field(1.0, gt=0, le=60)   # query_range resolution (the scrape interval)
-    timeout_s: float = Field(10.0, gt=0)
+    timeout_s: float = Field(10.0, gt=0, le=3600)
     queries: dict[str, str] = Field(default_factory=dict)   # hw column -> PromQL
     labels: dict[str, str] = Field(default_factory=dict)    # $name in the queries -> value
 

@@ -53,6 +53,7 @@ from ..hw.disks import disk_selector
 from ..schema import conform_hw
 from .base import ImportFormatError
 from .hwlog_formats import KINDS, SIGNATURE, detect, parse
+from .text import read_text
 
 _CPU_COLS = ("cpu_user", "cpu_sys", "cpu_iowait", "cpu_idle")
 
@@ -67,7 +68,7 @@ def read_hw_log(path: str | Path, kind: str | None = None,
     """
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    text = Path(path).read_text(errors="replace")
+    text = read_text(path)   # a regular file of a bounded size
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if not lines:
         raise ImportFormatError(path, 1, f"expected {kind or 'vmstat, iostat, mpstat or ps'} output, "

@@ -2,6 +2,7 @@
 its importer (:mod:`.registry`), cleaning the tables, attaching hardware logs."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import shutil
 import tempfile
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..inputfiles import InputFileError, check_regular
 from . import coordinates, registry
 from .base import Imported, ImportFormatError, constant_str
 
@@ -153,11 +155,18 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
         raise results.ResultsError(f"{into}: already exists (import into a new folder)")
     paths = [Path(p) for p in paths]
     for p in [*paths, *map(Path, hw or [])]:
+        try:   # not /dev/zero, a folder or a FIFO
+            check_regular(p, "file to import")
+        except FileNotFoundError:
+            raise ImportFormatError(p, None, "no such file") from None
+        except InputFileError as e:
+            raise ImportFormatError(p, None, e.why) from None
         check_complete(p)
     run_id = name or into.name
     streamer = _streamer(kind, paths)
     if streamer is None:
         return _write(read_output(kind, paths), into, run_id, name, paths, hw)
+    made = not into.parent.exists()
     into.parent.mkdir(parents=True, exist_ok=True)
     stream_dir = Path(tempfile.mkdtemp(prefix=f".{into.name}.", dir=into.parent))
     try:
@@ -165,6 +174,9 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
         return _write(imp, into, run_id, name, paths, hw)
     finally:
         shutil.rmtree(stream_dir, ignore_errors=True)
+        if made and not into.exists():   # a failed import leaves no folder
+            with contextlib.suppress(OSError):
+                into.parent.rmdir()
 
 
 def _streamer(kind: str, paths: list[Path]):
@@ -186,6 +198,9 @@ def _write(imp: Imported, into: Path, run_id: str, name: str | None, paths: list
     from ..store import folders as results
 
     steps = imp.steps if imp.steps is not None else pd.DataFrame()
+    if not _operations(imp):
+        raise ImportFormatError(paths[0], None, "no operation in the output (no count of operations, "
+                                "no latency, no interval): a run that did nothing, or not its output")
     hw_table = _hw_table(hw, steps) if hw else imp.hw
     meta = {
         "run_id": run_id,
@@ -205,6 +220,14 @@ def _write(imp: Imported, into: Path, run_id: str, name: str | None, paths: list
         if df is not None and len(df):
             tables[tname] = df.assign(run_id=constant_str(run_id, len(df)))
     return results.write_run(into, meta, files=imp.files, **tables)
+
+
+def _operations(imp: Imported) -> float:
+    """How many operations (or failed ones) the tables count, all told: 0 is no run."""
+    counted = [(imp.steps, ("ops", "errors")), (imp.latency, ("count", "errors")),
+               (imp.intervals, ("ops", "errors"))]
+    return sum(float(pd.to_numeric(df[c], errors="coerce").fillna(0).clip(lower=0).sum())
+               for df, cols in counted if df is not None and len(df) for c in cols if c in df)
 
 
 def _hw_table(hw_paths: list, steps: pd.DataFrame) -> pd.DataFrame | None:

@@ -11,13 +11,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..inputfiles import OUTPUT_BYTES, InputFileError, read_bounded
 from .base import ImportFormatError
 
 
 def read_bytes(path: Path) -> bytes:
-    """A file's bytes with ``\\r\\n`` made ``\\n``."""
+    """A file's bytes with ``\\r\\n`` made ``\\n``: a regular file of at most
+    OUTPUT_BYTES (a device, a FIFO or a larger file refused in one line)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path, OUTPUT_BYTES, "tool's output")
+    except InputFileError as e:
+        raise ImportFormatError(path, None, e.why) from None
     except OSError as e:
         raise ImportFormatError(path, None, f"cannot read: {e.strerror or e}") from None
     return data.replace(b"\r\n", b"\n") if b"\r" in data else data

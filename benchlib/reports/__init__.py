@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..masking import mask_text
 from ..store import folders as results
+from ..store.place import writable_folder
 from ..version import __version__
 from .display import against_base, header, headline, show_summary, side_by_side
 from .explore import explorer
@@ -50,6 +51,8 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     if not results.find_runs(exp_dir):  # ResultsError when the folder does not exist
         raise results.ResultsError(f"{experiment_dir}: no runs to report on")
     out = exp_dir / REPORTS_DIR
+    for where in (exp_dir.parent, out if out.is_dir() else exp_dir):   # the index, the pages
+        writable_folder(where, "the report is written there", make=False)
     notebooks = report_notebooks(exp_dir)
     pages = {name: f"{name}.html" for name in notebooks}
     errors: list[str] = []

@@ -25,8 +25,7 @@ from .. import schema
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
 from ..params import Experiment, ParameterError, RunSpec, plan
-from ..store import catalog, folders, space
-from ..store.lock import ExperimentLock
+from ..store import catalog, folders, place, space
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
@@ -278,13 +277,10 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
                    step_lines: StepLines | None = None) -> ExperimentResult:
     """Run every point of the experiment's matrix; finished runs are skipped unless force."""
     data_dir = Path(data_dir)
-    exp_dir = data_dir / exp.experiment
-    try:
-        exp_dir.mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise folders.ResultsError(f"{data_dir}: not a folder (--data-dir)") from None
-    with ExperimentLock(exp_dir):
+    # writable, locked; a refusal before any run folder leaves nothing behind
+    with place.experiment_folder(data_dir, exp.experiment) as exp_dir:
         specs = plan(exp)
+        place.check_run_places(exp_dir, [s.run_id for s in specs])
         if not force:
             check_rerun(exp, exp_dir, specs)
         folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))

@@ -129,6 +129,8 @@ def _set_aside_if_corrupt(path: Path) -> None:
         with sqlite3.connect(path) as conn:
             conn.execute("PRAGMA schema_version").fetchone()
         return
+    except sqlite3.OperationalError:   # cannot open or locked: a database all the same
+        return
     except sqlite3.DatabaseError:
         pass
     aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")

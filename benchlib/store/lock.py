@@ -27,8 +27,12 @@ class ExperimentLock:
         self.fd: int | None = None
 
     def __enter__(self) -> ExperimentLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:   # .lock made a folder, a read-only place
+            raise ResultsError(f"{self.path}: cannot open the experiment's lock file: "
+                               f"{e.strerror or e}{' (remove it)' if self.path.is_dir() else ''}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

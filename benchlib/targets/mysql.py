@@ -6,6 +6,8 @@ workload's tables are created with.
 """
 from __future__ import annotations
 
+import re
+
 from sqlalchemy.engine import make_url
 
 from . import mysql_driver
@@ -40,6 +42,15 @@ def _connect(params: dict, library: str):
 def _cannot_connect(params: dict, e: Exception) -> str:
     return (f"cannot connect to mysql://{params['user']}@{params['host']}:{params['port']}/"
             f"{params['database']}: {mysql_driver.error_text(e)}")
+
+
+def check_engine(engine) -> str:
+    """The ``engine`` option: a storage engine's name (InnoDB, MyISAM, Aria …), which
+    CREATE TABLE takes unquoted; ValueError (one line) for anything else."""
+    if not isinstance(engine, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", engine):
+        raise ValueError(f"options: engine {str(engine)[:60]!r} is not a storage engine's name "
+                         "(a letter, then letters, digits or _: InnoDB, MyISAM, Aria, RocksDB)")
+    return engine
 
 
 class MysqlTarget(Target):
@@ -77,6 +88,8 @@ class MysqlTarget(Target):
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         super().check_options(url, options)
+        if "engine" in options:
+            check_engine(options["engine"])
         mysql_driver.choose(url, options)
 
     @classmethod
@@ -88,7 +101,10 @@ class MysqlTarget(Target):
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
         self.params = connect_params(url)
-        self.engine = self.options.get("engine", "InnoDB")
+        try:   # pasted into CREATE TABLE … ENGINE=: a name, never SQL
+            self.engine = check_engine(self.options.get("engine", "InnoDB"))
+        except ValueError as e:
+            raise TargetError(f"{name}: {e}") from None
         try:
             self.library = mysql_driver.choose(url, self.options)
         except ValueError as e:

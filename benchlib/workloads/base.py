@@ -304,6 +304,9 @@ def matrix_points(properties: dict, names: Sequence[str]) -> list[dict[str, Any]
     if any(not values for _, values in axes):
         empty = next(n for n, values in axes if not values)
         raise ValueError(f"{empty}: an empty list")
+    for name, values in axes:   # a value twice would plan one run twice
+        if (dup := next((v for i, v in enumerate(values) if v in values[:i]), None)) is not None:
+            raise ValueError(f"{name}: {dup!r} given twice: each value makes its own runs")
     return [dict(zip([n for n, _ in axes], combo)) for combo in product(*(v for _, v in axes))]
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..inputfiles import PARAMETER_BYTES, InputFileError, read_bounded
 from .properties_file import PropertyFileError
 
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
@@ -340,7 +341,12 @@ class Histogram:
     @classmethod
     def from_file(cls, path: str | Path, rng: np.random.Generator) -> Histogram:
         """Read YCSB's format: ``BlockSize<TAB>n``, then ``bucket<TAB>count`` lines."""
-        lines = Path(path).read_text().splitlines()
+        try:
+            lines = read_bounded(path, PARAMETER_BYTES, "histogram file").decode("utf-8", "replace").splitlines()
+        except FileNotFoundError:
+            raise PropertyFileError(path, None, "no such file (the histogram file)") from None
+        except InputFileError as e:
+            raise PropertyFileError(path, None, e.why) from None
         head = lines[0].split("\t") if lines else []
         if len(head) < 2 or head[0] != "BlockSize" or not head[1].strip().isdigit():
             raise PropertyFileError(path, 1, "'BlockSize<TAB><n>'")

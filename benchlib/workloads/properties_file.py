@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..inputfiles import PARAMETER_BYTES, InputFileError, read_bounded
+
 _WS = " \t\f"  # whitespace in the .properties grammar
 
 
@@ -40,13 +42,9 @@ def read_property_file(path: str | Path) -> dict[str, str]:
         a line continuation at the end of the file (a truncated file).
     """
     try:
-        raw = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise PropertyFileError(path, None, "a folder, not a property file") from None
-    except FileNotFoundError:
-        raise
-    except OSError as e:
-        raise PropertyFileError(path, None, f"cannot read: {e.strerror}") from None
+        raw = read_bounded(path, PARAMETER_BYTES, "property file")
+    except InputFileError as e:
+        raise PropertyFileError(path, None, e.why) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -140,15 +138,14 @@ def _unescape(path, lineno: int, s: str) -> str:
 
 def read_text_file(path: Path) -> str:
     """A parameter file's text, UTF-8; PropertyFileError naming the file and what is wrong
-    (missing, a folder, binary, another encoding)."""
+    (missing, a folder or a device, larger than a parameter file may be, binary, another
+    encoding)."""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, PARAMETER_BYTES, "parameter file")
     except FileNotFoundError:
         raise PropertyFileError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise PropertyFileError(path, None, "a folder, not a parameter file") from None
-    except OSError as e:
-        raise PropertyFileError(path, None, f"cannot read: {e.strerror}") from None
+    except InputFileError as e:
+        raise PropertyFileError(path, None, e.why) from None
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:4096]:
         kind = "UTF-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or raw[1:2] == b"\x00" else "binary"
         raise PropertyFileError(path, None, f"the file is {kind}, not UTF-8 text (save it as UTF-8)")

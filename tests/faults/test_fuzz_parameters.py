@@ -13,7 +13,8 @@ from benchlib import cli
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted([*ROOT.glob("parameters/*.yaml"), *ROOT.glob("parameters/workloads/*")])
 TOKENS = ["-1", "0", "1e999", "nan", "x", "[]", "{}", "null", "''", "'; drop table t; --",
-          "[1, -1]", "99999999999999999999", "true", "\"\\u0000\"", ": :", "- a", "!!python/object:os.system"]
+          "[1, -1]", "99999999999999999999", "true", "\"\\u0000\"", ": :", "- a", "!!python/object:os.system",
+          ".inf", "-.inf", ".nan", "1e308", "[1, 1]", "[0.5, 0.5]", "/dev/zero", "/dev/urandom"]
 
 
 def mutate(text: str, rng: random.Random) -> str:
@@ -33,8 +34,8 @@ def mutate(text: str, rng: random.Random) -> str:
         lines[i] = line[:j] + rng.choice("xqz_") + line[j + 1:]
     elif kind == 3:                               # cut anywhere (a truncated file)
         return text[:rng.randrange(len(text) + 1)]
-    elif kind == 4 and lines:                     # a line repeated with another indent
-        lines.insert(i, "  " * rng.randrange(3) + lines[i].strip())
+    elif kind == 4 and lines:                     # a line repeated (a key twice), maybe another indent
+        lines.insert(i, rng.choice(["  " * rng.randrange(3) + lines[i].strip(), lines[i]]))
     elif kind == 5:                               # bytes of garbage
         pos = rng.randrange(len(text) + 1)
         return text[:pos] + "".join(chr(rng.randrange(1, 0x2FF)) for _ in range(rng.randrange(1, 8))) + text[pos:]

@@ -240,6 +240,7 @@ def main() -> int:
     """``--quick``: leave out trials_runs' classes; ``--only f,g``: only the class
     functions named (e.g. ``--only kills --target mysqldb``: the MariaDB kills through
     mysqlclient); ``--target T``: only the pairs on target T where a class runs pairs."""
+    import trials_inputs as inputs
     import trials_matrix as matrix
     import trials_runs as runs
     args = sys.argv[1:]
@@ -249,7 +250,8 @@ def main() -> int:
         matrix.only_target(args[args.index("--target") + 1])
     t = Tally()
     fns = [urls, options, overflows, files, outputs, redis_db, matrix.names, matrix.bad_values,
-           matrix.secrets, matrix.dead, matrix.dask_settings]
+           matrix.secrets, matrix.dead, matrix.dask_settings, inputs.bounded, inputs.numbers_and_places,
+           inputs.silent]
     fns += [] if quick else [runs.kills, runs.concurrency, runs.corrupt, runs.signals, runs.full_disk]
     with tempfile.TemporaryDirectory(prefix="trials-") as tmp:
         d = Path(tmp)

@@ -254,7 +254,7 @@ def read_config(path: str | Path) -> dict[str, str]:
     values win); connection keys dropped; a relative ``data_file`` found beside them made
     absolute. FileNotFoundError names the missing file."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():   # a folder or a device: read_property_file names it
         raise FileNotFoundError(f"{path}: no such file")
     props = read_property_file(path)
     homes = [path.parent.parent, path.parent, Path.cwd()]   # LinkBench home: config/'s parent
@@ -273,5 +273,5 @@ def read_config(path: str | Path) -> dict[str, str]:
 
 def _find(name: str, homes: list[Path]) -> Path | None:
     if Path(name).is_absolute():
-        return Path(name) if Path(name).is_file() else None
-    return next((h / name for h in homes if (h / name).is_file()), None)
+        return Path(name) if Path(name).exists() else None
+    return next((h / name for h in homes if (h / name).exists()), None)

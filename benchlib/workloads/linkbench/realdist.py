@@ -10,10 +10,13 @@ benchlib ships under that file name (``data/``: the maintained client's 2017
 from __future__ import annotations
 
 import gzip
+import io
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from ...inputfiles import DATA_FILE_BYTES, InputFileError, read_bounded, size_text
 
 SHIPPED = Path(__file__).parent / "data"
 DEFAULT_FILE = "config/Distribution.dat"
@@ -28,13 +31,32 @@ def resolve(data_file: str) -> Path:
     """The file ``data_file`` names if it exists, else benchlib's of that name;
     ValueError (one line) if neither."""
     own = Path(data_file).expanduser()
-    if own.is_file():
+    if own.exists():   # a device or a FIFO too: _read refuses it, naming it
         return own
     shipped = SHIPPED / (Path(data_file).name + ".gz")
     if shipped.is_file():
         return shipped
     raise ValueError(f"data_file: {data_file}: no such file, and benchlib ships only "
                      f"{' and '.join(shipped_names())}")
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes (unpacked when .gz), at most DATA_FILE_BYTES: ValueError (one
+    line) for a larger file, a device or a FIFO, or a .gz that unpacks past it."""
+    try:
+        raw = read_bounded(path, DATA_FILE_BYTES, "distribution file")
+        if path.suffix != ".gz":
+            return raw
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
+            data = z.read(DATA_FILE_BYTES + 1)
+    except InputFileError as e:
+        raise ValueError(f"data_file: {e}") from None
+    except (OSError, EOFError) as e:   # not gzip, cut short
+        raise ValueError(f"data_file: {path}: cannot unpack: {e}") from None
+    if len(data) > DATA_FILE_BYTES:
+        raise ValueError(f"data_file: {path}: unpacks past {size_text(DATA_FILE_BYTES)}: larger "
+                         "than a distribution file may be")
+    return data
 
 
 def _sections(text: str, where: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -62,9 +84,7 @@ def _sections(text: str, where: str) -> dict[str, tuple[np.ndarray, np.ndarray]]
 @lru_cache(maxsize=8)
 def nlinks_cdf(data_file: str) -> tuple[np.ndarray, np.ndarray]:
     """(out-degrees, cumulative probabilities) of the file's ``nlinks`` section."""
-    path = resolve(data_file)
-    raw = path.read_bytes()
-    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("ascii", "replace")
+    text = _read(resolve(data_file)).decode("ascii", "replace")
     secs = _sections(text, str(data_file))
     if "nlinks" not in secs or not len(secs["nlinks"][0]):
         raise ValueError(f"data_file: {data_file}: no nlinks section")

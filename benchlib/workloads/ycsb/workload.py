@@ -99,6 +99,11 @@ class YcsbWorkload(Workload):
                 and not float(core.maxexecutiontime or 0):
             raise ValueError("operationcount: required (> 0) unless run.loop_secs or "
                              "maxexecutiontime bounds the run loops")
+        if core.fieldlengthdistribution == "histogram":   # its file read now, not in the clients
+            import numpy as np
+
+            from .plan import field_length_generator
+            field_length_generator(core, np.random.default_rng(0))
 
     def steps(self, exp, spec) -> list[StepSpec]:
         steps = []
