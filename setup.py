@@ -15,7 +15,11 @@ include benchlib/workloads/_muxconn.h, what the loops that multiplex share. kv's
 hiredis's headers (Debian: libhiredis-dev); without them kv on Redis runs redis-py.
 ybio's sessions on PostgreSQL run on the same loop over libpq: _pgloop.c built a second
 time into ybio's bindings (benchlib/workloads/ybio/bindings/_pgloop, see
-postgres_native.py there), LOOP_PKG naming its package."""
+postgres_native.py there), LOOP_PKG naming its package.
+
+BENCHLIB_C_LOOPS=0 in the environment installs none of the loops (the scanner still), as a
+machine without the client libraries' headers would (`make test-newcomer` tests that machine)."""
+import os
 import subprocess
 
 from setuptools import Extension, setup
@@ -42,7 +46,7 @@ YCSB = "benchlib/workloads/ycsb/bindings"
 PLAN_H = [f"{YCSB}/_ycsbplan.h"]
 MUX_H = ["benchlib/workloads/_muxconn.h"]   # what the multiplexing loops share
 
-setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
+EXTENSIONS = [Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.ycsb.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
                              include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
@@ -56,4 +60,6 @@ setup(ext_modules=[Extension("benchlib.importers._linescan", ["benchlib/importer
                              extra_compile_args=["-O2"], optional=True),
                    Extension("benchlib.workloads.kv.bindings._redisloop",
                              ["benchlib/workloads/kv/bindings/_redisloop.c"], libraries=["hiredis"], depends=MUX_H,
-                             extra_compile_args=["-O2"], optional=True)])
+                             extra_compile_args=["-O2"], optional=True)]
+
+setup(ext_modules=EXTENSIONS[:1] if os.environ.get("BENCHLIB_C_LOOPS") == "0" else EXTENSIONS)

@@ -15,6 +15,96 @@ MYSQL_URL = os.environ.get("BENCHLIB_TEST_MYSQL", "mysql://root@127.0.0.1:3306/t
 REDIS_URL = os.environ.get("BENCHLIB_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
+def _c_loop(module: str):
+    """Why a C loop of benchlib is not there (its binding's MISSING), or None."""
+    def missing() -> str | None:
+        import importlib
+        mod = importlib.import_module(module)
+        return None if mod.AVAILABLE else mod.MISSING
+    return missing
+
+
+def _mysqlclient() -> str | None:
+    from benchlib.targets.mysql_driver import c_client_error
+    return c_client_error()
+
+
+def _chromium() -> str | None:
+    from browser import chromium
+    return None if chromium() else "Chromium is not installed (apt-get install chromium)"
+
+
+def _prometheus() -> str | None:
+    import shutil
+    missing = [b for b in ("prometheus", "prometheus-node-exporter", "prometheus-process-exporter",
+                           "prometheus-postgres-exporter") if not shutil.which(b)]
+    return f"not installed: {', '.join(missing)} (Debian's packages; .ci/run installs them)" if missing else None
+
+
+# the optional parts of a machine, one marker each (``@pytest.mark.requires("mysqlclient")``):
+# a test that needs one skips, saying why, where it is absent (README: what make test needs)
+OPTIONAL_PARTS = {
+    "mysqlclient": _mysqlclient,
+    "c-libpq": _c_loop("benchlib.workloads.ycsb.bindings.postgres_native"),
+    "c-libpq-ybio": _c_loop("benchlib.workloads.ybio.bindings.postgres_native"),
+    "c-libmariadb": _c_loop("benchlib.workloads.ycsb.bindings.mysql_native"),
+    "c-hiredis": _c_loop("benchlib.workloads.kv.bindings.redis_native"),
+    "chromium": _chromium,
+    "prometheus": _prometheus,
+}
+
+
+def pytest_configure(config):
+    _own_basetemp(config)
+    config.addinivalue_line("markers", "requires(*parts): needs these optional parts of the machine "
+                            f"({', '.join(OPTIONAL_PARTS)}); skipped, saying why, without them")
+
+
+def _own_basetemp(config) -> None:
+    """Each session its own base folder for tmp_path, readable by others (0755), outside
+    /tmp/pytest-of-<user>: a second pytest started beside this one (another suite on the
+    machine) sets that folder back to 0700, and the embedded PostgreSQL, which pgserver runs
+    as its own user when we are root, then loses its data directory mid-test. xdist's
+    workers take their folders under the controller's."""
+    import tempfile
+    if config.option.basetemp or hasattr(config, "workerinput"):
+        return
+    base = tempfile.mkdtemp(prefix="benchlib-tests-")
+    os.chmod(base, 0o755)
+    config.option.basetemp = base
+    config._benchlib_basetemp = base
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The session's base folder goes when every test passed (a failure's files stay)."""
+    import shutil
+    base = getattr(session.config, "_benchlib_basetemp", None)
+    if base and exitstatus == 0:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("requires"):
+        for part in mark.args:
+            why = OPTIONAL_PARTS[part]()
+            if why:
+                pytest.skip(f"{part}: {why}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that share a module-scoped fixture (a load, a run) go to one xdist worker
+    (``--dist loadgroup``), so the fixture runs once, not once per worker."""
+    for item in items:
+        defs = getattr(item, "_fixtureinfo", None)
+        if defs is None:
+            continue
+        for name in item.fixturenames:
+            fdefs = defs.name2fixturedefs.get(name) or ()
+            if any(f.scope == "module" for f in fdefs):
+                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+                break
+
+
 def _port_open(port: int, host: str = "127.0.0.1") -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):

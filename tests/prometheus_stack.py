@@ -56,7 +56,7 @@ def start(workdir: Path, pg_dsn: str) -> Stack:
     cmds = [
         ["prometheus-node-exporter", f"--web.listen-address=127.0.0.1:{ports['node']}",
          "--collector.disable-defaults", "--collector.cpu", "--collector.stat", "--collector.diskstats"],
-        ["prometheus-process-exporter", "-procnames", "postgres", "-threads=false",
+        ["prometheus-process-exporter", "-config.path", str(_process_config(workdir, pg_dsn)), "-threads=false",
          "-web.listen-address", f"127.0.0.1:{ports['proc']}"],
         ["prometheus-postgres-exporter", f"--web.listen-address=127.0.0.1:{ports['pg']}",
          "--disable-settings-metrics"],
@@ -78,6 +78,21 @@ def start(workdir: Path, pg_dsn: str) -> Stack:
         stack.stop()
         raise
     return stack
+
+
+def _process_config(workdir: Path, pg_dsn: str) -> Path:
+    """process-exporter's group ``postgres``: the postmaster of the DSN's cluster (its data
+    directory on its command line) and its children, not every ``postgres`` of the host (the
+    suite starts embedded clusters beside it: ``-procnames postgres`` summed them all)."""
+    import re
+
+    import psycopg
+    with psycopg.connect(pg_dsn) as c:
+        datadir = c.execute("SHOW data_directory").fetchone()[0]
+    path = workdir / "process-exporter.yml"
+    path.write_text(json.dumps({"process_names": [
+        {"name": "postgres", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]}]}))
+    return path
 
 
 def _wait_up(url: str, n: int, timeout_s: float = 60.0) -> None:

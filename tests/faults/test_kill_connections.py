@@ -189,6 +189,12 @@ def _pair_url(request, kind: str, library: str) -> str:
 
 
 _MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redis": []}
+
+
+def _marks(workload: str, kind: str, library: str) -> list:
+    """The server's marker, and the optional client library the pair goes through
+    (mysqlclient: the pair skips, saying so, on a machine without it)."""
+    return _MARK[kind] + ([pytest.mark.requires("mysqlclient")] if library == "c" else [])
 # every workload × target × client library whose connection can be lost (SQLite's cannot:
 # it is a file in the client's process)
 PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
@@ -200,7 +206,7 @@ PAIRS.insert(PAIRS.index(("ybio", "mysql", "python")) + 1, ("ybio-python", "post
 
 @pytest.mark.slow
 @pytest.mark.parametrize("workload,kind,library",
-                         [pytest.param(*pr, marks=_MARK[pr[1]], id="-".join(pr)) for pr in PAIRS])
+                         [pytest.param(*pr, marks=_marks(*pr), id="-".join(pr)) for pr in PAIRS])
 def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
     url = _pair_url(request, kind, library)
     if workload.startswith("linkbench"):
