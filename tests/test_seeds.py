@@ -15,6 +15,7 @@ import sqlite3
 
 import pytest
 from conftest import DATA
+from resuming import kill_and_resume
 from seedkeys import first_requests, shared
 
 from benchlib import load_results, run_experiment, seeds
@@ -168,3 +169,37 @@ def test_ycsb_loops_update_the_keys_their_streams_name_and_a_seed_repeats_them(d
     assert len(changed) > 1.5 * len(set(l1)) and shared(l1, l2) < 0.01
     assert _table(b) == after          # the same seed: the same updates, the same values
     assert _table(c) != after
+
+
+@pytest.mark.slow
+def test_a_resumed_loop_draws_the_stream_the_killed_one_drew(tmp_path):
+    """Updates only, paced to 300/s, 600 a loop: killed in loop 2 and resumed, the run
+    leaves the very table an uninterrupted run of the same seed leaves — the resumed loop
+    2 wrote again, in the same order, every key and value the killed one had written (a
+    stream of other keys would leave the killed attempt's writes behind)."""
+    props = {"readproportion": 0, "updateproportion": 1.0, "recordcount": 3000, "operationcount": 600}
+    run = {"threads": [1], "processes": 1, "loops": 3, "status_interval_s": 60, "driver": "python",
+           "target_base": 300, "target_factors": [1]}
+    run_dir, *_ = kill_and_resume(tmp_path, {**_ycsb("seeds-kill", **props), "run": run}, at="r.L2")
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "ok" and meta["resumptions"][0]["from"] == "r.L2", meta
+    (tmp_path / "whole").mkdir()
+    _, whole = _run({**_ycsb("seeds-whole", **props), "run": run}, tmp_path / "whole")
+    assert _table(run_dir) == _table(whole)
+
+
+@pytest.mark.slow
+def test_a_run_drawn_by_another_seed_rule_is_not_resumed(tmp_path):
+    """A killed run whose meta names no seed rule (an older benchlib: every step drew
+    seed + g) runs again whole, saying why: its remaining loops could not draw what it
+    would have drawn."""
+    def older(run_dir):
+        meta = json.loads((run_dir / "meta.json").read_text())
+        del meta["seed_rule"]
+        (run_dir / "meta.json").write_text(json.dumps(meta))
+    run = {**RUN2, "loops": 3, "loop_secs": 1}
+    run_dir, _, _, out = kill_and_resume(tmp_path, {**_ycsb("seeds-old"), "run": run},
+                                         after_kill=older, at="r.L2")
+    assert "not resumed: its requests were drawn by another seed rule" in out, out
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "ok" and meta["seed_rule"] == seeds.RULE and not meta.get("resumptions")
