@@ -203,3 +203,14 @@ def test_a_run_drawn_by_another_seed_rule_is_not_resumed(tmp_path):
     assert "not resumed: its requests were drawn by another seed rule" in out, out
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "ok" and meta["seed_rule"] == seeds.RULE and not meta.get("resumptions")
+
+
+def test_the_c_loop_over_libpq_draws_each_loop_its_own_requests(pg_own_db, data_dir):
+    """YCSB on PostgreSQL with ``run.driver: c``: the chunks the C loop runs are made by
+    the same clients from the same per-step seeds (no C loop takes a seed of its own)."""
+    exp_dict = {**_ycsb("seeds-ycsb-c"), "targets": [{"name": "pg", "url": pg_own_db}],
+                "run": {**RUN2, "driver": "c"}}
+    exp, run_dir = _run(exp_dict, data_dir)
+    assert json.loads((run_dir / "meta.json").read_text())["driver_path"].startswith("c-")
+    l1, l2 = (first_requests(exp, run_dir, s, lambda code, a: a[0]) for s in ("r.L1", "r.L2"))
+    assert shared(l1, l2) < 0.01
