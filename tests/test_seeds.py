@@ -44,9 +44,10 @@ def test_streams_differ_by_step_client_repetition_and_repeat_for_the_same():
     assert seeds.generator(one, "a").integers(1 << 62) != seeds.generator(one, "b").integers(1 << 62)
 
 
-def test_a_negative_seed_is_one_line():
+@pytest.mark.parametrize("bad", [-1, 2**63, "x"])
+def test_a_seed_out_of_range_is_one_line(bad):
     exp = {"experiment": "neg", "workload": "ycsb", "targets": [{"name": "s", "url": "sqlite"}],
-           "seed": -1}
+           "seed": bad}
     with pytest.raises(ParameterError) as e:
         validate(exp, "neg")
     assert "seed" in str(e.value) and "\n" not in str(e.value).strip()
