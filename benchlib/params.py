@@ -158,7 +158,7 @@ class Experiment(Strict):
     index: IndexSpec = Field(default_factory=IndexSpec)
     run: RunLoopSpec = Field(default_factory=RunLoopSpec)
     repetitions: int = Field(1, ge=1, le=100)
-    seed: int | None = None
+    seed: int | None = Field(None, ge=0, le=2**63 - 1)   # the run's streams derive from it (seeds.py)
     # how a step's client processes start: here (local) or as tasks on a Dask cluster
     executor: str = Field(default_factory=executor_registry.default)  # run/registry.py's names
     dask: DaskSpec = Field(default_factory=DaskSpec)

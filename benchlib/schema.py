@@ -162,6 +162,7 @@ class RunMeta(BaseModel):
     load_target_ops_per_s: float | None = None
     repetition: int | None = None
     seed: int | None = None
+    seed_rule: str | None = None        # seeds.RULE; None: older runs (every step drew seed + g)
     planned: list[str] = []             # the step names planned, in order
     parameters: dict[str, Any] | None = None     # the resolved experiment (URLs masked)
     host: dict[str, Any] | None = None

@@ -273,14 +273,18 @@ def _own_memory() -> tuple[int | None, int | None]:
         return None, None
 
 
+def workload_clients(task: dict, step: StepSpec) -> list:
+    """The process's workload clients, one per thread, each on its own seed (the task's
+    ``seeds``, :func:`..run.step.step_tasks`)."""
+    workload = WorkloadSpec(**task["workload"]).build()
+    return [workload.client(step, task["endpoint"], task["thread_offset"] + t, step.threads,
+                            seed=task["seeds"][t], batch_size=task.get("batch_size", 1000))
+            for t in range(task["threads"])]
+
+
 def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
     """The process's client threads: one per connection, or one driving them all (mux)."""
-    workload = WorkloadSpec(**task["workload"]).build()
-    clients = []
-    for t in range(task["threads"]):
-        g = task["thread_offset"] + t
-        clients.append(workload.client(step, task["endpoint"], g, step.threads,
-                                       seed=task["seed"] + g, batch_size=task.get("batch_size", 1000)))
+    clients = workload_clients(task, step)
     one_thread = len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
         # each chunk of operations runs in C (run.driver); from 2 connections per process

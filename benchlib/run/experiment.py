@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import schema
+from .. import schema, seeds
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
 from ..params import Experiment, ParameterError, RunSpec, plan
@@ -92,7 +92,7 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
         target={"name": spec.target.name, "url": mask_url(spec.target.url), "kind": spec.target.kind},
         threads=spec.threads, processes=spec.processes, load_processes=spec.load_processes,
         target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,
-        repetition=spec.repetition, seed=seed, planned=[s.name for s in steps],
+        repetition=spec.repetition, seed=seed, seed_rule=seeds.RULE, planned=[s.name for s in steps],
         parameters=resolved_parameters(exp), host=host_facts(), dbms=None)
 
 
@@ -140,7 +140,8 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
             if step.phase in workload.controller_phases:
                 o = _controller_step(step, workload, target)
             else:
-                o = run_step(step, wspec, target.endpoint(), seed=seed, batch_size=exp.load.batch_size,
+                o = run_step(step, wspec, target.endpoint(), seed=seed, repetition=run.spec.repetition,
+                             batch_size=exp.load.batch_size,
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
                              executor=executor, key_counter=counter)
             if o.status == "ok":

@@ -13,7 +13,9 @@ parameters and each loaded table is there holding what the kept steps left
 what the loop that did not finish may have removed: :func:`kept_counts`); otherwise one
 line says why and the whole run goes again, the old folder set aside in ``.attempts/``.
 A resumed run's inserts go on past every key the killed run may have claimed
-(:func:`key_state`).
+(:func:`key_state`). Its remaining steps draw the requests the first attempt would have
+drawn: the seed is the meta's and each step's streams derive from it, the step and the
+client (:mod:`..seeds`); a run whose meta names another ``seed_rule`` is not resumed.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import schema
+from .. import schema, seeds
 from ..params import Experiment, RunSpec
 from ..store import folders, parts
 from ..targets.base import TargetError, make_target
@@ -100,6 +102,8 @@ def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepS
         return "its meta.json cannot be read"
     if list(meta.get("planned") or []) != [s.name for s in steps]:
         return "it planned other steps"
+    if meta.get("seed_rule") != seeds.RULE:   # its remaining steps' requests would differ
+        return "its requests were drawn by another seed rule (an older benchlib)"
     then = {k: v for k, v in (meta.get("parameters") or {}).items() if k not in NOT_MEASURED}
     now = {k: v for k, v in resolved_parameters(exp).items() if k not in NOT_MEASURED}
     if changed := _changed_keys(then, now):

@@ -34,6 +34,7 @@ from .failed import calls_count, failed_count, too_many_failed
 from .intervals import interval_rows, is_batch
 from .recording import NS, SecondMerger, StepError
 from .status_window import StatusWindow
+from .tasks import split, step_tasks
 
 READY_TIMEOUT_S = 300.0
 # a step stops early for its failed operations (too_many_failed) only once this many failed:
@@ -68,12 +69,8 @@ class StepOutcome:
         return float(sum(vals)) if vals and all(v is not None for v in vals) else None
 
 
-def _split(n: int, parts: int) -> list[int]:
-    return [n // parts + (1 if i < n % parts else 0) for i in range(parts)]
-
-
 def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
-             batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
+             repetition: int = 1, batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
              status_out="stderr", progress: bool | None = None,
              on_clients: Callable[[list[int]], None] | None = None,
              executor=None, key_counter=None) -> StepOutcome:
@@ -82,7 +79,9 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     ``executor`` starts them (:mod:`.executors`: local processes by default, or Dask
     tasks); the rest is the same whoever started them. Never raises for a failure of
     the clients or the DBMS during the step: the outcome says ``failed`` with a
-    one-line error and keeps every completed second. ``key_counter``: the run's
+    one-line error and keeps every completed second. ``seed``: the run's; each client
+    draws from its own stream of it, the step and the repetition (:mod:`..seeds`).
+    ``key_counter``: the run's
     acknowledged-insert counter (:mod:`..workloads.keycounter`); without one, a run step
     of a workload that inserts gets one of its own.
     """
@@ -92,8 +91,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     if counter is not None:
         step = replace(step, key_counter=counter.name)
     try:
-        return _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out,
-                         progress, on_clients, executor)
+        tasks = step_tasks(step, workload, endpoint, seed, batch_size, repetition)
+        return _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clients, executor)
     finally:
         if own_counter:
             counter.close(unlink=True)
@@ -110,12 +109,11 @@ def _step_counter(step: StepSpec, workload: WorkloadSpec, given):
     return (None, False) if start is None else (keycounter.create(start, step.threads), True)
 
 
-def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_out, progress,
-              on_clients, executor) -> StepOutcome:
+def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clients,
+              executor) -> StepOutcome:
     clients = None
     try:
-        clients = (executor or LocalExecutor()).start_clients(
-            _tasks(step, workload, endpoint, seed, batch_size))
+        clients = (executor or LocalExecutor()).start_clients(tasks)
         batch_units = _await_ready(clients)
     except (StepError, KeyboardInterrupt) as e:
         if clients is not None:
@@ -169,7 +167,7 @@ def _driver_rows(step: StepSpec, clients, results: list[measure.ClientResult], b
     """The drivers table's rows: per client process, where it ran (host, Dask worker,
     pid), its planned threads, and its own ops, errors, CPU and memory."""
     rows = []
-    for pl, threads, r in zip(clients.placements(), _split(step.threads, step.processes), results):
+    for pl, threads, r in zip(clients.placements(), split(step.threads, step.processes), results):
         _, ops, errors = latency_rows([r], batch_units, compound)
         rows.append({"step": step.name, "client": pl.client, "executor": clients.executor,
                      "host": pl.host or r.host, "worker": pl.worker, "pid": pl.pid,
@@ -177,19 +175,6 @@ def _driver_rows(step: StepSpec, clients, results: list[measure.ClientResult], b
                      "rss_gb": r.rss_bytes / 2**30 if r.rss_bytes else None, "error": r.error,
                      "voluntary_switches": r.voluntary_switches, "involuntary_switches": r.involuntary_switches})
     return rows
-
-
-def _tasks(step: StepSpec, workload: WorkloadSpec, endpoint, seed: int, batch_size: int) -> list[dict]:
-    """One task per client process, the step's threads split among them: each knows its
-    threads' global indexes (``thread_offset``) of ``step.threads``, from which the
-    workload splits the keyspace and the pacing splits the target — wherever it runs."""
-    tasks, offset = [], 0
-    for p, nthreads in enumerate(_split(step.threads, step.processes)):
-        tasks.append({"proc_index": p, "step": step, "workload": vars(workload) | {},
-                      "endpoint": endpoint, "threads": nthreads, "thread_offset": offset,
-                      "seed": seed, "batch_size": batch_size})
-        offset += nthreads
-    return tasks
 
 
 def _await_ready(clients) -> dict[str, str | None]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import schema
+from ... import schema, seeds
 from .. import keycounter
 from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
 from ..generators import ValuePool
@@ -145,7 +145,7 @@ class _KvClient(ReconnectingClient, WorkloadClient):
 
     def __init__(self, p: KvParameters, endpoint, seed: int, index: int):
         self.p = p
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeds.generator(seed, "kv client")
         kind = binding(endpoint.dialect)
         self.prefix = kind.key_prefix(p.table)
         self.pool = ValuePool(self.rng, p.value_size)

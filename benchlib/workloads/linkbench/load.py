@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from ... import seeds
 from ...schema import OK
 from ..base import Chunk
 from .db import COUNT_LOAD_COLS, LINK_LOAD_COLS, NODE_LOAD_COLS, DbClient
@@ -46,7 +47,7 @@ class LoadClient(DbClient):
         self.p, self.st, self.endpoint = p, st, endpoint
         self.index, self.loaders = index, max(total - 1, 1)
         self.batch = max(batch_size, 1)
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeds.generator(seed, "linkbench load")
         self.link_data = Payloads(p.datagen, "link_add", self.rng)
         self.node_data = Payloads(p.datagen, "node_add", self.rng)
         self.graph = Graph(p)

@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 
+from ... import seeds
 from ...schema import EMPTY, ERROR, OK, RETRY
 from ..base import Chunk
 from .db import DbClient
@@ -61,8 +62,8 @@ class RequestClient(DbClient):
 
     def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None):
         self.p, self.st, self.endpoint = p, st, endpoint
-        self.rng = np.random.default_rng(seed)
-        self.py_rng = random.Random(seed)
+        self.rng = seeds.generator(seed, "linkbench requests")
+        self.py_rng = seeds.python_random(seed, "linkbench list tails")
         self.graph = Graph(p)
         self.reads, self.writes = link_access(p, self.rng, "read"), link_access(p, self.rng, "write")
         self.node_dists = {UPDATE_NODE: node_access(p, self.rng, "node_update"),

@@ -29,6 +29,7 @@ from itertools import repeat
 
 import numpy as np
 
+from ... import seeds
 from ...schema import NOT_FOUND, OK
 from ..base import Chunk, WorkloadClient
 from ..reconnect import Reconnecting, ReconnectingClient
@@ -47,7 +48,7 @@ class YbioRunClient(ReconnectingClient, WorkloadClient):
     def __init__(self, params, endpoint, index: int, seed: int, job: str, driver: str = "python"):
         self.params, self.job = params, job
         self.table = params.table_name(index)
-        self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x59424)))
+        self.rng = seeds.generator(seed, f"ybio run {index}")
         self.batch = params.batch_size
         self.planned_rows = self.planned_updated = 0
         # what the calls really did (the status line)

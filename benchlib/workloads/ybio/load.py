@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from ... import seeds
 from ...schema import OK
 from ..base import Chunk, WorkloadClient
 from ..reconnect import Reconnecting, ReconnectingClient
@@ -39,7 +40,7 @@ class YbioLoadClient(ReconnectingClient, WorkloadClient):
     def __init__(self, params, endpoint, tables: list[str], index: int, total: int,
                  seed: int, batch_rows: int):
         self.params = params
-        self.rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, 0x4C4F4144)))
+        self.rng = seeds.generator(seed, f"ybio load {index}")
         self.nb = batch_count(params.tab_rows, batch_rows)
         self.kind = binding(endpoint.dialect)
         self.link = Reconnecting(lambda: self.kind.open(endpoint),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import seeds
 from ..generators import (
     MAX_REDRAW_ROUNDS,
     Constant,
@@ -96,8 +97,8 @@ class CoreWorkloadPlan:
         if not 0 <= client_index < n_clients:
             raise ValueError(f"client_index {client_index} not in [0, {n_clients})")
         self.props, self.client_index, self.n_clients = props, client_index, n_clients
-        # a stream of its own: not the one default_rng(seed) gives other users of the seed
-        ss = np.random.SeedSequence(seed, spawn_key=(client_index, 0x59435342))
+        # a stream of its own: not the one the client's values draw from (seeds.py)
+        ss = seeds.sequence(seed, f"ycsb plan {client_index}")
         r_op, r_key, r_scan, r_field, r_len = (np.random.default_rng(s) for s in ss.spawn(5))
         self.ops = Discrete([getattr(props, p) for p in PROPORTIONS], r_op)
         keyed = props.readproportion + props.updateproportion + props.scanproportion \

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from ... import schema
+from ... import schema, seeds
 from .. import keycounter
 from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records
 from ..generators import ValuePool, build_key_names
@@ -190,7 +190,7 @@ class _YcsbClient(ReconnectingClient, WorkloadClient):
 
     def __init__(self, cfg: YcsbConfig, endpoint, seed: int):
         self.cfg, self.core, self.endpoint = cfg, cfg.core, endpoint
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeds.generator(seed, "ycsb values")
         self.link = Reconnecting(self._open, f"ycsb client (seed {seed})", endpoint.target_class())
         self.as_bytes = bool(getattr(self.binding, "bytes_args", False))
         self.pool = ValuePool(self.rng, int(self.core.fieldlength), as_bytes=self.as_bytes)
