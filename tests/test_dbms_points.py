@@ -16,6 +16,7 @@ from benchlib import cli, load_results
 from benchlib.importers import import_output
 from benchlib.plots.heatmap import _panels
 from benchlib.plots.values import points, value_spec
+from benchlib.reports.display import headline
 from benchlib.summaries import pairing, run_lines
 from benchlib.summaries import samples as sm
 from benchlib.summaries import uncertainty as u
@@ -135,6 +136,9 @@ def test_a_paced_run_is_compared_on_intended_latency_and_n2_has_a_t_interval(tmp
     assert n == 2 and (pts["ops_per_s_low"], pts["ops_per_s_high"]) == pytest.approx((lo, hi))
     assert pts["interval"] == "95% t, log scale, 2 runs"
     assert lo < s["ops_per_s"].min() and hi > s["ops_per_s"].max()   # wider than min–max
+    # the headline: the intended p99, the service time beside it
+    line = headline(res)
+    assert "p99 from the intended start READ" in line and "(service " in line, line
     capsys.readouterr()
     assert cli.main(["compare", str(tmp_path / "d" / "paced")]) == 0
     out = capsys.readouterr().out

@@ -35,7 +35,8 @@ def best_point(results: dict) -> dict | None:
     _, g = max(groups, key=lambda kg: kg[1]["ops_per_s"].mean())
     p99s = {c.removesuffix("_p99_us"): g[c].mean() for c in g   # the calls this point made
             if c.endswith("_p99_us") and not c.endswith(SERVICE_P99) and g[c].notna().any()}
-    service = {op: g[op + SERVICE_P99].mean() for op in p99s if op + SERVICE_P99 in g}
+    service = {op: g[op + SERVICE_P99].mean() for op in p99s   # paced: the service time beside
+               if op + SERVICE_P99 in g and g[op + SERVICE_P99].notna().any()}
     calls = op_order(pd.DataFrame({"op": list(p99s)}))
     batched = [op for op in calls if is_batch(op)]
     many = "experiment" in g and samples["experiment"].astype("object").nunique() > 1
