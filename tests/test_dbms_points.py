@@ -159,3 +159,28 @@ def test_imported_linkbench_buckets_are_flagged_not_read_as_upper_bounds(tmp_pat
     assert (p99["ci_low"] < 1).all() and (p99["ci_high"] > 1).all()
     text = pairing.format_compare(df, "a", "b")
     assert "(A: bucket [" in text and not math.isnan(p99["ratio"].iloc[0])
+
+
+def _one_target(config: str, target: str, values: list[float]) -> dict:
+    """Results of one point: each run's ops over 1 s, on the DBMS configuration ``target``."""
+    runs = [{"run_id": f"{config}-r{i}", "experiment": config, "config": config, "target": target,
+             "threads": 4, "target_ops_per_s": None, "point": "", "repetition": i + 1, "meta": {}}
+            for i in range(len(values))]
+    steps = [{"run_id": r["run_id"], "step": "r.L1", "phase": "run", "secs": 1.0, "ops": v}
+             for r, v in zip(runs, values)]
+    return {"runs": pd.DataFrame(runs), "steps": pd.DataFrame(steps)}
+
+
+def test_against_base_pairs_only_the_same_configuration():
+    from benchlib.summaries import against_base as ab
+    base = _one_target("pg15", "pg (PostgreSQL 15.2)", [1000, 1010, 990])
+    same = _one_target("again", "pg (PostgreSQL 15.2)", [1003, 995, 1012])
+    other = _one_target("pg16", "pg (PostgreSQL 16.1)", [2000, 2020, 1980])
+    df = ab.against_base(base, [("again", same), ("pg16", other)])
+    assert set(df["config"]) == {"again"}                      # a version apart: not paired
+    assert len(df.attrs["unpaired"]) == 1 and df.attrs["unpaired"][0].startswith("pg16: no target")
+    text = ab.format_against_base(df, "pg15", ["again", "pg16"])
+    assert "not compared: pg16: no target of B" in text
+    told = ab.against_base(base, [("pg16", other)], pairs=[("pg15", "pg16")])
+    thr = told[told["metric"] == "ops_per_s"].iloc[0]
+    assert thr["target_other"] == "pg (PostgreSQL 16.1)" and thr["significant"] and thr["ratio"] == pytest.approx(2.0)
