@@ -115,8 +115,14 @@ def _paced(tmp_path: Path, reps: int) -> Path:
 @pytest.mark.slow
 def test_a_paced_run_is_compared_on_intended_latency_and_n2_has_a_t_interval(tmp_path, capsys):
     res = load_results(_paced(tmp_path, reps=2))
+    printed = capsys.readouterr().out
     _check_throughput(res)
     lat = res["latency"][res["latency"]["step"] == "r.L1"].set_index(["run_id", "op"])["p99_us"]
+    # the line printed as the step ended: the intended p99, the service time beside it
+    for rid in res["runs"]["run_id"]:
+        m = re.search(rf"^r\.L1\s+{re.escape(rid)}: .* READ p99=(\d+)us \(svc (\d+)us\)", printed, re.M)
+        assert m, printed
+        assert (int(m[1]), int(m[2])) == (round(lat[(rid, "Intended-READ")]), round(lat[(rid, "READ")]))
     s = sm.run_samples(res).set_index("run_id")
     for rid in s.index:
         assert s.loc[rid, "READ_p99_us"] == lat[(rid, "Intended-READ")]
