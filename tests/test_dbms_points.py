@@ -190,3 +190,22 @@ def test_against_base_pairs_only_the_same_configuration():
     told = ab.against_base(base, [("pg16", other)], pairs=[("pg15", "pg16")])
     thr = told[told["metric"] == "ops_per_s"].iloc[0]
     assert thr["target_other"] == "pg (PostgreSQL 16.1)" and thr["significant"] and thr["ratio"] == pytest.approx(2.0)
+
+
+def _both(*parts: dict) -> dict:
+    return {k: pd.concat([p[k] for p in parts], ignore_index=True) for k in ("runs", "steps")}
+
+
+def test_a_named_pair_and_the_same_configuration_pair_together():
+    a = _both(_one_target("pg", "pg (PostgreSQL 15.2)", [1000, 1010]), _one_target("lite", "lite (SQLite 3.40)", [50, 52]))
+    b = _both(_one_target("pg16", "pg16 (PostgreSQL 16.1)", [2000, 2020]), _one_target("lite", "lite (SQLite 3.40)", [51, 50]))
+    df = pairing.compare(a, b)   # lite pairs with lite; pg with nothing, said under the table
+    assert set(df["target"]) == {"lite (SQLite 3.40)"}
+    assert df.attrs["unpaired"] == ["pg (PostgreSQL 15.2): no point of B pairs with it (same configuration, or --pair)"]
+    assert "not compared: pg (PostgreSQL 15.2)" in pairing.format_compare(df, "a", "b")
+    df = pairing.compare(a, b, [("pg", "pg16")])
+    pairs = set(zip(df["target"], df["target_b"]))
+    assert pairs == {("pg (PostgreSQL 15.2)", "pg16 (PostgreSQL 16.1)"), ("lite (SQLite 3.40)", "lite (SQLite 3.40)")}
+    assert "not compared" not in pairing.format_compare(df, "a", "b")
+    with pytest.raises(u.CompareError, match="no target of B is a DBMS configuration of A"):
+        pairing.compare(_one_target("pg", "pg (PostgreSQL 15.2)", [1000]), _one_target("lite", "lite (SQLite 3.40)", [50]))

@@ -54,8 +54,9 @@ def _targets(s: pd.DataFrame) -> dict[str, str]:
 
 
 def target_pairs(sa: pd.DataFrame, sb: pd.DataFrame, pairs: Pairs | None = None) -> list[tuple[str, str]]:
-    """[(A's target, B's target)]: the same configuration, or the pairs named; a
-    CompareError in one line when none pairs or a pair names a target a side lacks."""
+    """[(A's target, B's target)]: the pairs named, and the same configuration for the
+    targets they do not name; a CompareError in one line when none pairs or a pair names
+    a target a side lacks."""
     ta, tb = _targets(sa), _targets(sb)
     if pairs:
         out = []
@@ -67,7 +68,8 @@ def target_pairs(sa: pd.DataFrame, sb: pd.DataFrame, pairs: Pairs | None = None)
                     raise CompareError(f"--pair {na}={nb}: {side} has no target {name!r} "
                                        f"(it has: {', '.join(sorted(set(there.values())))})")
             out += [(x, y) for x in a for y in b]
-        return out
+        named_a, named_b = {x for x, _ in out}, {y for _, y in out}   # the rest: by configuration
+        return out + [(t, t) for t in ta if t in tb and t not in named_a and t not in named_b]
     same = [(t, t) for t in ta if t in tb]
     if not same:
         hint = f"{next(iter(ta.values()))}={next(iter(tb.values()))}" if ta and tb else "A=B"

@@ -45,7 +45,8 @@ def run_samples(results: dict) -> pd.DataFrame:
     # a run that names no target (a table made by hand) is its configuration's
     config = pts["config"] if "config" in pts else pd.Series("", index=pts.index)
     target = pts["target"] if "target" in pts else pd.Series(None, index=pts.index, dtype="object")
-    pts["target"] = target.astype("object").where(target.notna() & (target != ""), config).fillna("").astype(str)
+    named = target.astype("object").map(lambda t: isinstance(t, str) and t != "").astype(bool)
+    pts["target"] = target.astype("object").where(named, config).fillna("").astype(str)
     # an unthrottled point has no target: 0, so that points match and group; threads a
     # source does not know are 0 too (no run has none), a workload without a matrix ""
     pts["target_ops_per_s"] = pd.to_numeric(pts.get("target_ops_per_s"), errors="coerce").fillna(0.0)
