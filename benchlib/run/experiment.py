@@ -200,7 +200,7 @@ def _finish(run: RunRows, workload, data_dir: Path, status: str, error: str | No
         folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
-    catalog.record(data_dir, run_dir, meta, sum(r["ops"] for r in run_rows) / secs if secs else None)
+    catalog.record(data_dir, run_dir, meta, throughput(sum(r["ops"] for r in run_rows), secs) if secs else None)
 
 
 def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, out=sys.stdout,
