@@ -29,6 +29,17 @@ DIGITS = 3
 PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p95_us": 95.0, "p99_us": 99.0, "p999_us": 99.9}
 
 
+def throughput(ops, secs):
+    """Operations per second over a measured duration, ``ops / secs``: YCSB's
+    ``Throughput(ops/sec)`` (operations done over the run time). The one definition of a
+    step's and a run's throughput in every table (a run's: its run loops' Σ ops / Σ secs);
+    NaN where no duration was measured. Works on numbers and on pandas Series alike.
+    Per-second rates and their batch means serve only the interval of a steady state."""
+    if hasattr(secs, "where"):
+        return ops / secs.where(secs > 0)
+    return ops / secs if secs and secs > 0 else float("nan")
+
+
 def new_histogram() -> HdrHistogram:
     return HdrHistogram(LOWEST_US, HIGHEST_US, DIGITS)
 

@@ -124,8 +124,9 @@ def loop_of(step: str) -> int | None:
 
 # ---------------------------------------------------------------- run meta (meta.json)
 
-# the coordinates of a point of the matrix: runs at one point are repetitions (points.py)
-POINT = ["threads", "target_ops_per_s", "point"]
+# the coordinates of a point of the matrix: runs at one point are repetitions (points.py);
+# ``target`` is the DBMS configuration (points.target_point): two targets, two points
+POINT = ["target", "threads", "target_ops_per_s", "point"]
 
 class RunMeta(BaseModel):
     """A run folder's ``meta.json``: what the runner writes, what every importer fills

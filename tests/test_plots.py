@@ -242,7 +242,8 @@ def test_imported_runs_take_threads_from_their_steps(imported_ycsb):
 
 def test_heatmap_cell_of_repetitions_shows_its_interval(sample, monkeypatch):
     """Three repetitions in a cell: the mean, and under it its 95% interval (t with 2
-    degrees of freedom, on the log scale); two: their min–max; one: the value alone."""
+    degrees of freedom, on the log scale); two: the same rule (t with 1 degree of freedom),
+    never their min–max; one: the value alone."""
     import importlib
     hm = importlib.import_module("benchlib.plots.heatmap")
 
@@ -259,6 +260,8 @@ def test_heatmap_cell_of_repetitions_shows_its_interval(sample, monkeypatch):
     half = 4.303 * 10.0 / 3 ** 0.5      # t(0.975, 2) × sd / √n: 24.8
     f = 2.718281828 ** (half / 110)      # on the log scale: 110 / f … 110 × f
     assert f"110\n{110 / f:.1f}–{110 * f:.0f}" in texts, texts
-    assert "60\n50–70" in texts, texts
+    from benchlib.summaries.uncertainty import mean_ci
+    _, lo, hi, _ = mean_ci([50.0, 70.0])
+    assert "60\n50–70" not in texts and f"60\n{hm._fmt(lo)}–{hm._fmt(hi)}" in texts, texts
     assert sum("\n" in t for t in texts) == 2        # the single runs: their value alone
-    assert "95% interval" in fig._suptitle.get_text() and round(half, 1) == 24.8
+    assert "95% t-interval" in fig._suptitle.get_text() and round(half, 1) == 24.8

@@ -17,7 +17,9 @@ from conftest import small_experiment
 from benchlib import cli, load_results
 from benchlib.reports.display import headline
 from benchlib.summaries import against_base as ab
-from benchlib.summaries import uncertainty as u
+from benchlib.summaries import pairing
+from benchlib.summaries import samples as u
+from benchlib.summaries import uncertainty
 
 SAMPLES = Path(__file__).parent / "data" / "ycsb"   # the real YCSB run of shared/samples
 YBIO_POINTS = {f"batch_size={b},pct_update={p}" for b in (10, 100) for p in (0, 50)}
@@ -68,7 +70,7 @@ def test_batched_headline_is_rows_per_s_with_the_call_p99(ybio3):
 
 @pytest.mark.slow
 def test_two_ybio_experiments_compare_point_by_point(ybio3, capsys):
-    df = u.compare(load_results(ybio3[0]), load_results(ybio3[1]))
+    df = pairing.compare(load_results(ybio3[0]), load_results(ybio3[1]))
     assert set(df["point"]) == YBIO_POINTS and (df["point"] == df["point_b"]).all()
     assert {"ops_per_s", "READ-BATCH_p99_us"} <= set(df["metric"])
     assert "READ_p99_us" not in set(df["metric"])      # a row inside a call is no latency
@@ -105,7 +107,8 @@ def test_against_base_marks_what_is_not_significant():
     base = _results({"v1": [1000, 1010, 990, 1005]})
     faster = _results({"v2": [2000, 2020, 1980, 2010]})
     same = _results({"v3": [1003, 995, 1012, 992]})
-    df = ab.against_base(base, [("v2", faster), ("v3", same)]).set_index("config")
+    df = ab.against_base(base, [("v2", faster), ("v3", same)], pairs=[("v1", "v2"), ("v1", "v3")])
+    df = df.set_index("config")
     assert df.loc["v2", "significant"] and df.loc["v2", "ci_low"] > 1.9
     assert not df.loc["v3", "significant"]
     text = ab.format_against_base(df.reset_index(), "v1", ["v2", "v3"])
@@ -116,11 +119,11 @@ def test_against_base_marks_what_is_not_significant():
 
 def test_positive_quantity_near_zero_keeps_its_interval_above_zero():
     x = [0.001, 0.4, 0.002, 0.3, 0.001, 0.002]
-    m, lo, hi, n = u.mean_ci(x)
+    m, lo, hi, n = uncertainty.mean_ci(x)
     linear_low = m - 2.571 * np.std(x, ddof=1) / math.sqrt(n)
     assert linear_low < 0 < lo < m < hi and n == 6
     # a quantity that may be negative keeps Student's t
-    assert u.mean_ci([-1.0, 1.0, 0.5, -0.5], positive=False)[1] < -0.5
+    assert uncertainty.mean_ci([-1.0, 1.0, 0.5, -0.5], positive=False)[1] < -0.5
 
 
 def test_misspelled_section_is_one_line_exit_2(capsys):
@@ -155,10 +158,11 @@ def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_url, tmp_path, capsys):
     p.write_text(yaml.safe_dump(own))
     assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
     capsys.readouterr()
-    df = u.compare(load_results(imp.parent), load_results(tmp_path / "d" / "own"))
+    # an import of another tool's run and benchlib's own: paired only when told
+    df = pairing.compare(load_results(imp.parent), load_results(tmp_path / "d" / "own"), [("run1", "own")])
     assert len(df) and (df["threads"] == 4).all() and (df["threads_b"] == 4).all()
     assert {"ops_per_s", "READ_p99_us", "UPDATE_p99_us"} <= set(df["metric"])
     thr = df[df["metric"] == "ops_per_s"].iloc[0]
     assert 0 < thr.ci_low < thr.ratio < thr.ci_high                    # intervals where they exist
-    assert cli.main(["compare", str(imp.parent), str(tmp_path / "d" / "own")]) == 0
+    assert cli.main(["compare", str(imp.parent), str(tmp_path / "d" / "own"), "--pair", "run1=own"]) == 0
     assert "no point" not in capsys.readouterr().out

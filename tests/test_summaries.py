@@ -355,7 +355,11 @@ def test_rt_and_run_lines_for_ycsb_ops():
     assert run["Mcpu/t"] == pytest.approx(50000)         # 75 / 1500 × 1e6
     assert run["rMB/s"] == pytest.approx(3.0)            # 3000 KB/s / 1000
     assert run["wMB/s"] == pytest.approx(1.5)            # 1500 KB/s / 1000
-    assert run["rd"] == pytest.approx(1.2) and run["up"] == pytest.approx(2.4)
+    # READ was paced (its Intended- row): the p99 from the intended start, service beside
+    assert run["rd"] == pytest.approx(9.9) and run["rd.s"] == pytest.approx(1.2)
+    assert run["up"] == pytest.approx(2.4) and np.isnan(run.get("up.s", np.nan))
+    header = format_lines(run_lines(res), "run").split("\n\n")[-1].splitlines()[1].split()
+    assert header[header.index("rss") + 1:header.index("r/s")] == ["rd", "rd.s", "up"]
 
 
 def test_main_ops_are_the_five_most_frequent():

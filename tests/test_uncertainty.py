@@ -10,13 +10,18 @@ import yaml
 from conftest import small_experiment
 
 from benchlib import cli, load_results
+from benchlib.summaries import pairing
+from benchlib.summaries import samples as sm
 from benchlib.summaries import uncertainty as u
 
 
 def test_mean_ci_and_ratio_on_known_samples():
     rng = np.random.default_rng(7)
     m, lo, hi, n = u.mean_ci([1.0, 2.0])
-    assert (m, lo, hi, n) == (1.5, 1.0, 2.0, 2)              # min–max below 3 samples
+    # one rule at any n >= 2: t (12.706 at n = 2) on the log scale, never min–max
+    assert m == 1.5 and n == 2 and lo < 1.0 and hi > 2.0 and lo * hi == pytest.approx(m * m)
+    assert lo == pytest.approx(1.5 / math.exp(12.706 * (math.sqrt(0.5) / math.sqrt(2)) / 1.5))
+    assert math.isnan(u.mean_ci([3.0])[1]) and u.label(1) == "one run"
     # the 95% interval holds the true mean about 95 times in 100
     hits = sum(lo < 100 < hi for lo, hi in (u.mean_ci(rng.normal(100, 5, 12))[1:3] for _ in range(400)))
     assert 0.91 < hits / 400 < 0.99
@@ -43,14 +48,14 @@ def paced(tmp_path, name, target, reps=1):
 def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_path, capsys):
     full, half, again = paced(tmp_path, "full", 2000), paced(tmp_path, "half", 1000), \
         paced(tmp_path, "again", 2000)
-    df = u.compare(load_results(full), load_results(half))
+    df = pairing.compare(load_results(full), load_results(half), [("full", "half")])
     thr = df[df.metric == "ops_per_s"].iloc[0]
     assert thr.ci_low <= 0.5 <= thr.ci_high and thr.ci_high - thr.ci_low < 0.1
     assert thr.verdict == "worse"
-    same = u.compare(load_results(full), load_results(again))
+    same = pairing.compare(load_results(full), load_results(again), [("full", "again")])
     assert same[same.metric == "ops_per_s"].iloc[0].verdict == "not significant"
     capsys.readouterr()
-    assert cli.main(["compare", str(full), str(half)]) == 0
+    assert cli.main(["compare", str(full), str(half), "--pair", "full=half"]) == 0
     out = capsys.readouterr().out
     assert "ops_per_s" in out and "worse" in out and "0.5" in out
 
@@ -58,7 +63,7 @@ def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_
 @pytest.mark.slow
 def test_points_with_repetitions_show_their_interval(tmp_path, capsys):
     d = paced(tmp_path, "reps", 1500, reps=3)
-    pts = u.point_summary(load_results(d))
+    pts = sm.point_summary(load_results(d))
     row = pts.iloc[0]
     assert row.runs == 3 and row.ops_per_s_n == 3              # the repetitions are the samples
     assert row.ops_per_s_low <= row.ops_per_s <= row.ops_per_s_high

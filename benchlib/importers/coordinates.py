@@ -10,7 +10,11 @@ target; :func:`fill` makes the run's coordinates of them, for every importer ali
   they differ or no step says);
 - ``workload_properties``: what the importer gave, else the tool's ``properties`` —
   strings, secrets masked, as an own run's;
-- ``matrix_properties``: none (a tool's run is one point of its own matrix).
+- ``matrix_properties``: none (a tool's run is one point of its own matrix);
+- ``target``: its DBMS configuration as far as the tool says (:func:`..points.target_point`):
+  the name the import was given (``--name``, the configuration) and, as its kind, the
+  client the tool drove (YCSB's ``db`` binding) — so an import pairs in ``compare`` with
+  an import of the same name, and with anything else only when told (``--pair``).
 
 An importer that knows more (the workload the tool ran, a property file's name) sets it
 in its meta; what it set is kept.
@@ -47,4 +51,8 @@ def fill(meta: dict, steps: pd.DataFrame | None) -> dict:
     if isinstance(props, dict):
         meta["workload_properties"] = mask_mapping({str(k): str(v) for k, v in props.items()})
     meta.setdefault("matrix_properties", [])
+    if not isinstance(meta.get("target"), dict):
+        db = (props.get("db") if isinstance(props, dict) else None) or meta.get("db")
+        meta["target"] = {"name": str(meta.get("target") or meta.get("config") or ""),
+                          "kind": str(db).rsplit(".", 1)[-1] if db else None}
     return meta

@@ -34,8 +34,8 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
     parameter, and, for a latency value, one panel per operation (``op`` picks one).
     A cell is the mean over the runs that fall in it (repetitions, parameters not on
     the axes), with its 95% confidence interval under it (low–high, on the log scale:
-    :func:`..summaries.uncertainty.mean_ci`; min–max of
-    two runs); the subtitle says how many. ``step``: None = the run loops (ops/s =
+    :func:`..summaries.uncertainty.mean_ci`, Student's t at any n >= 2; nothing for
+    one run); the subtitle says how many. ``step``: None = the run loops (ops/s =
     Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
     """
 
@@ -61,7 +61,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_title(title)
     sub = f"{_experiments(pts)} · {_describe_steps(step)}"
     if per_cell > 1:
-        sub += f"\nmean of up to {per_cell} runs a cell, its 95% interval under it (min–max of 2 runs)"
+        sub += f"\nmean of up to {per_cell} runs a cell, its 95% t-interval (log scale) under it"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
 
@@ -115,8 +115,8 @@ def _cells(ax, part, spec, x: str, y: str) -> int:
 
 
 def _spread(ci: tuple) -> str:
-    """Under a cell's mean: its 95% interval, low–high (3 runs or more; on the log scale,
-    so not symmetric), its min–max (2 runs), nothing for one run."""
+    """Under a cell's mean: its 95% interval, low–high (2 runs or more; on the log scale,
+    so not symmetric), nothing for one run."""
     m, lo, hi, n = ci
     if n >= 2:
         return f"\n{_fmt(lo)}–{_fmt(hi)}"

@@ -170,7 +170,7 @@ def points(results: dict, value: str = "ops_per_s", *, step=None,
                               ops=pd.to_numeric(frame["ops"], errors="coerce"))
             g = st.groupby(by, sort=False, dropna=False)
             tot = g[["ops", "secs"]].sum(min_count=1)
-            v = (tot["ops"] / tot["secs"].where(tot["secs"] > 0)).fillna(g["rate"].mean())
+            v = measure.throughput(tot["ops"], tot["secs"]).fillna(g["rate"].mean())
         else:
             col = pd.to_numeric(frame[spec.column], errors="coerce")
             v = col.groupby(by, sort=False, dropna=False).mean()

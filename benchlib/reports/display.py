@@ -163,15 +163,16 @@ def against_base(res: dict):
     from IPython.display import Markdown
 
     from ..summaries import against_base as ab
-    from ..summaries.uncertainty import only_config
+    from ..summaries.pairing import only_config
     runs = res.get("runs", pd.DataFrame())
     order = runs.sort_values("started")["config"] if "started" in runs else runs.get("config", [])
     configs = [str(c) for c in dict.fromkeys(order) if pd.notna(c)]
     if len(configs) < 2:
         return Markdown("*One configuration: nothing to set against a base "
                         "(`benchlib compare BASE B C …` sets experiments against one).*")
-    df = ab.against_base(only_config(res, configs[0]),
-                         [(c, only_config(res, c)) for c in configs[1:]])
+    df = ab.against_base(only_config(res, configs[0]),   # each configuration's target with the base's
+                         [(c, only_config(res, c)) for c in configs[1:]],
+                         pairs=[(configs[0], c) for c in configs[1:]])
     if not len(df):
         return Markdown(f"*No point of {', '.join(configs[1:])} matches one of {configs[0]}.*")
     text = ab.table(df)

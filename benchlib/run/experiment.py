@@ -24,6 +24,7 @@ import pandas as pd
 from .. import schema, seeds
 from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
+from ..measure import throughput
 from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders, place, space
 from ..targets.base import TargetError, make_target
@@ -68,13 +69,17 @@ def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
 
 
 def step_line(run_id: str, o: StepOutcome) -> str:
-    """A short line as each step ends; the seed-format lines come from summaries."""
+    """A short line as each step ends; the seed-format lines come from summaries. A paced
+    step's p99 is from the intended start, its service time beside it (``svc``)."""
     parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
-             f"{(o.ops / o.secs if o.secs else 0):,.0f} ops/s, errors {o.errors}"
+             f"{(throughput(o.ops, o.secs) if o.secs else 0):,.0f} ops/s, errors {o.errors}"
              + (f" (failed {o.failed})" if o.failed else "")]
+    intended = {r["op"]: r["p99_us"] for r in o.latency_rows if schema.is_intended(r["op"]) and r["count"]}
     for r in o.latency_rows:
         if not schema.is_intended(r["op"]) and r["count"] and r["p99_us"] == r["p99_us"]:
-            parts.append(f"{r['op']} p99={r['p99_us']:.0f}us")
+            paced = intended.get(schema.intended(r["op"]))
+            parts.append(f"{r['op']} p99={r['p99_us']:.0f}us" if paced is None or paced != paced else
+                         f"{r['op']} p99={paced:.0f}us (svc {r['p99_us']:.0f}us)")
     if o.status != "ok":
         parts.append(f"[{o.status.upper()}: {o.error}]")
     return "  ".join(parts)
@@ -195,7 +200,7 @@ def _finish(run: RunRows, workload, data_dir: Path, status: str, error: str | No
         folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
-    catalog.record(data_dir, run_dir, meta, sum(r["ops"] for r in run_rows) / secs if secs else None)
+    catalog.record(data_dir, run_dir, meta, throughput(sum(r["ops"] for r in run_rows), secs) if secs else None)
 
 
 def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, out=sys.stdout,

@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .. import schema
+from ..measure import throughput
 from ..store import folders
 from . import resume
 from .interval_log import IntervalLog
@@ -47,7 +48,7 @@ def steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> d
     row = {"run_id": run_id, "step": s.name, "phase": s.phase, "loop": s.loop, "pid": os.getpid(),
            "started": o.started, "ended": o.ended, "secs": o.secs, "ops": o.ops, "errors": o.errors,
            "failed": o.failed,
-           "ops_per_s": o.ops / o.secs if o.secs else None, "threads": s.threads,
+           "ops_per_s": throughput(o.ops, o.secs) if o.secs else None, "threads": s.threads,
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
            # the client processes' own CPU over the step (getrusage), exact at any length
            "client_cpu_s": o.clients_sum("cpu_s")}

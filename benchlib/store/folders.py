@@ -331,7 +331,7 @@ def run_row(run_dir: Path, meta: dict | schema.RunMeta) -> dict:
         "config": meta.get("config"),
         "status": meta.get("status"),
         "workload": meta.get("workload"),
-        "target": meta.get("target", {}).get("name") if isinstance(meta.get("target"), dict) else meta.get("target"),
+        "target": points.target_point(meta),     # its DBMS configuration: name (DBMS version; options)
         "dbms": (meta.get("dbms") or {}).get("name"),
         "dbms_version": (meta.get("dbms") or {}).get("version"),
         "threads": meta.get("threads"), "target_ops_per_s": meta.get("target_ops_per_s"),

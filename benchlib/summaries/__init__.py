@@ -42,8 +42,9 @@ def own_tables(workload: str):
 
 
 def points(results: dict) -> pd.DataFrame:
-    """Per matrix point: mean and 95% interval of ops/s, p99, CPU/op (:mod:`.uncertainty`)."""
-    from .uncertainty import point_summary
+    """Per matrix point (each target apart): mean and 95% interval of ops/s, p99, CPU/op
+    (:mod:`.samples`)."""
+    from .samples import point_summary
     return point_summary(results)
 
 

@@ -6,17 +6,21 @@ relative throughput per step, version by version): per point of the matrix
 (:func:`.uncertainty.main_calls`), CPU and I/O per operation, each as the ratio to the
 base with its 95% interval (:func:`.uncertainty.ratio_ci`: log scale, Welch), and a mark
 where the interval spans 1 (not significant). Points are matched as two-way ``compare``
-matches them; a configuration without a point of the base has no cell there.
+matches them (:mod:`.pairing`: the same DBMS configuration, or the targets ``pairs``
+names); a configuration without a point of the base has no cell there, and one that
+pairs with none of the base's targets is named in ``attrs["unpaired"]``. For a paced
+run the p99 is from the intended start, its service time beside it (:mod:`.samples`).
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from ..schema import phase_of
-from .uncertainty import METRICS, matched_points, ratio_ci, run_samples, samples_of, verdict
+from .pairing import Pairs, matched_points
+from .samples import SERVICE_P99, estimate, metrics_of, run_samples
+from .uncertainty import METRICS, CompareError, Estimate, ratio_of, verdict
 
 # what is set against the base, and which way is better; + each main call's p99 (lower)
 BASE_METRICS = {**METRICS, "io_kb_per_op": "lower"}
@@ -35,31 +39,44 @@ def _run_steps(results: dict) -> list[str]:
     return sorted(names, key=lambda s: (len(s), s))
 
 
-def against_base(base: dict, others: list[tuple[str, dict]]) -> pd.DataFrame:
-    """One row per configuration, point, step and metric: ``config threads
-    target_ops_per_s point step metric base value ratio ci_low ci_high significant
-    verdict``; ``others`` is [(name, results)] in the order they are shown."""
-    rows = []
-    for step in _run_steps(base):
-        sb = run_samples(_only_step(base, step))
-        for name, res in others:
+def against_base(base: dict, others: list[tuple[str, dict]], pairs: Pairs | None = None) -> pd.DataFrame:
+    """One row per configuration, point, step and metric: ``config target (the base's)
+    target_other threads target_ops_per_s point step metric base value ratio ci_low ci_high significant
+    verdict``; ``others`` is [(name, results)] in the order they are shown; ``pairs``:
+    (base's target, another's) where they are not the same configuration."""
+    rows, unpaired = [], []
+    for name, res in others:
+        found = False
+        for step in _run_steps(base):
+            sb = run_samples(_only_step(base, step))
             so = run_samples(_only_step(res, step)) if step in _run_steps(res) else pd.DataFrame()
             if not len(sb) or not len(so):
                 continue
-            p99s = sorted({c for c in (*sb.columns, *so.columns) if c.endswith("_p99_us")})
-            for (kb, gb), (_, go) in matched_points(sb, so):
-                for metric in (*BASE_METRICS, *p99s):
-                    a, b = samples_of(gb, metric), samples_of(go, metric)
+            try:   # the pairs that name this configuration's targets; the same ones else
+                mine = [p for p in pairs or [] if p[1] in set(so.get("config", []))]
+                matched = matched_points(sb, so, mine)
+            except CompareError as e:
+                unpaired.append(f"{name}: {e}")
+                break
+            found = True
+            metrics = list(dict.fromkeys([*BASE_METRICS, *metrics_of(sb), *metrics_of(so)]))
+            for (kb, gb), (ko, go) in matched:
+                for metric in metrics:
+                    a, b = estimate(gb, metric), estimate(go, metric)
                     if a and b:
-                        rows.append(_row(name, kb, step, metric, a, b))
-    return pd.DataFrame(rows)
+                        rows.append(_row(name, kb, ko, step, metric, a, b))
+        if not found and not any(u.startswith(f"{name}:") for u in unpaired):
+            unpaired.append(f"{name}: no run loop of the base's")
+    out = pd.DataFrame(rows)
+    out.attrs["unpaired"] = unpaired
+    return out
 
 
-def _row(name: str, key: tuple, step: str, metric: str, a: list, b: list) -> dict:
-    r, lo, hi = ratio_ci(a, b)
+def _row(name: str, key: tuple, key_o: tuple, step: str, metric: str, a: Estimate, b: Estimate) -> dict:
+    r, lo, hi = ratio_of(a, b)
     v = verdict(metric, r, lo, hi)
-    return {"config": name, "threads": key[0], "target_ops_per_s": key[1], "point": key[2],
-            "step": step, "metric": metric, "base": float(np.mean(a)), "value": float(np.mean(b)),
+    return {"config": name, "target": key[0], "target_other": key_o[0], "threads": key[1], "target_ops_per_s": key[2],
+            "point": key[3], "step": step, "metric": metric, "base": a.value, "value": b.value,
             "ratio": r, "ci_low": lo, "ci_high": hi,
             "significant": v in ("better", "worse"), "verdict": v}
 
@@ -77,7 +94,7 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
     configuration, each cell :func:`cell` (the order of ``df``'s configurations kept)."""
     if not len(df):
         return pd.DataFrame()
-    keys = ["threads", "target_ops_per_s", "point", "step", "metric"]
+    keys = ["target", "threads", "target_ops_per_s", "point", "step", "metric"]   # the base's target
     df = df.assign(cell=[cell(r) for _, r in df.iterrows()])
     out = df.pivot_table(index=keys, columns="config", values="cell", aggfunc="first", sort=False)
     return out.reindex(columns=list(dict.fromkeys(df["config"]))).fillna("")
@@ -95,8 +112,9 @@ def score(r) -> float:
 
 def format_against_base(df: pd.DataFrame, base_name: str, names: list[str]) -> str:
     """The relative table as text, with what it is in its first lines."""
+    notes = [f"not compared: {u}" for u in df.attrs.get("unpaired", [])]
     if not len(df):
-        return f"(no point of {', '.join(names)} matches one of {base_name})"
+        return "\n".join([f"(no point of {', '.join(names)} matches one of {base_name})", *notes])
     t = table(df).reset_index()
     t["target_ops_per_s"] = t["target_ops_per_s"].map(lambda v: f"{v:.0f}")
     if not (t["point"] != "").any():
@@ -104,4 +122,7 @@ def format_against_base(df: pd.DataFrame, base_name: str, names: list[str]) -> s
     head = (f"X/base: base = {base_name}; per point and run loop, the ratio of each "
             f"configuration's mean to the base's, [its 95% interval]; {NOT_SIGNIFICANT}: not "
             "significant (the interval spans 1). ops_per_s: higher is better; the others lower.")
-    return head + "\n" + t.to_string(index=False)
+    if df["metric"].str.endswith(SERVICE_P99).any():
+        head += ("\npaced: <op>_p99_us from the intended start (coordinated omission corrected), "
+                 "<op>_service_p99_us the service time")
+    return "\n".join([head, t.to_string(index=False), *notes])

@@ -15,7 +15,10 @@ r/s rMB/s wMB/s cpu engine``:
     rss     DBMS resident size at the end of the loop, GB
     un gn ul gl / rd up …  p99 response time of the main operations, ms
             (LinkBench's UPDATE_NODE GET_NODE UPDATE_LINK GET_LINKS_LIST, else the
-            most frequent operations of the run loops, at most five)
+            most frequent operations of the run loops, at most five); for a paced
+            loop (a target rate: ``Intended-`` rows) from the intended start,
+            coordinated omission corrected, with the service time beside it in
+            ``rd.s up.s …`` — both, as YCSB's measurement.interval=both prints them
     r/s     storage reads per second = mean(disk_reads/s)
     rMB/s   MB read per second = mean(disk_read_kb/s) / 1000
     wMB/s   MB written per second = mean(disk_write_kb/s) / 1000
@@ -62,11 +65,38 @@ def run_lines(results: dict, *, intended: bool = False) -> pd.DataFrame:
     out["rss"] = st["rss_gb"]                          # rss = dbms_rss_gb at loop end
     ops = main_ops(results, intended=intended)
     out = latency_wide(results, ops, {"p99_us": p99_name}, out, intended=intended)
+    if not intended:
+        out = _paced_p99s(results, ops, out)
     for op in ops:  # the load-phase line has no p99 columns
-        out.loc[out["phase"] != "run", p99_name(op)] = float("nan")
+        for c in (p99_name(op), p99_name(op) + SERVICE):
+            if c in out:
+                out.loc[out["phase"] != "run", c] = float("nan")
     out["r/s"] = st["reads_ps"]                        # r/s = mean(disk_reads/s)
     out["rMB/s"] = st["read_kbps"] / KB_PER_MB         # rMB/s = mean(disk_read_kb/s) / 1000
     out["wMB/s"] = st["write_kbps"] / KB_PER_MB        # wMB/s = mean(disk_write_kb/s) / 1000
     out["cpu"] = st["cpu_pct"]                         # cpu = mean(cpu_user + cpu_sys), %
     out["engine"] = st["cnf"]
     return out
+
+
+SERVICE = ".s"   # a paced loop's service-time p99 column beside its intended one: rd.s
+
+
+def _paced_p99s(results: dict, ops: list[str], out: pd.DataFrame) -> pd.DataFrame:
+    """A paced loop's p99 columns from the intended start, the service time beside each
+    (``rd`` and ``rd.s``); an unpaced loop's as they are (its ``.s`` blank)."""
+    paced = latency_wide(results, ops, {"p99_us": p99_name}, out[[c for c in out if c in ID_COLS]],
+                         intended=True)
+    cols = []
+    for op in ops:
+        name = p99_name(op)
+        if name not in out or name not in paced or not paced[name].notna().any():
+            cols.append(name)
+            continue
+        service = out[name]
+        out[name] = paced[name].where(paced[name].notna(), service)
+        out[name + SERVICE] = service.where(paced[name].notna())
+        cols += [name, name + SERVICE]
+    rest = [c for c in out if c not in cols]
+    at = rest.index("rss") + 1
+    return out[rest[:at] + cols + rest[at:]]

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
+from ..measure import throughput
 from .hwroles import CLIENT_AGGREGATES, legend, split_rows
 
 ID_COLS = ["experiment", "config", "run_id", "step", "phase"]
@@ -185,7 +186,7 @@ def step_stats(results: dict) -> pd.DataFrame:
     ops = pd.to_numeric(df["ops"], errors="coerce").astype("float64")
     given = pd.to_numeric(df.get("ops_per_s"), errors="coerce").astype("float64")
     # rate = ops / secs: the step's average operation rate (seed: "ips - inserts/second")
-    rate = (ops / secs.where(secs > 0)).fillna(given)
+    rate = throughput(ops, secs).fillna(given)
     out = df[ID_COLS].copy()
     out["cnf"] = cnf_names(df)
     out["secs"] = secs

@@ -1,33 +1,37 @@
-"""Numbers with their uncertainty: a point's mean and 95% confidence interval, the
-ratio of two experiments' points, and a steady-state check per run loop.
+"""Numbers with their uncertainty: the one interval rule, the ratio of two points, the
+batch means of a loop's seconds and the steady-state check per run loop.
 
-A *point* is one cell of the matrix (``schema.POINT``: threads, target throughput and the
-workload's own matrix properties, see :mod:`benchlib.points`) over its run loops. Its
-samples of a metric are, in this order of preference:
+A point's figure (:mod:`.samples`) is the mean of its runs' own figures — a run's
+throughput its operations over its measured duration (:func:`..measure.throughput`) —
+and its interval comes from an :class:`Estimate`'s spread:
 
 - its **repetitions** (``repetitions: N``): one value per run — the spread between
-  runs, which is what a reader of a published figure needs; or, with one run,
-- **batch means** of the run loops' per-second intervals (after warm-up): the loop's
-  full seconds cut into :data:`BATCHES` consecutive batches, one mean each. Batching
-  removes most of the correlation between neighbouring seconds, so the interval is an
-  honest estimate of the noise within one run (not of the noise between runs).
+  runs, which is what a reader of a published figure needs; or, with one run, for
+  throughput only,
+- the **batch means** of the run loops' per-second rates (after warm-up): the loop's
+  whole seconds cut into :data:`BATCHES` consecutive batches, one mean each — the noise
+  within one run at a steady state (not the noise between runs). They set the width of
+  the interval, never the figure: a run's throughput stays ops / secs;
+- otherwise **one run**: no interval, and it says so.
 
-The interval of a mean is Student's t (95%), on the log scale for a quantity that cannot
-be zero or below (throughput, latency, CPU and I/O per operation: all of these):
-``m·exp(±t·s/(√n·m))``, the delta method's, which stays above zero however wide the
-spread (and is not symmetric round the mean). The ratio B/A of two points is compared on
-the log scale, its interval ``exp(log(b/a) ± t·sqrt(sa²/(na·a²) + sb²/(nb·b²)))``
-(delta method, Welch's degrees of freedom) — the same shape as pyperf's
-``compare_to``. A ratio whose interval spans 1 is "not significant".
+One rule at any n >= 2 (:func:`mean_ci`): Student's t (95%) on the log scale for a
+quantity that cannot be zero or below (throughput, latency, CPU and I/O per operation:
+all of these), ``m·exp(±t·s/(√n·m))``, the delta method's, which stays above zero however
+wide the spread (and is not symmetric round the mean); :func:`label` names it. The ratio
+B/A of two points is compared on the log scale, its interval
+``exp(log(b/a) ± t·sqrt(sa²/(na·a²) + sb²/(nb·b²)))`` (delta method, Welch's degrees of
+freedom) — the same shape as pyperf's ``compare_to``. A ratio whose interval spans 1 is
+"not significant".
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..schema import BATCH_SUFFIX, FAILED_SUFFIXES, INTENDED_PREFIX, POINT, TOTAL_OP
+from ..schema import BATCH_SUFFIX, FAILED_SUFFIXES, INTENDED_PREFIX, TOTAL_OP
 
 BATCHES = 10
 MAIN_SHARE = 0.01   # an op of fewer calls than this share (YCSB's CLEANUP) is no main op
@@ -48,17 +52,52 @@ def t975(df: float) -> float:
     return _T975[int(df) - 1] if df <= 30 else 1.96
 
 
+RUNS, BATCH_MEANS, ONE_RUN = "runs", "batch means of one run", "one run"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point's figure and what its interval comes from: ``value`` (the mean of its runs'
+    own figures), ``spread`` (the runs' values, or one run's batch means) and ``how``
+    (:data:`RUNS`, :data:`BATCH_MEANS`, :data:`ONE_RUN`)."""
+    value: float
+    spread: tuple[float, ...]
+    how: str
+
+    @property
+    def n(self) -> int:
+        return len(self.spread)
+
+    def ci(self) -> tuple[float, float]:
+        """(low, high): :func:`mean_ci` of the spread, scaled to ``value`` (batch means
+        set the width round the run's own throughput); NaN with one sample."""
+        m, lo, hi, _ = mean_ci(self.spread)
+        if not m or math.isnan(lo) or math.isnan(self.value):
+            return math.nan, math.nan
+        return self.value * lo / m, self.value * hi / m
+
+    def label(self) -> str:
+        return label(self.n, self.how)
+
+
+def label(n: int, how: str = RUNS) -> str:
+    """What an interval is: ``95% t, log scale, 3 runs``; ``one run`` (no interval)."""
+    if n < 2 or how == ONE_RUN:
+        return ONE_RUN
+    return f"95% t, log scale, {n} {'runs' if how == RUNS else how.replace('of one run', '(one run)')}"
+
+
 def mean_ci(samples, positive: bool = True) -> tuple[float, float, float, int]:
-    """(mean, low, high, n): the 95% interval of the mean; min–max when n < 3. For a
-    ``positive`` quantity (all samples >= 0, a mean > 0) on the log scale (delta method):
-    its low end stays above zero."""
+    """(mean, low, high, n): the 95% t-interval of the mean at any n >= 2 (NaN bounds at
+    n = 1: one run has no interval). For a ``positive`` quantity (all samples >= 0, a mean
+    > 0) on the log scale (delta method): its low end stays above zero."""
     x = np.asarray([v for v in samples if v is not None and np.isfinite(v)], dtype=float)
     n = len(x)
     if n == 0:
         return math.nan, math.nan, math.nan, 0
     m = float(x.mean())
-    if n < 3:
-        return m, float(x.min()), float(x.max()), n
+    if n < 2:
+        return m, math.nan, math.nan, n
     half = t975(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
     if positive and m > 0 and (x >= 0).all():
         f = math.exp(half / m)
@@ -73,6 +112,8 @@ def _unit_ops(iv: pd.DataFrame) -> pd.DataFrame:
     op = iv["op"].astype(str)
     units = iv[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)
                & ~op.str.endswith(FAILED_SUFFIXES)]
+    # an op's rows without counts (YCSB's histogram status lines time ops, TOTAL counts them)
+    units = units[pd.to_numeric(units["ops"], errors="coerce").notna()] if "ops" in units else units
     return units if len(units) or not (op == TOTAL_OP).any() else iv[op == TOTAL_OP]
 
 
@@ -108,7 +149,9 @@ def interval_rates(iv: pd.DataFrame) -> pd.DataFrame:
     return g
 
 
-def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
+def batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
+    """The means of ``batches`` consecutive runs of ``per_second`` (the interval of a
+    steady state, never a run's figure)."""
     v = per_second.to_numpy(dtype=float)
     if len(v) < 2:
         return list(v)
@@ -116,87 +159,16 @@ def _batch_means(per_second: pd.Series, batches: int = BATCHES) -> list[float]:
     return [float(c.mean()) for c in np.array_split(v, k)]
 
 
-def run_samples(results: dict) -> pd.DataFrame:
-    """Per run, its point (:data:`POINT`) and its run-loop metrics: ops_per_s (units:
-    rows/s for a batched workload), cpu_us_per_op, io_kb_per_op, the p99 of each main
-    call (``<op>_p99_us``) and the batch means of its per-second throughput
-    (``ops_per_s_batches``)."""
-    runs = results["runs"]
-    steps = results["steps"]
-    steps = steps[steps["phase"] == "run"]
-    rows = [_run_row(results, run_id, st) for run_id, st in steps.groupby("run_id")]
-    out = pd.DataFrame(rows)
-    keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
-    if not len(out):
-        return out
-    pts = runs[keep].copy()
-    # an unthrottled point has no target: 0, so that points match and group; threads a
-    # source does not know are 0 too (no run has none), a workload without a matrix ""
-    pts["target_ops_per_s"] = pd.to_numeric(pts.get("target_ops_per_s"), errors="coerce").fillna(0.0)
-    pts["threads"] = pd.to_numeric(pts.get("threads"), errors="coerce").fillna(0).astype(int)
-    pts["point"] = pts["point"].fillna("").astype(str) if "point" in pts else ""
-    return pts.merge(out, on="run_id", how="inner")
-
-
-def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
-    runs, hw = results["runs"], results.get("hw")
-    iv, lat = results.get("intervals"), results.get("latency")
-    secs, ops = float(st["secs"].sum()), float(st["ops"].sum())
-    row = {"run_id": run_id, "ops_per_s": ops / secs if secs else math.nan}
-    if hw is not None and len(hw):
-        h = hw[(hw["run_id"] == run_id) & hw["step"].isin(st["step"])]
-        cpu = h["client_cpu_s"].sum(min_count=1)
-        if "dbms_cpu_s" in h and h["dbms_cpu_s"].notna().any() and not _engine_in_clients(runs, run_id):
-            cpu = cpu + h["dbms_cpu_s"].sum(min_count=1)
-        # no CPU at all beside operations: no sample of the sampler's fell inside a step
-        # shorter than its interval, a figure not measured rather than a zero
-        row["cpu_us_per_op"] = float(cpu) * 1e6 / ops if ops and pd.notna(cpu) and cpu > 0 else math.nan
-        kb = h[["disk_read_kb", "disk_write_kb"]].sum(axis=1, min_count=1).sum(min_count=1)
-        row["io_kb_per_op"] = float(kb) / ops if ops and pd.notna(kb) else math.nan
-    if lat is not None and len(lat):
-        lr = lat[(lat["run_id"] == run_id) & lat["step"].isin(st["step"])]
-        calls = call_ops(lr)
-        lr = calls[calls["op"].astype(str).isin(main_calls(lr))]
-        for op, g in lr.groupby(lr["op"].astype(str)):
-            row[f"{op}_p99_us"] = float(g["p99_us"].max())
-    if iv is not None and len(iv):
-        r = _unit_ops(iv[(iv["run_id"] == run_id) & iv["step"].isin(st["step"])])
-        rates = interval_rates(r)
-        # a loop's last interval is partial (the loop ended inside it): left out
-        row["ops_per_s_batches"] = _batch_means(rates.loc[rates["whole"], "rate"])
-    return row
-
-
-def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:
-    """An engine inside the clients (the target's dialect says so, in meta): its CPU is
-    already the clients'."""
-    r = runs[runs["run_id"] == run_id]
-    if not len(r) or "meta" not in r:
-        return False
-    target = (r["meta"].iloc[0] or {}).get("target")
-    dialect = target.get("dialect") if isinstance(target, dict) else None
-    return bool((dialect or {}).get("engine_in_clients"))
-
-
-def samples_of(g: pd.DataFrame, metric: str) -> list[float]:
-    """One point's samples of ``metric``: its repetitions' values, or one run's batch means."""
-    if metric == "ops_per_s" and len(g) < 2 and "ops_per_s_batches" in g:
-        return list(g["ops_per_s_batches"].iloc[0] or [])
-    return [float(v) for v in g[metric] if pd.notna(v)] if metric in g else []
-
-
-def point_samples(samples: pd.DataFrame, metric: str) -> dict[tuple, list[float]]:
-    """{point: samples}, each point's :func:`samples_of`."""
-    return {key: samples_of(g, metric) for key, g in samples.groupby(POINT, dropna=False)}
-
-
-def ratio_ci(a: list[float], b: list[float]) -> tuple[float, float, float]:
-    """(ratio of means b/a, low, high), 95%, on the log scale (delta method)."""
+def ratio_ci(a, b, value_a: float | None = None, value_b: float | None = None) -> tuple[float, float, float]:
+    """(ratio b/a, low, high), 95%, on the log scale (delta method, Welch's degrees of
+    freedom) from the samples ``a`` and ``b``; ``value_a``/``value_b``: the points' own
+    figures when they are not their samples' means (one run's throughput over its batch
+    means). NaN bounds when a side has one sample."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if not len(a) or not len(b) or a.mean() <= 0 or b.mean() <= 0:
         return math.nan, math.nan, math.nan
     ma, mb = a.mean(), b.mean()
-    r = mb / ma
+    r = (value_b if value_b is not None else mb) / (value_a if value_a is not None else ma)
     if len(a) < 2 or len(b) < 2:
         return r, math.nan, math.nan
     va = a.var(ddof=1) / (len(a) * ma * ma)
@@ -209,110 +181,21 @@ def ratio_ci(a: list[float], b: list[float]) -> tuple[float, float, float]:
     return r, r * math.exp(-half), r * math.exp(half)
 
 
+def ratio_of(a: Estimate, b: Estimate) -> tuple[float, float, float]:
+    """:func:`ratio_ci` of two points' estimates."""
+    return ratio_ci(a.spread, b.spread, a.value, b.value)
+
+
 METRICS = {"ops_per_s": "higher", "cpu_us_per_op": "lower"}   # + each op's p99_us: lower
-
-
-def only_config(results: dict, config: str | None) -> dict:
-    """The results of one configuration (cnf) only; all of them when ``config`` is None.
-    ValueError naming the configurations there are when it has no run."""
-    if config is None:
-        return results
-    runs = results["runs"]
-    keep = set(runs.loc[runs["config"] == config, "run_id"])
-    if not keep:
-        raise CompareError(f"no runs of configuration {config!r} (there are: "
-                         f"{', '.join(sorted(set(map(str, runs['config']))))})")
-    return {k: (v[v["run_id"].isin(keep)] if isinstance(v, pd.DataFrame) and "run_id" in v else v)
-            for k, v in results.items()}
-
-
-def compare(res_a: dict, res_b: dict) -> pd.DataFrame:
-    """For each point both experiments have (:data:`POINT`), each metric's means in A
-    and B, the ratio B/A with its 95% interval, and a verdict: ``better``/``worse``
-    (in the metric's own sense) or ``not significant`` when the interval spans 1.
-    Two experiments of one point each are compared whatever their points."""
-    sa, sb = run_samples(res_a), run_samples(res_b)
-    if not len(sa) or not len(sb):
-        return pd.DataFrame()
-    p99s = sorted({c for c in (*sa.columns, *sb.columns) if c.endswith("_p99_us")})
-    rows = []
-    for (ka, ga), (kb, gb) in matched_points(sa, sb):
-        for metric in (*METRICS, *p99s):
-            a, b = samples_of(ga, metric), samples_of(gb, metric)
-            if not a or not b:
-                continue
-            r, lo, hi = ratio_ci(a, b)
-            rows.append({"threads": ka[0], "target_ops_per_s": ka[1], "point": ka[2],
-                         "threads_b": kb[0], "target_ops_per_s_b": kb[1], "point_b": kb[2],
-                         "metric": metric, "a": float(np.mean(a)), "b": float(np.mean(b)),
-                         "n_a": len(a), "n_b": len(b), "ratio": r, "ci_low": lo, "ci_high": hi,
-                         "verdict": verdict(metric, r, lo, hi)})
-    return pd.DataFrame(rows)
-
-
-def matched_points(sa: pd.DataFrame, sb: pd.DataFrame) -> list[tuple[tuple, tuple]]:
-    """[((key, samples of A), (key, samples of B))]: the points both have; the only one
-    of each when each has one."""
-    ga, gb = dict(list(sa.groupby(POINT))), dict(list(sb.groupby(POINT)))
-    same = [((k, ga[k]), (k, gb[k])) for k in ga if k in gb]
-    if not same and len(ga) == 1 and len(gb) == 1:
-        return [(next(iter(ga.items())), next(iter(gb.items())))]
-    return same
 
 
 def verdict(metric: str, r: float, lo: float, hi: float) -> str:
     if math.isnan(lo) or math.isnan(hi):
-        return "no interval (one sample)"
+        return f"no interval ({ONE_RUN})"
     if lo <= 1 <= hi:
         return "not significant"
     higher_better = METRICS.get(metric, "lower") == "higher"
     return "better" if (r > 1) == higher_better else "worse"
-
-
-def format_compare(df: pd.DataFrame, name_a: str, name_b: str) -> str:
-    if not len(df):
-        return f"(no point of {name_b} matches one of {name_a})"
-    pw = max((len(_point(p, q)) for p, q in zip(df["point"], df["point_b"])), default=0)
-    head = f"{'point':<{pw}} " if pw else ""
-    lines = [f"B/A: A = {name_a}, B = {name_b}; 95% intervals",
-             f"{'threads':>7} {'target':>8} {head}{'metric':<22} {'A':>12} {'B':>12} {'B/A':>7} "
-             f"{'95% CI':>17}  verdict"]
-    for r in df.itertuples():
-        tgt = _point(r.target_ops_per_s, r.target_ops_per_s_b)
-        thr = _point(r.threads, r.threads_b)
-        pt = f"{_point(r.point, r.point_b):<{pw}} " if pw else ""
-        ci = "" if math.isnan(r.ci_low) else f"{r.ci_low:.3f} – {r.ci_high:.3f}"
-        lines.append(f"{thr:>7} {tgt:>8} {pt}{r.metric:<22} {r.a:>12.5g} {r.b:>12.5g} "
-                     f"{r.ratio:>7.3f} {ci:>17}  {r.verdict}")
-    return "\n".join(lines)
-
-
-def _point(a, b) -> str:
-    def one(v):
-        if isinstance(v, str):
-            return v
-        return "-" if pd.isna(v) else f"{float(v):.0f}"
-    return one(a) if one(a) == one(b) else f"{one(a)}/{one(b)}"
-
-
-def point_summary(results: dict) -> pd.DataFrame:
-    """Per point: n samples and, per metric, the mean with its 95% interval (min–max
-    when n < 3) — repetitions when there are some, batch means of one run otherwise."""
-    samples = run_samples(results)
-    if not len(samples):
-        return pd.DataFrame()
-    metrics = [m for m in (*METRICS, *sorted(c for c in samples if c.endswith("_p99_us")))
-               if m in samples]
-    rows = []
-    for key, g in samples.groupby(POINT):
-        row = {"config": ",".join(sorted(set(map(str, g["config"])))) if "config" in g else "",
-               "threads": key[0], "target_ops_per_s": key[1], "point": key[2], "runs": len(g)}
-        for m in metrics:
-            mean, lo, hi, n = mean_ci(samples_of(g, m))
-            row.update({m: mean, f"{m}_low": lo, f"{m}_high": hi, f"{m}_n": n})
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    return out if (out["point"] != "").any() else out.drop(columns="point")
 
 
 def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
@@ -332,7 +215,7 @@ def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
         per_sec = rates.loc[rates["whole"], "rate"]
         if len(per_sec) < 6:
             continue
-        y = np.asarray(_batch_means(per_sec, min(BATCHES, len(per_sec) // 2)))
+        y = np.asarray(batch_means(per_sec, min(BATCHES, len(per_sec) // 2)))
         x = np.arange(len(y), dtype=float)
         slope, icpt = np.polyfit(x, y, 1)
         resid = y - (slope * x + icpt)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...summaries.uncertainty import mean_ci
+from ...summaries.uncertainty import label, mean_ci
 from ..heatmap import _panels
 from ..style import _axis_values, _cap, _describe_steps, _experiments, _label, _order, _tick
 from ..values import points, value_spec
@@ -20,7 +20,8 @@ RUNS_SHOWN = 6   # run ids a cell's hover names, then "and N more"
 def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads", y: str = "target_ops_per_s",
             op: str | None = None, step=None, *, ncols: int = 3) -> Interactive:
     """``value`` over ``x`` × ``y``, as :func:`benchlib.plots.heatmap`; a cell's hover
-    gives its mean, its 95% interval (3 runs or more) or min–max (2), and its runs."""
+    gives its mean, its 95% t-interval on the log scale (2 runs or more; "one run"
+    without), and its runs."""
     spec = value_spec(value)
     pts, groups = _panels(points(results, value, step=step), spec, x, y, op)
     groups = [(k if isinstance(k, tuple) else (k,), g) for k, g in groups]
@@ -49,8 +50,7 @@ def _grid(part: pd.DataFrame, x: str, y: str) -> dict | None:
         i, j = ys.index(vy), xs.index(vx)
         m, lo, hi, n = mean_ci(g["value"].to_numpy(dtype="float64"))
         z[i, j], text[i, j] = m, fmt_number(m)
-        spread = (f"95% interval {fmt_number(lo)}–{fmt_number(hi)}" if n >= 3 else
-                  f"min–max {fmt_number(lo)}–{fmt_number(hi)}" if n == 2 else "one run")
+        spread = f"{label(n)} {fmt_number(lo)}–{fmt_number(hi)}" if n >= 2 else label(n)
         ids = [str(r) for r in g["run_id"]]
         more = f" and {len(ids) - RUNS_SHOWN} more" if len(ids) > RUNS_SHOWN else ""
         facts[i, j] = f"{n} run{'s' if n > 1 else ''} · {spread}<br>" + "<br>".join(ids[:RUNS_SHOWN]) + more
