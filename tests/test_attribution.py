@@ -205,3 +205,25 @@ def test_redis_counts_its_one_process_over_the_step(redis_url, tmp_path):
     assert set(steps["dbms_attribution"]) == {"process"}
     assert (steps["dbms_cpu_s"] - steps["dbms_server_cpu_s"]).abs().max() <= 0.02   # one process, two readers
     assert 0 < steps["dbms_cpu_s"].sum() <= after - before + 0.01
+
+
+def test_each_run_names_its_connections_apart(pg_own_db):
+    """Every connection of a run carries its target's application_name, another run's
+    target another (a URL's own is replaced), and session_tasks lists exactly them."""
+    from benchlib.targets.base import make_target
+    a = make_target("a", pg_own_db + "?application_name=mine")
+    b = make_target("b", pg_own_db)
+    assert a.app_name != b.app_name and a.app_name.startswith("benchlib-")
+    a.start()
+    try:
+        conns = [a.connect(), a.endpoint().connect()]
+        names = {c.execute("SHOW application_name").fetchone()[0] for c in conns}
+        assert names == {a.app_name}
+        pids = {c.execute("SELECT pg_backend_pid()").fetchone()[0] for c in conns}
+        listed = {pid for pid, _ in a.session_tasks()}
+        assert pids <= listed and a.admin().execute("SELECT pg_backend_pid()").fetchone()[0] in listed
+        assert len(listed) == 3          # the admin connection and these two; not the sampler's own
+        for c in conns:
+            c.close()
+    finally:
+        a.stop()
