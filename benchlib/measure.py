@@ -132,6 +132,10 @@ class OpResult:
     intended_hdr: str = ""            # from the intended start; empty when unpaced
     returns: dict[str, int] = field(default_factory=dict)  # OK, NOT_FOUND, ERROR … counts
     units: int = 0                    # records, for batched ops (rows of a batch insert)
+    # the calls that did not return OK (NOT_FOUND, ERROR …), timed apart as YCSB's
+    # [OP-FAILED]; they are in hdr/intended_hdr too
+    not_ok_hdr: str = ""
+    not_ok_intended_hdr: str = ""
 
 
 @dataclass
@@ -174,13 +178,36 @@ def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:
     by_op: dict[str, dict] = {}
     for r in results:
         for op, o in r.ops.items():
-            m = by_op.setdefault(op, {"hdr": [], "intended_hdr": [], "returns": {}, "units": 0})
-            m["hdr"].append(o.hdr)
-            m["intended_hdr"].append(o.intended_hdr)
+            m = by_op.setdefault(op, {"hdr": [], "intended_hdr": [], "returns": {}, "units": 0,
+                                      "not_ok_hdr": [], "not_ok_intended_hdr": []})
+            for k in ("hdr", "intended_hdr", "not_ok_hdr", "not_ok_intended_hdr"):
+                m[k].append(getattr(o, k))
             m["units"] += o.units
             for k, v in o.returns.items():
                 m["returns"][k] = m["returns"].get(k, 0) + v
     for m in by_op.values():
-        m["hdr"] = merge(m["hdr"])
-        m["intended_hdr"] = merge(m["intended_hdr"])
+        for k in ("hdr", "intended_hdr", "not_ok_hdr", "not_ok_intended_hdr"):
+            m[k] = merge(m[k])
     return by_op
+
+
+def not_ok_fields(merged: dict) -> dict:
+    """A merged op's (:func:`merge_client_results`) histograms of its calls that did not
+    return OK, encoded, for its latency row; {} when every call did."""
+    if not merged["not_ok_hdr"].get_total_count():
+        return {}
+    return {"not_ok_hdr": encode(merged["not_ok_hdr"]), "not_ok_intended_hdr": encode(merged["not_ok_intended_hdr"])}
+
+
+def without(hist: HdrHistogram, part: HdrHistogram) -> HdrHistogram:
+    """``hist`` less the values of ``part`` (which were recorded into it too): bucket by
+    bucket, so exact to the histogram's precision."""
+    if not part.get_total_count():
+        return hist
+    out = new_histogram()
+    left = {v.value_iterated_to: v.count_at_value_iterated_to for v in part.get_recorded_iterator()}
+    for v in hist.get_recorded_iterator():
+        n = v.count_at_value_iterated_to - left.get(v.value_iterated_to, 0)
+        if n > 0:
+            out.record_value(v.value_iterated_to, n)
+    return out

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from . import points
+from .extra_tables import DRIVERS, EXTRA_TABLES, GAUGES, RETURNS  # noqa: F401 - schema.DRIVERS …
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: client processes need only names
     import pandas as pd
@@ -240,9 +241,19 @@ STEPS = {
     # hw table's 1-s samples are too coarse: the clients' getrusage; for a DBMS that runs
     # in the clients (SQLite) its CPU and memory are theirs. NA elsewhere.
     "client_cpu_s": "float64",
-    "dbms_cpu_s": "float64",
+    "dbms_cpu_s": "float64",   # the DBMS's CPU over the step: whose, dbms_attribution says
     "dbms_rss_gb": "float64",
     "dbms_vsz_gb": "float64",
+    # a server this host sees, read at the step's start and end (hw/sampler.py): which
+    # work dbms_cpu_s counts — sessions (the run's own connections' backends), database
+    # (the threads of every connection to the run's database), process (the server's one
+    # process), server (all the server's processes: its sessions could not be told apart)
+    "dbms_attribution": "string",
+    "dbms_server_cpu_s": "float64",  # all the server's processes (every database's work)
+    "dbms_sessions": "Int64",        # the sessions counted in dbms_cpu_s
+    "dbms_read_kb": "float64",       # their storage I/O (/proc/<pid>/io), KiB
+    "dbms_write_kb": "float64",
+    "other_db_commits": "Int64",     # transactions the server's other databases committed
 }
 
 LATENCY = {
@@ -305,48 +316,8 @@ HW = {
 HW_ROLES, HW_SOURCES = ("client", "dbms", "both"), ("local", "dask", "prometheus")
 TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
-# tables a workload writes besides those (Workload.extra_tables); read on request only
-RETURNS = {                    # how each operation ended, per step (LinkBench's retries …)
-    "run_id": "string",
-    "step": "string",
-    "op": "string",
-    "status": "string",        # OK | NOT_FOUND | ERROR | RETRY | EMPTY
-    "count": "Int64",
-}
-GAUGES = {                     # what a tool samples of its own client, per interval: not operations
-    "run_id": "string",        # (YCSB's measurement.trackjvm: THREAD_COUNT, USED_MEM_MB,
-    "step": "string",          # SYS_LOAD_AVG, GCS, GCS_TIME, as its status lines print them)
-    "second": "Int64",
-    "interval_s": "float64",
-    "gauge": "string",
-    "samples": "Int64",        # readings in the interval (YCSB: one per status interval)
-    "mean": "float64",
-    "min": "float64",
-    "max": "float64",
-    "p50": "float64",
-    "p90": "float64",
-    "p99": "float64",
-    "p999": "float64",
-    "p9999": "float64",
-}
-DRIVERS = {                    # one row per client process of a step: where it ran, what it did
-    "run_id": "string",
-    "step": "string",
-    "client": "Int64",         # its index in the step (its threads follow the previous ones')
-    "executor": "string",      # local | dask
-    "host": "string",
-    "worker": "string",        # the Dask worker's address; blank for a local process
-    "pid": "Int64",
-    "threads": "Int64",
-    "ops": "Int64",            # its operations (batched ones counted as their records)
-    "errors": "Int64",
-    "cpu_s": "float64",        # its own CPU over the step (getrusage)
-    "rss_gb": "float64",       # its resident size at the end, GB = 2**30 bytes
-    "voluntary_switches": "Int64",    # its threads' context switches over the step (getrusage):
-    "involuntary_switches": "Int64",  # waits that slept, and preemptions
-    "error": "string",         # why it failed or was lost; blank when it finished
-}
-EXTRA_TABLES = {"returns": RETURNS, "gauges": GAUGES, "drivers": DRIVERS}
+# EXTRA_TABLES (returns, gauges, drivers): the tables a workload or a tool writes besides
+# those, read on request only; in extra_tables.py
 
 
 def empty(table: str) -> pd.DataFrame:

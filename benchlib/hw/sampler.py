@@ -26,6 +26,14 @@ holds what :data:`benchlib.schema.HW` declares:
 
 A figure the sampler cannot have (no dbms_pids callable: a remote server) stays NA,
 never 0.
+
+The step's window (:meth:`Sampler.window_begin` at the step's start, :meth:`window_end`
+at its end, called by the step's thread): the server's work over exactly that window,
+for the steps table — the run's own sessions (``sessions``: the target's listing, read
+by :class:`~.sessions.SessionAccount`, polled with every sample so that sessions that go
+mid-step keep their last values), all the server's processes (``dbms_pids``, two
+readings of a :class:`ProcAccount`), and ``other_work`` (counters of the server's
+other work by key, as each other database's commits) differenced.
 """
 from __future__ import annotations
 
@@ -42,6 +50,7 @@ import psutil
 from .. import schema
 from .disks import disk_selector
 from .processes import GB, ProcAccount
+from .sessions import SessionAccount
 
 
 def _gb(x: int | None) -> float | None:
@@ -106,12 +115,17 @@ class Sampler:
     def __init__(self, interval_s: float = 1.0, *, dbms_pids: Callable[[], list[int]] | None = None,
                  client_pids: Callable[[], list[int]] | None = None,
                  db_size_bytes: Callable[[], int | None] | None = None, db_size_every_s: float = 5.0,
-                 disks: list[str] | None = None, engine_in_clients: bool = False):
+                 disks: list[str] | None = None, engine_in_clients: bool = False,
+                 sessions: Callable[[], list] | None = None, session_scope: str = "sessions",
+                 other_work: Callable[[], dict | None] | None = None):
         if interval_s <= 0:
             raise ValueError("interval_s must be > 0")
         self.interval_s, self.db_size_every_s = float(interval_s), float(db_size_every_s)
         self.dbms_pids, self.client_pids, self.db_size_bytes = dbms_pids, client_pids, db_size_bytes
         self.engine_in_clients = engine_in_clients
+        self.sessions = SessionAccount(sessions) if sessions is not None else None
+        self.other_work, self.session_scope = other_work, session_scope
+        self._window: dict = {}
         self.on_row: Callable[[dict], None] | None = None   # called with each full row
         self._select = disk_selector(disks)
         self._threads: list[threading.Thread] = []
@@ -129,7 +143,7 @@ class Sampler:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._dbms, self._client = ProcAccount(), ProcAccount()
-        self.cost_cpu_s, self.result = 0.0, None
+        self.cost_cpu_s, self.result, self._window = 0.0, None, {}
         self._proc_sample()   # baselines
         self._prev = self._first = _Snap(self._select)
         self._threads = [threading.Thread(target=self._run, name="hw-sampler", daemon=True)]
@@ -145,6 +159,8 @@ class Sampler:
             return self.result if self.result is not None else schema.conform_hw(None)
         self._stop.set()
         self._threads[0].join()
+        if self.sessions is not None:   # a window never ended (a step cut short): its thread
+            self.sessions.end()
         size_done = True
         if len(self._threads) > 1:
             # a size query stuck behind a long statement must not hold the step
@@ -177,6 +193,8 @@ class Sampler:
         while True:
             stopping = self._stop.wait(max(0.0, t0 + k * iv - time.monotonic()))
             try:
+                if self.sessions is not None:
+                    self.sessions.poll()
                 snap = _Snap(self._select)
                 dcpu, drss, dvsz, ccpu, _, _ = self._proc_sample()
                 partial = stopping and self._rows and (snap.mono - self._prev.mono) < iv / 2
@@ -218,6 +236,49 @@ class Sampler:
         try:
             return fn()
         except Exception as e:  # noqa: BLE001 - the target's callable must not kill the sampler
+            self._note(e)
+            return None
+
+    # --- the step's window
+    def window_begin(self) -> None:
+        """The step starts now: the baselines of its window's figures."""
+        w = self._window = {"server": ProcAccount()}
+        if not self.engine_in_clients:
+            w["server"].sample(self._pids(self.dbms_pids))
+        w["other"] = self._counter()
+        if self.sessions is not None:
+            self.sessions.begin()
+
+    def window_end(self) -> dict:
+        """The step ended now: the server's work over its window (the steps table's
+        ``dbms_*`` figures; absent what this sampler cannot say)."""
+        w, out = self._window, {}
+        if not w or self.engine_in_clients:
+            return out
+        own = None
+        if self.sessions is not None:
+            own = self.sessions.end()
+            self._add_cost(self.sessions.cost_cpu_s)
+            self.sessions.cost_cpu_s = 0.0
+        server = w["server"].sample(self._pids(self.dbms_pids))[0]
+        if server is not None:
+            out["dbms_server_cpu_s"] = server
+        if own is not None:
+            out.update(dbms_cpu_s=own.cpu_s, dbms_attribution=self.session_scope, dbms_sessions=own.sessions,
+                       dbms_read_kb=own.read_kb, dbms_write_kb=own.write_kb)
+        elif server is not None:
+            out.update(dbms_cpu_s=server, dbms_attribution="server")
+        before, after = w["other"], self._counter()
+        if before is not None and after is not None:   # a key made meanwhile counts from 0
+            out["other_db_commits"] = sum(max(0, n - before.get(k, 0)) for k, n in after.items())
+        return out
+
+    def _counter(self) -> dict | None:
+        if self.other_work is None:
+            return None
+        try:
+            return self.other_work()
+        except Exception as e:  # noqa: BLE001 - a failed query costs the figure, not the step
             self._note(e)
             return None
 

@@ -96,7 +96,7 @@ class ClientThread(RecordingThread):
                         append = [lst.append for lst in self.svc]
                     append[code](t1 - t0)
                     if st:
-                        self.errs.append((code, st))
+                        self.errs.append((code, st, t1 - t0, -1))
                     if next_tick is None:
                         # the step is over; the operation that ended past it did its work
                         # on the database: counted (in the second it ended), as mux does
@@ -137,7 +137,7 @@ class ClientThread(RecordingThread):
                     if paced:
                         self.itd[code].append(t1 - intended)
                     if st:
-                        self.errs.append((code, st))
+                        self.errs.append((code, st, t1 - t0, t1 - intended if paced else -1))
                     if units is not None and (not st or st in NOT_ERRORS):
                         self.units[code] += units[idx]   # a failed batch's records: none
                     issued += 1
@@ -154,6 +154,8 @@ class _ProcState:
     ihists: dict = field(default_factory=dict)    # op -> intended HdrHistogram
     returns: dict = field(default_factory=dict)   # op -> {status: count}
     units: dict = field(default_factory=dict)
+    not_ok: dict = field(default_factory=dict)    # op -> (service, intended) HdrHistograms of
+                                                  # its calls that did not return OK
 
 
 def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int, second: int):
@@ -162,7 +164,8 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
     for code, name in enumerate(op_names):
         svc = [p[1][code] for p in parts if p[1][code]]
         itd = [p[2][code] for p in parts if p[2][code]]
-        errs = [s for p in parts for c, s in p[3] if c == code]
+        bad = [e for p in parts for e in p[3] if e[0] == code]
+        errs = [e[1] for e in bad]
         units = sum(p[4][code] for p in parts)
         if not svc and not errs:
             continue
@@ -180,6 +183,8 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             measure.record_many(state.hists.setdefault(name, measure.new_histogram()), svc_us)
             if len(itd_us):
                 measure.record_many(state.ihists.setdefault(name, measure.new_histogram()), itd_us)
+            if bad:
+                _record_not_ok(state, name, bad)
         if name in batch_units and units and batch_units[name] is None:
             # records counted, no per-record op (LinkBench's LOAD_*_BULK: the batch's
             # latency is the op's, its rows are the step's operations)
@@ -193,6 +198,15 @@ def _merge_second(parts, op_names, batch_units, state: _ProcState, warm_ns: int,
             state.units[unit_name] = state.units.get(unit_name, 0) + units
         payload[name] = (svc_us.astype(np.int32), itd_us.astype(np.int32), n_errors, units, n_failed)
     return payload
+
+
+def _record_not_ok(state: _ProcState, name: str, bad: list[tuple]) -> None:
+    """The latencies of the calls that did not return OK, in histograms of their own
+    (YCSB's ``[OP-FAILED]``): service time, and intended where paced."""
+    svc, itd = state.not_ok.setdefault(name, (measure.new_histogram(), measure.new_histogram()))
+    measure.record_many(svc, np.asarray([e[2] for e in bad], dtype=np.int64) // 1000)
+    paced = np.asarray([e[3] for e in bad if e[3] >= 0], dtype=np.int64)
+    measure.record_many(itd, paced // 1000)
 
 
 def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
@@ -356,4 +370,8 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",
             intended_hdr=measure.encode(state.ihists[name]) if name in state.ihists else "",
             returns=state.returns.get(name, {}), units=state.units.get(name, 0))
+        if name in state.not_ok:
+            svc, itd = state.not_ok[name]
+            result.ops[name].not_ok_hdr = measure.encode(svc)
+            result.ops[name].not_ok_intended_hdr = measure.encode(itd)
     return result

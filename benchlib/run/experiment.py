@@ -143,12 +143,15 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
         o = None
         try:
             if step.phase in workload.controller_phases:
+                sampler.window("start")
                 o = _controller_step(step, workload, target)
+                sampler.window("end")
             else:
                 o = run_step(step, wspec, target.endpoint(), seed=seed, repetition=run.spec.repetition,
                              batch_size=exp.load.batch_size,
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
-                             executor=executor, key_counter=counter)
+                             executor=executor, key_counter=counter, on_window=sampler.window)
+            o.dbms_window = sampler.window_figures
             if o.status == "ok":
                 workload.after_step(target, step, o)
         finally:

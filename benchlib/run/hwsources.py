@@ -63,6 +63,13 @@ def _visible(target) -> bool:
         return False
 
 
+def _note(target) -> str | None:
+    try:
+        return target.session_note()
+    except Exception:  # noqa: BLE001 - a note that cannot be had is no note
+        return None
+
+
 def labels(target) -> dict[str, str]:
     """The Prometheus queries' ``$process_group`` and ``$datname`` for ``target``."""
     try:
@@ -82,9 +89,24 @@ class StepSampling:
         sees = eic or (spec.local_reads_dbms() and _visible(target))
         self.role = BOTH if sees else CLIENT
         from ..hw.sampler import Sampler
+        own = sees and not eic   # the server's own work: its sessions', its other databases'
         self.local = Sampler(1.0, dbms_pids=target.dbms_pids if sees else None, engine_in_clients=eic,
                              client_pids=lambda: list(client_pids),
-                             db_size_bytes=None if spec.remote else target.db_size_bytes)
+                             db_size_bytes=None if spec.remote else target.db_size_bytes,
+                             sessions=target.session_tasks if own else None,
+                             session_scope=target.session_scope,
+                             other_work=target.other_work if own else None)
+        self.window_figures: dict = {}
+        if own and (note := _note(target)):
+            self._warn(note)
+
+    def window(self, edge: str) -> None:
+        """The step's window: ``start`` as its clients start, ``end`` as its last
+        operation returned (run_step's on_window); the figures in ``window_figures``."""
+        if edge == "start":
+            self.local.window_begin()
+        else:
+            self.window_figures = self.local.window_end()
 
     def start(self) -> StepSampling:
         if self.src.dask is not None:

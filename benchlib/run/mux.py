@@ -114,7 +114,7 @@ class MuxThread(RecordingThread):
                     code = codes[i]
                     append[code](t1 - t0s[i])
                     if st:
-                        self.errs.append((code, st))
+                        self.errs.append((code, st, t1 - t0s[i], -1))
                     if st == ERROR and pg.status != OK_CONN:
                         self._reconnect(sel, i)   # as a thread-per-connection client does
                     if self.stop_flag or (end is not None and t1 >= end) \
@@ -152,7 +152,7 @@ class MuxThread(RecordingThread):
             now = time.perf_counter_ns()
             code = self._codes[i]
             self.svc[code].append(now - self._t0s[i])   # a failed operation, as the threads count it
-            self.errs.append((code, ERROR))
+            self.errs.append((code, ERROR, now - self._t0s[i], -1))
             self._reconnect(sel, i)
             return self._pgs[i].status == OK_CONN and self._start_safely(sel, i, start_op)
 

@@ -89,7 +89,8 @@ class NativeThread(RecordingThread):
                 self.itd[code].extend(itd[m].tolist())
         bad = np.flatnonzero(st)
         if len(bad):
-            self.errs.extend(zip(codes[bad].tolist(), st[bad].tolist()))
+            self.errs.extend(zip(codes[bad].tolist(), st[bad].tolist(), svc[bad].tolist(),
+                                 (itd[bad] if paced else np.full(len(bad), -1)).tolist()))
         if units is not None:
             u = np.asarray(units[a:b], np.int64) * np.isin(st, COUNTED)
             for code in np.unique(codes).tolist():

@@ -86,7 +86,9 @@ class RecordingThread(threading.Thread):
         self.nops = nops
         self.svc = [[] for _ in range(nops)]
         self.itd = [[] for _ in range(nops)]
-        self.errs: list[tuple[int, int]] = []
+        # (code, status, service ns, intended ns or -1) of each call that did not return OK;
+        # its latency is in svc/itd too
+        self.errs: list[tuple[int, int, int, int]] = []
         self.units = [0] * nops
         self.done: list[tuple] = []     # (second, svc, itd, errs, units) handed to the process
         self.second = 0

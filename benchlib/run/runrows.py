@@ -52,6 +52,8 @@ def steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> d
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
            # the client processes' own CPU over the step (getrusage), exact at any length
            "client_cpu_s": o.clients_sum("cpu_s")}
+    if not engine_in_clients:   # the server's work over the step's window (hw/sampler.py)
+        row.update(o.dbms_window)
     if o.controller_cpu_s is not None:      # a step the controller ran itself
         row["client_cpu_s"] = 0.0
         if engine_in_clients:
@@ -64,8 +66,12 @@ def steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> d
     return row
 
 
+# what a step's latency rows carry for its text outputs and reruns, not latency columns
+ROW_ONLY = ("returns", "units", "not_ok_hdr", "not_ok_intended_hdr")
+
+
 def latency_df(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{k: v for k, v in r.items() if k not in ("returns", "units")} for r in rows]) if rows else None
+    return pd.DataFrame([{k: v for k, v in r.items() if k not in ROW_ONLY} for r in rows]) if rows else None
 
 
 def compact(o: StepOutcome) -> None:

@@ -24,14 +24,14 @@ from datetime import datetime, timezone
 from typing import Callable
 
 
-from .. import measure, schema
-from ..schema import COMPLETED_NAMES
+from .. import measure
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .failed import calls_count, failed_count, too_many_failed
-from .intervals import interval_rows, is_batch
+from .intervals import interval_rows
+from .latency import latency_rows, with_defined_ops
 from .recording import NS, SecondMerger, StepError
 from .status_window import StatusWindow
 from .tasks import split, step_tasks
@@ -61,6 +61,7 @@ class StepOutcome:
     placements: list = field(default_factory=list)   # executors.Placement, one per client
     hw_frames: list = field(default_factory=list)    # other hosts' hw rows (Dask workers)
     driver_rows: list[dict] = field(default_factory=list)  # the drivers table's, one per client
+    dbms_window: dict = field(default_factory=dict)  # the server's work over the step (steps' dbms_*)
 
     def clients_sum(self, attr: str) -> float | None:
         """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
@@ -73,7 +74,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
              repetition: int = 1, batch_size: int = 1000, on_intervals: Callable[[list[dict]], None] | None = None,
              status_out="stderr", progress: bool | None = None,
              on_clients: Callable[[list[int]], None] | None = None,
-             executor=None, key_counter=None) -> StepOutcome:
+             executor=None, key_counter=None, on_window: Callable[[str], None] | None = None) -> StepOutcome:
     """Run one step with its client processes; returns what was measured.
 
     ``executor`` starts them (:mod:`.executors`: local processes by default, or Dask
@@ -83,7 +84,7 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
     draws from its own stream of it, the step and the repetition (:mod:`..seeds`).
     ``key_counter``: the run's
     acknowledged-insert counter (:mod:`..workloads.keycounter`); without one, a run step
-    of a workload that inserts gets one of its own.
+    of a workload that inserts gets one of its own. ``on_window(edge)``: the step's start, end.
     """
     if status_out == "stderr":   # the one of now (not the one at import: a test's, closed since)
         status_out = sys.stderr
@@ -92,7 +93,8 @@ def run_step(step: StepSpec, workload: WorkloadSpec, endpoint, *, seed: int = 0,
         step = replace(step, key_counter=counter.name)
     try:
         tasks = step_tasks(step, workload, endpoint, seed, batch_size, repetition)
-        return _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clients, executor)
+        return _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clients, executor,
+                         on_window or (lambda edge: None))
     finally:
         if own_counter:
             counter.close(unlink=True)
@@ -110,7 +112,7 @@ def _step_counter(step: StepSpec, workload: WorkloadSpec, given):
 
 
 def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clients,
-              executor) -> StepOutcome:
+              executor, on_window) -> StepOutcome:
     clients = None
     try:
         clients = (executor or LocalExecutor()).start_clients(tasks)
@@ -132,12 +134,14 @@ def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clie
     lines = workload.build().progress(step)   # the workload's own lines, else status lines
     if lines is not None and progress is False:
         status_out = None   # --no-progress: none of them
+    on_window("start")
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + clients.lead_ns
     clients.start(start_ns)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
                            _progress_bar(step, progress), batch_units, lines)
     collector.run()
+    on_window("end")
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
     collector.close()
@@ -328,52 +332,6 @@ class _Collector:
             elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
             print(self.window.line(elapsed_s, self.total_ops, rate), file=self.status_out, flush=True)
             self.last_status, self.status_ops = now, self.total_ops
-
-
-def with_defined_ops(rows: list[dict], defined: list[str] | None) -> list[dict]:
-    """``rows`` and a blank row (count 0) for every defined op that did not run."""
-    have = {r["op"] for r in rows}
-    missing = [op for op in defined or () if op not in have]
-    if not missing:
-        return rows
-    empty = measure.new_histogram()
-    blank = {**measure.summarize(empty), "errors": 0, "hdr": measure.encode(empty), "returns": {}}
-    return sorted(rows + [{"op": op, **blank} for op in missing], key=lambda r: r["op"])
-
-
-def latency_rows(client_results: list[measure.ClientResult], batch_units: dict | None = None,
-                 compound_ops: dict[str, int] | None = None) -> tuple[list[dict], int, int]:
-    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors.
-
-    A batched op (``batch_units``; by default the ``-BATCH`` ones) counts its records:
-    through its record op, or, when it has none (``None``), its own ``units``.
-    ``compound_ops`` (the workload's): ops whose inner operations are timed under their
-    own names too, and how many each has; those are not counted twice."""
-    rows, ops, errors = [], 0, 0
-    merged = measure.merge_client_results(client_results)
-    for op, m in sorted(merged.items()):
-        n_all = sum(m["returns"].values())
-        n_err = sum(v for k, v in m["returns"].items() if k not in schema.NOT_ERROR_NAMES)
-        s = measure.summarize(m["hdr"])
-        row = {"op": op, **s, "count": n_all, "errors": n_err, "hdr": measure.encode(m["hdr"]),
-               "returns": m["returns"]}
-        rows.append(row)
-        if m["intended_hdr"].get_total_count():
-            si = measure.summarize(m["intended_hdr"])
-            rows.append({"op": schema.intended(op), **si, "errors": n_err,
-                         "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not is_batch(op, batch_units):  # a batch's records are counted under its unit op
-            ops += n_all - sum(v for k, v in m["returns"].items() if k not in COMPLETED_NAMES)
-        elif batch_units and batch_units.get(op, "") is None:
-            ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
-            row["units"] = m["units"]   # (kept in .steps/, for a rerun's check of the load)
-        # a batch that failed is an error of the step (its unit op counts records only)
-        errors += n_err
-    for op, inner in (compound_ops or {}).items():
-        if op in merged:   # each of its inner ops ran (or failed: not counted above)
-            ok = sum(v for k, v in merged[op]["returns"].items() if k in COMPLETED_NAMES)
-            ops -= inner * ok
-    return rows, ops, errors
 
 
 def _progress_bar(step: StepSpec, progress: bool | None):

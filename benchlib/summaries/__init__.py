@@ -27,6 +27,7 @@ from .experiment import ExperimentSummary, experiment_summary
 from .formatting import format_lines
 from .phase_lines import run_lines
 from .response import response_times
+from .attribution import attribution_lines
 from .stepstats import hw_legend, select
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
@@ -76,6 +77,7 @@ def summarize(results: dict, kind: str) -> str:
         raise ValueError(f"unknown summary kind {kind!r} (known: {', '.join(KINDS)})")
     text = format_lines(summary_frame(results, kind), kind) or "(no steps)"
     return "\n".join(filter(None, [text, hw_legend(results) if kind != "rt" else None,
+                                   attribution_lines(results) if kind != "rt" else None,
                                    not_finished(results)]))
 
 
@@ -99,7 +101,8 @@ def step_lines(results: dict, run_id: str, step: str) -> str:
     (``l.pre.eff.op``, ``l.pre.eff.sec``, ``l.pre.rt``, ``l.pre.run``): what the
     driver prints as each step ends."""
     one = select(results, run_id=run_id, step=step)
-    blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS] + [hw_legend(one)]
+    blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS] + [
+        hw_legend(one), attribution_lines(one)]
     return "\n\n".join(b for b in blocks if b)
 
 

@@ -17,8 +17,20 @@ eff.op — ``ips secs rpi rkbpi wkbpi cspi cpupi csecpq dsecpq csec dsec dbgb cn
     csecpq  benchmark-client CPU per operation, **microseconds**: csec / ops × 1e6
     dsecpq  DBMS CPU per operation, microseconds: dsec / ops × 1e6
             (seed: dsec 15954 s / (30248 ips × 25147 s) × 1e6 = 21.0)
-    csec    benchmark-client CPU seconds over the step: Σ client_cpu_s
-    dsec    DBMS CPU seconds over the step: Σ dbms_cpu_s (all server processes)
+    csec    benchmark-client CPU seconds over the step: the client processes' own
+            getrusage over the step (the steps table's client_cpu_s; Σ of the hw
+            samples' client_cpu_s where a step lacks it: imports, older runs)
+    dsec    DBMS CPU seconds over the step: the run's own work where the server says
+            it (the steps table's dbms_cpu_s, read at the step's start and end: on
+            PostgreSQL the backends of the run's connections, on MariaDB with
+            performance_schema the threads of its database's connections, on Redis
+            its process — ``dbms_attribution``), else all the server's processes
+            (Σ hw dbms_cpu_s over the sampler's window: a remote sampler, older runs)
+
+    Beside the seed's columns (the frame only, not the text line): ``dsec_all`` and
+    ``dsecpq_all``, all the server's processes over the same window (every database's
+    work), and ``attribution``, whose work dsec counts (sessions, database, process,
+    server); summaries/attribution.py prints them under the lines where they differ.
     dbgb    database size at the end of the step, GB
 
 eff.sec — ``ips secs rps rmbps wmbps csps cpups cutil dutil vsz rss cnf``
@@ -73,6 +85,9 @@ def eff_op(results: dict) -> pd.DataFrame:
     out["dsec"] = st["dsec"]                      # dsec = Σ dbms_cpu_s over the step
     out["dbgb"] = st["db_gb"]                     # dbgb = db_size_gb at step end
     out["cnf"] = st["cnf"]
+    out["dsec_all"] = st["dsec_all"]              # all the server's processes, same window
+    out["dsecpq_all"] = st["dsec_all"] / ops * US_PER_S
+    out["attribution"] = st["attribution"]
     return out
 
 

@@ -62,9 +62,12 @@ def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
     row = {"run_id": run_id, "ops_per_s": throughput(ops, secs)}
     if hw is not None and len(hw):
         h = hw[(hw["run_id"] == run_id) & hw["step"].isin(st["step"])]
-        cpu = h["client_cpu_s"].sum(min_count=1)
-        if "dbms_cpu_s" in h and h["dbms_cpu_s"].notna().any() and not _engine_in_clients(runs, run_id):
-            cpu = cpu + h["dbms_cpu_s"].sum(min_count=1)
+        # client CPU from one source, the clients' getrusage (eff.op's csec); the DBMS's
+        # that dsec counts (the run's own sessions over the step, where the server says)
+        cpu = _step_cpu(st, h, "client_cpu_s")
+        if not _engine_in_clients(runs, run_id):
+            dbms = _step_cpu(st, h, "dbms_cpu_s")
+            cpu = cpu + dbms if pd.notna(dbms) else cpu
         # no CPU at all beside operations: no sample of the sampler's fell inside a step
         # shorter than its interval, a figure not measured rather than a zero
         row["cpu_us_per_op"] = float(cpu) * 1e6 / ops if ops and pd.notna(cpu) and cpu > 0 else math.nan
@@ -100,6 +103,15 @@ def p99s(lat: pd.DataFrame) -> dict:
             if pd.notna(lo) and pd.notna(hi) and hi > lo:
                 row[op + BUCKET[0]], row[op + BUCKET[1]] = float(lo), float(hi)
     return row
+
+
+def _step_cpu(st: pd.DataFrame, h: pd.DataFrame, col: str) -> float:
+    """The steps' own CPU seconds of ``col`` (measured over each step's window) when every
+    step has it, else the hw samples' sum (an import, a run from before)."""
+    own = pd.to_numeric(st[col], errors="coerce") if col in st else None
+    if own is not None and len(own) and own.notna().all():
+        return float(own.sum())
+    return h[col].sum(min_count=1) if col in h else math.nan
 
 
 def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:

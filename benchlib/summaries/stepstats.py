@@ -167,7 +167,7 @@ def step_stats(results: dict) -> pd.DataFrame:
     steps = table(results, "steps").copy()
     if len(steps) == 0:
         return pd.DataFrame(columns=[*ID_COLS, "cnf", "secs", "ops", "errors", "rate",
-                                     *HW_AGGREGATES])
+                                     *HW_AGGREGATES, "attribution", "dsec_all", "other_commits"])
     if "experiment" not in steps:
         steps["experiment"] = pd.NA
     if "config" not in steps:
@@ -195,6 +195,10 @@ def step_stats(results: dict) -> pd.DataFrame:
     out["rate"] = rate
     for c in ("status", "threads", "processes", "target_ops_per_s", "loop"):
         out[c] = df.get(c, pd.NA)
+    # whose work dsec counts, the server-wide figure beside it, the other databases' commits
+    out["attribution"] = df.get("dbms_attribution", pd.NA)
+    out["dsec_all"] = pd.to_numeric(df.get("dbms_server_cpu_s", np.nan), errors="coerce")
+    out["other_commits"] = pd.to_numeric(df.get("other_db_commits", np.nan), errors="coerce")
     for c in HW_AGGREGATES:
         out[c] = pd.to_numeric(df[c], errors="coerce").astype("float64") if c in df else np.nan
     _prefer_step_figures(out, df)

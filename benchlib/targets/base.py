@@ -138,6 +138,28 @@ class Target:
     def db_size_bytes(self) -> int | None:
         return None
 
+    # what session_tasks() holds: "sessions" (the run's own connections' tasks),
+    # "database" (the tasks of every connection to the run's database), "process" (the
+    # server's one process)
+    session_scope = "sessions"
+
+    def session_tasks(self) -> list[tuple[int, int | None]] | None:
+        """The server's tasks that serve this run's connections now, for the sampler's
+        attribution (hw/sessions.py): ``(pid, None)`` for a process, ``(pid, tid)`` for a
+        thread; None when the server cannot say which are this run's (the sampler then
+        counts all the server's processes, and says so)."""
+        return None
+
+    def other_work(self) -> dict[str, int] | None:
+        """Counters of the server's work that is not this run's (each other database's
+        commits so far), read at a step's start and end; None when the server cannot say."""
+        return None
+
+    def session_note(self) -> str | None:
+        """One line on why the run's own sessions cannot be told apart, where they cannot
+        on a server this host sees (MariaDB without performance_schema); else None."""
+        return None
+
     # --- connections (each workload's bindings write their own statements per dialect)
     def connect(self):
         """A new connection of the driver's own, autocommit, in the controlling process

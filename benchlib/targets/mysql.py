@@ -112,7 +112,9 @@ class MysqlTarget(Target):
         self.client_library = self.library   # the run's meta says which one ran
         self._admin = None
         self._monitor = None
+        self._watcher = None
         self._server_pid = None
+        self._perf = None       # performance_schema on (asked once)
 
     def admin(self):
         if self._admin is None or not self._admin.open:
@@ -133,10 +135,10 @@ class MysqlTarget(Target):
             self._server_pid = listening_pid(int(self.params["port"]))
 
     def stop(self):
-        for conn in (self._admin, self._monitor):
+        for conn in (self._admin, self._monitor, self._watcher):
             if conn is not None and conn.open:
                 conn.close()
-        self._admin = self._monitor = None
+        self._admin = self._monitor = self._watcher = None
 
     def endpoint(self):
         return self.make_endpoint({"params": self.params, "library": self.library})
@@ -157,3 +159,35 @@ class MysqlTarget(Target):
             c.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM "
                       "information_schema.tables WHERE table_schema = DATABASE()")
             return int(c.fetchone()[0])
+
+    # the run's own work on the server: the threads of the connections to its database
+    # (performance_schema.threads.THREAD_OS_ID -> /proc/<mysqld>/task/<tid>), when
+    # performance_schema is on; else the sampler counts the whole server and says why
+    session_scope = "database"
+
+    def _watch(self, sql: str):
+        if self._watcher is None or not self._watcher.open:
+            self._watcher = _connect(self.params, self.library)
+        with self._watcher.cursor() as c:
+            c.execute(sql)
+            return c.fetchall()
+
+    def _perf_on(self) -> bool:
+        if self._perf is None:
+            self._perf = str(self._watch("SELECT @@performance_schema")[0][0]).upper() in ("1", "ON")
+        return self._perf
+
+    def session_tasks(self):
+        if self._server_pid is None or not self._perf_on():
+            return None
+        rows = self._watch("SELECT THREAD_OS_ID FROM performance_schema.threads WHERE TYPE = 'FOREGROUND' "
+                           "AND PROCESSLIST_DB = DATABASE() AND PROCESSLIST_ID <> CONNECTION_ID() "
+                           "AND THREAD_OS_ID IS NOT NULL")
+        return [(self._server_pid, int(tid)) for (tid,) in rows]
+
+    def session_note(self):
+        if self._server_pid is None or self._perf_on():
+            return None
+        return ("MariaDB's performance_schema is off: the DBMS CPU (dsec) is the whole server's, "
+                "every database's (performance_schema=ON in the server's configuration attributes "
+                "the run's database's threads)")

@@ -1,8 +1,17 @@
 """PostgreSQL by URL, through psycopg 3: the server checked at start, connections for the
 controlling process and the clients (autocommit), the postmaster's processes and the
-database's size for the sampler."""
+database's size for the sampler.
+
+Every connection of a run's clients and controller carries the run's own
+``application_name`` (``benchlib-<12 hex>``, made per target, one target per run;
+a URL's own ``application_name`` is replaced), so the sampler finds the run's backends
+in ``pg_stat_activity`` (:meth:`PostgresTarget.session_tasks`) and counts their CPU
+alone; the other databases' commits (``pg_stat_database.xact_commit``) say when other
+work ran on the server beside the run (:meth:`PostgresTarget.other_work`).
+"""
 from __future__ import annotations
 
+import secrets
 from urllib.parse import urlsplit
 
 from .base import Target, TargetError, is_local_host, process_tree
@@ -56,11 +65,18 @@ class PostgresTarget(Target):
         self._postmaster = None
         self._admin = None
         self._monitor = None
+        self._watcher = None     # the sampler's listing of the run's sessions
+        self.app_name = f"benchlib-{secrets.token_hex(6)}"   # NAMEDATALEN: at most 63 bytes
 
-    def _connect(self):
+    def session_conninfo(self, app_name: str | None = None) -> str:
+        """The connection string of the run's sessions: its application_name set."""
+        from psycopg.conninfo import make_conninfo
+        return make_conninfo(self.conninfo, application_name=app_name or self.app_name)
+
+    def _connect(self, app_name: str | None = None):
         import psycopg
         try:
-            return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
+            return psycopg.connect(self.session_conninfo(app_name), autocommit=True, connect_timeout=10)
         except psycopg.OperationalError as e:
             from ..masking import mask_url
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -78,10 +94,10 @@ class PostgresTarget(Target):
                 self._postmaster = None
 
     def stop(self):
-        for conn in (self._admin, self._monitor):
+        for conn in (self._admin, self._monitor, self._watcher):
             if conn is not None:
                 conn.close()
-        self._admin = self._monitor = None
+        self._admin = self._monitor = self._watcher = None
 
     def admin(self):
         if self._admin is None or self._admin.closed:
@@ -89,7 +105,7 @@ class PostgresTarget(Target):
         return self._admin
 
     def endpoint(self):
-        return self.make_endpoint({"conninfo": self.conninfo})
+        return self.make_endpoint({"conninfo": self.session_conninfo()})
 
     def dbms_info(self):
         v = self.admin().execute("SHOW server_version").fetchone()[0]
@@ -102,5 +118,28 @@ class PostgresTarget(Target):
         # the sampler asks from its own thread: a connection of its own, so a size query
         # never waits behind (or interleaves with) the admin connection's CREATE INDEX
         if self._monitor is None or self._monitor.closed:
-            self._monitor = self._connect()
+            self._monitor = self._connect(f"{self.app_name}-monitor")   # not the run's work
         return self._monitor.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+
+    def _watch(self):
+        # the sampler's thread: a connection of its own, named apart from the run's
+        if self._watcher is None or self._watcher.closed:
+            self._watcher = self._connect(f"{self.app_name}-monitor")
+        return self._watcher
+
+    def session_tasks(self):
+        """The backends of the run's connections now (their application_name), where
+        the server is on this host; None elsewhere."""
+        if self._postmaster is None:
+            return None
+        rows = self._watch().execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s",
+                                     (self.app_name,)).fetchall()
+        return [(int(pid), None) for (pid,) in rows]
+
+    def other_work(self):
+        """Transactions committed so far in each of the server's other databases (by oid:
+        a database dropped or made meanwhile is not a fall or a jump of a sum)."""
+        rows = self._watch().execute(
+            "SELECT datid, xact_commit FROM pg_stat_database "
+            "WHERE datname IS DISTINCT FROM current_database()").fetchall()
+        return {int(oid): int(n) for oid, n in rows}

@@ -123,6 +123,12 @@ class RedisTarget(Target):
     def dbms_pids(self) -> list[int] | None:
         return [self._pid] if self._pid else None
 
+    # the run's work on the server: its one process (every client's, every db number's)
+    session_scope = "process"
+
+    def session_tasks(self):
+        return [(self._pid, None)] if self._pid else None
+
     def db_size_bytes(self) -> int | None:
         # the sampler asks from its own thread: a connection of its own
         if self._monitor is None:

@@ -179,10 +179,14 @@ class YcsbWorkload(Workload):
                             n + tried + kept.unfinished.get("INSERT", 0))]
 
     def text_outputs(self, outcomes, intervals=None) -> dict[str, str]:
-        """Each step in YCSB's own text format, for existing YCSB scripts."""
+        """Each step in YCSB's own text format, for existing YCSB scripts. Its throughput
+        counts YCSB's opsDone: in a run every transaction, failed or not (CoreWorkload's
+        doTransaction is true whatever the DB said); in a load the inserts that did not
+        fail (doInsert is false for a failed one)."""
         from .text import format_step
         return {("ycsb-load.txt" if o.step.phase == "load" else f"ycsb-{o.step.name}.txt"):
-                format_step(o.secs, o.ops, o.latency_rows) for o in outcomes if o.latency_rows}
+                format_step(o.secs, o.ops + (o.failed if o.step.phase == "run" else 0), o.latency_rows)
+                for o in outcomes if o.latency_rows}
 
 
 class _YcsbClient(ReconnectingClient, WorkloadClient):
