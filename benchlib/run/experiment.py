@@ -316,7 +316,8 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, ex
                 continue
             resumed = None if force else resume.decide(exp, spec, run_dir, data_dir, meta, out)
             if resumed is None:
-                resume.set_aside(run_dir)
+                target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
+                resume.set_aside(run_dir, target.files_in(run_dir))
         else:
             resumed = None
         try:

@@ -211,7 +211,11 @@ def unfinished_ops(run_dir: Path, step: str) -> dict[str, int]:
     return {op: n + TAIL_S * peak[op] for op, n in total.items()}
 
 
-def set_aside(run_dir: Path) -> None:
+def set_aside(run_dir: Path, database_files: list[Path] = ()) -> None:
+    """The run folder moved to ``.attempts/``, without its database's files: a record of
+    the attempt, not a copy of its data (a disk it filled is free again for the rerun)."""
+    for f in database_files:
+        Path(f).unlink(missing_ok=True)
     attempts = run_dir.parent / ".attempts"
     attempts.mkdir(exist_ok=True)
     shutil.move(str(run_dir), attempts / f"{run_dir.name}-{int(time.time())}")

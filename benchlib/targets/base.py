@@ -138,6 +138,11 @@ class Target:
     def db_size_bytes(self) -> int | None:
         return None
 
+    def files_in(self, run_dir: Path) -> list[Path]:
+        """Its database's files inside ``run_dir`` (an engine that keeps its data there):
+        a failed attempt set aside in ``.attempts/`` keeps none of them."""
+        return []
+
     # --- connections (each workload's bindings write their own statements per dialect)
     def connect(self):
         """A new connection of the driver's own, autocommit, in the controlling process
