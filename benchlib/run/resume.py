@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema
+from ..filemodes import open_private
 from ..params import Experiment, RunSpec
 from ..store import folders, parts
 from ..targets.base import TargetError, make_target
@@ -286,7 +287,7 @@ def keep_intervals(run_dir: Path, kept: set[str]) -> None:
     import pyarrow.parquet as pq
     log, table = run_dir / folders.INTERVAL_LOG, run_dir / "intervals.parquet"
     tmp = run_dir / f".{folders.INTERVAL_LOG}.kept"
-    with tmp.open("w") as out:
+    with open_private(tmp, "w") as out:
         if table.exists():
             for batch in pq.ParquetFile(table).iter_batches(batch_size=50_000):
                 df = batch.to_pandas()

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..filemodes import create_private
 from .base import Endpoint, Target
 from .dialect import Dialect
 
@@ -56,6 +57,7 @@ class SqliteTarget(Target):
 
     def start(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)   # 0600 (its -wal, -shm and -journal get its mode)
         _connect(self.endpoint()).close()
 
     def endpoint(self) -> Endpoint:
