@@ -16,11 +16,12 @@ Masking parses; it never lets a class of characters decide where a password ends
   their spans is masked (more hidden, never less);
 - a mapping or a list (the experiment, meta.json, a notebook's parameters) is walked: a
   secret-named key's value is masked, a string value that is a URL goes whole through
-  :func:`mask_url`;
+  :func:`mask_url`, another has its own URLs and ``name=value`` pairs masked;
 - free text (an error line, a traceback) has each ``scheme://`` read up to the next one or
   the line's end, and ``name=value`` / ``name: value`` pairs with a secret name; every
-  secret masked so far in this process is also replaced wherever it appears in text
-  (raw, percent-encoded or JSON-escaped), so a driver's message quoting it is masked too.
+  secret masked so far in this process is also replaced wherever it stands whole in text
+  (raw, percent-encoded, JSON-, repr- or HTML-escaped), so a driver's message quoting it
+  is masked too.
 """
 from __future__ import annotations
 
@@ -119,8 +120,8 @@ def mask_mapping(obj: Any) -> Any:
         return type(obj)(mask_mapping(v) for v in obj)
     if is_url(obj):
         return mask_url(obj)
-    if isinstance(obj, str):
-        return mask_text(obj)
+    if isinstance(obj, str):   # a value of a structure: its own URLs and pairs only
+        return mask_text(obj, known=False)
     return obj
 
 
@@ -166,23 +167,25 @@ def _spellings(s: str) -> set[str]:
 
 
 def _known(text: str) -> str:
-    """Every secret masked so far in this process, in any of its spellings, masked."""
+    """Every secret masked so far in this process, in any of its spellings, masked where
+    it stands as a whole (a password "postgres" is not masked inside "postgresql")."""
     with _seen_lock:
         seen = sorted(_seen, key=len, reverse=True)
     for s in seen:
         for form in sorted(_spellings(s), key=len, reverse=True):
             if form in text:
-                text = text.replace(form, MASK)
+                text = re.sub(("(?<![A-Za-z0-9])" if form[0].isalnum() else "") + re.escape(form)
+                              + ("(?![A-Za-z0-9])" if form[-1].isalnum() else ""), MASK, text)
     return text
 
 
-def mask_text(text: str) -> str:
-    """Every secret inside a text masked (error messages quote URLs and settings)."""
+def mask_text(text: str, known: bool = True) -> str:
+    """Every secret inside a text masked (error messages quote URLs and settings); with
+    ``known``, also every secret masked so far wherever the text quotes it."""
     if not isinstance(text, str):
         return text
-    lines = text.split("\n")
-    out = [_mask_spans(line, _line_spans(line)) for line in lines]
-    return _known("\n".join(out))
+    out = "\n".join(_mask_spans(line, _line_spans(line)) for line in text.split("\n"))
+    return _known(out) if known else out
 
 
 # parameters handed to a notebook kernel: papermill writes them into the executed

@@ -13,6 +13,16 @@ PRINTABLE = "".join(map(chr, range(32, 127)))
 PW = "Xy7" + PRINTABLE + "Qz9"
 
 
+@pytest.fixture(autouse=True)
+def forget_secrets():
+    """The secrets these tests mask are forgotten after each (a process remembers what it
+    masked: "postgres" would be masked in the next test's messages)."""
+    from benchlib import masking
+    before = set(masking._seen)
+    yield
+    masking._seen.intersection_update(before)
+
+
 @pytest.mark.parametrize("url, masked", [
     ("postgresql://postgres:Qu'S3cret@127.0.0.1:5432/db", "postgresql://postgres:***@127.0.0.1:5432/db"),
     ('postgresql://u:a"b<c>d e@h/db', "postgresql://u:***@h/db"),
@@ -79,3 +89,14 @@ def test_notebook_parameters_come_back_whole():
     assert "Xy7" not in repr(masked) and set(secrets) == {"targets", "properties"}
     import json
     assert restore_secrets(masked, {"BENCHLIB_NOTEBOOK_SECRETS": json.dumps(secrets)}) == params
+
+
+def test_a_known_secret_is_masked_where_it_stands_whole_and_not_in_structures():
+    """A password that is a word ("postgres") is masked as a word, not inside
+    "postgresql"; a structure is walked, never searched for known secrets (a target
+    named like the password keeps its name)."""
+    mask_url("postgresql://postgres:postgres@h/db")
+    assert mask_text("postgresql://u@h/db: password postgres refused") == \
+        "postgresql://u@h/db: password *** refused"
+    walked = mask_mapping({"name": "postgres", "url": "postgresql://postgres:postgres@h/db"})
+    assert walked == {"name": "postgres", "url": "postgresql://postgres:***@h/db"}
