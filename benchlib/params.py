@@ -35,6 +35,7 @@ from .overrides import ParameterError, parse_override  # noqa: F401 - params' ow
 from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct
 from .overrides import apply_overrides as _apply_overrides
 from .hw.spec import HwSpec
+from .masking import mask_text, mask_url
 from .run import registry as executor_registry
 from .targets.registry import check_options, embedded_names, target_class, target_kind
 from .workloads import registry as workload_registry
@@ -62,7 +63,11 @@ class TargetSpec(Strict):
     @field_validator("url")
     @classmethod
     def _url(cls, v: str, info) -> str:
-        check_options(v, info.data.get("options") or {})  # kind, then e.g. MariaDB's driver
+        mask_url(v)   # its secrets known from now on: a driver's message quoting one is masked
+        try:
+            check_options(v, info.data.get("options") or {})  # kind, then e.g. MariaDB's driver
+        except ValueError as e:
+            raise ValueError(mask_text(str(e))) from None
         return v
 
     @property
@@ -260,7 +265,7 @@ def _format_error(source: str, err: ValidationError) -> str:
         near = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
         msg = f"unknown key ({f'did you mean {near[0]}? ' if near else ''}allowed: {', '.join(allowed)})"
     more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
-    return f"{source}: {loc}: {msg}{more}"
+    return mask_text(f"{source}: {loc}: {msg}{more}")
 
 
 def _model_at(loc: tuple) -> type[BaseModel] | None:

@@ -185,3 +185,111 @@ def test_executor_dask_alone_runs_on_a_local_cluster(data_dir):
     assert "-p2-" in run_id
     drivers = load_results(data_dir / "da")["drivers"]
     assert set(drivers["executor"]) == {"dask"} and drivers.query("step == 'r.L1'")["ops"].sum() == 3000
+
+
+@pytest.fixture
+def own_scheduler(tmp_path):
+    """A real Dask scheduler and two workers of this test's own (``dask scheduler``,
+    ``dask worker``), each in its own process group; killed after if still there."""
+    import subprocess
+    import sys
+    dask_cli = [sys.executable, "-c", "from distributed.cli.dask_scheduler import main; main()"]
+    sched_file = tmp_path / "scheduler.json"
+    sched = subprocess.Popen([*dask_cli, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                              "--scheduler-file", str(sched_file)], start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not sched_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = json.loads(sched_file.read_text())["address"]
+    workers = subprocess.Popen(
+        [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
+         "--nworkers", "2", "--nthreads", "1", "--no-dashboard"], start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ex = DaskExecutor.connect(address, workers=2)
+    try:
+        ex.client.wait_for_workers(2, timeout=60)
+    finally:
+        ex.close()
+    yield address, sched, workers
+    for p in (sched, workers):
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait(30)
+
+
+@pytest.mark.slow
+def test_a_killed_scheduler_is_the_runs_one_line_reason(own_scheduler, tmp_path):
+    """Issue 41: the scheduler (and its workers) SIGKILLed mid-loop: the run fails with
+    "the Dask scheduler … is gone (…)" in one line on the terminal and in meta.json —
+    not a traceback, not the key counter's cleanup (``FileNotFoundError: '/psm_…'``)."""
+    import subprocess
+    import sys
+
+    import yaml
+    address, sched, workers = own_scheduler
+    exp = small_experiment("dk", "sqlite", executor="dask", dask={"scheduler": address},
+                           run={"threads": [2], "processes": 2, "loop_secs": 30},
+                           properties={"recordcount": 1000, "operationcount": 10**9})
+    (tmp_path / "e.yaml").write_text(yaml.safe_dump(exp))
+    data = tmp_path / "d"
+    run = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(tmp_path / "e.yaml"),
+                            "--data-dir", str(data), "--no-progress"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        killer = threading.Thread(target=_kill_after_run_seconds, daemon=True,
+                                  args=(data / "dk", sched.pid, 1))
+        killer.start()
+        killer.join(90)
+        os.killpg(workers.pid, signal.SIGKILL)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    reason = f"the Dask scheduler {address} is gone ("
+    assert run.returncode == 1 and "Traceback" not in out + err, out + err
+    assert any(reason in line and "[FAILED" in line for line in out.splitlines()), out
+    meta = read_meta(next((data / "dk").glob("dk-*")))
+    assert meta.status == "failed" and reason in meta.error and "psm_" not in meta.error
+
+
+def test_a_cleanup_never_masks_the_error_in_flight():
+    """The key counter's segment unlinked by another process (a dead client's resource
+    tracker): closing it is no error; and a cleanup that fails while an error is being
+    raised leaves that error to be told."""
+    from multiprocessing import shared_memory
+
+    from benchlib.run.cleanup import tidy
+    from benchlib.workloads import keycounter
+    counter = keycounter.create(0, 2)
+    shared_memory.SharedMemory(name=counter.name).unlink()   # gone under it
+    counter.close(unlink=True)
+
+    def fails():
+        raise FileNotFoundError("/psm_x")
+    with pytest.raises(TimeoutError, match="Timed out trying to connect"):
+        try:
+            raise TimeoutError("Timed out trying to connect")
+        finally:
+            tidy(fails)
+    with pytest.raises(FileNotFoundError):   # with nothing in flight it raises as usual
+        tidy(fails)
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_leaves_nothing(tmp_path):
+    """Issue 41: ``dask.scheduler`` nobody answers on: one line, exit 2, and no folder,
+    experiment.json or .lock left (the scheduler is asked before anything is written)."""
+    import subprocess
+    import sys
+
+    import yaml
+    exp = small_experiment("du", "sqlite", executor="dask", dask={"scheduler": "tcp://127.0.0.1:1"})
+    (tmp_path / "e.yaml").write_text(yaml.safe_dump(exp))
+    r = subprocess.run([sys.executable, "-m", "benchlib.cli", "run", str(tmp_path / "e.yaml"),
+                        "--data-dir", str(tmp_path / "d"), "--no-progress"],
+                       capture_output=True, text=True, timeout=120)
+    err = r.stderr.strip()
+    assert r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert "dask.scheduler tcp://127.0.0.1:1: cannot connect" in err
+    assert not (tmp_path / "d").exists()

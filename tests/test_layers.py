@@ -18,7 +18,7 @@ MAX_FUNCTION_LINES = 60
 LAYERS = {
     "benchlib.schema": 0, "benchlib.measure": 0, "benchlib.masking": 0,
     "benchlib.version": 0, "benchlib.points": 0, "benchlib.inputfiles": 0, "benchlib.seeds": 0,
-    "benchlib.extra_tables": 0,
+    "benchlib.extra_tables": 0, "benchlib.filemodes": 0,
     "benchlib.workloads.registry": 0, "benchlib.targets.registry": 0, "benchlib.run.registry": 0,
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,

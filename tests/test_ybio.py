@@ -253,3 +253,24 @@ def test_bad_input_is_one_line_and_drops_nothing(props, message, tmp_path, capsy
 def test_parameter_error_type():
     with pytest.raises(ParameterError):
         validate(experiment("e", "sqlite", tab_num=0), "e")
+
+
+@pytest.mark.slow
+def test_no_progress_silences_the_clients_own_lines(tmp_path):
+    """Issue 41: ``--no-progress`` prints none of ybio's own lines (the loaders' ``Table …
+    Progress``, the sessions' ``rows/s on``), which a run without it prints."""
+    import subprocess
+    import sys
+
+    import yaml
+    exp = experiment("yq", "sqlite", status_every_s=0.2, run_duration=2)
+    (tmp_path / "e.yaml").write_text(yaml.safe_dump(exp))
+
+    def own_lines(*flags) -> list[str]:
+        r = subprocess.run([sys.executable, "-m", "benchlib.cli", "run", str(tmp_path / "e.yaml"),
+                            "--data-dir", str(tmp_path / f"d{len(flags)}"), *flags],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return [ln for ln in (r.stdout + r.stderr).splitlines() if "Progress:" in ln or "rows/s on" in ln]
+    assert own_lines()                       # printed by default (a pipe: no bar, the lines)
+    assert own_lines("--no-progress") == []

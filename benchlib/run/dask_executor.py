@@ -26,6 +26,7 @@ its task at once instead of running it again.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -42,6 +43,10 @@ from .executors import Clients, Placement
 from .recording import StepError, one_line
 
 CONNECT_TIMEOUT_S = 10
+CLOSE_TIMEOUT_S = 5
+# what the client raises when the scheduler is gone (CommClosedError is an OSError;
+# "Timed out trying to connect" a TimeoutError)
+GONE = (OSError, TimeoutError)
 FINISHED_GRACE_S = 5.0
 POLL_S = 0.05              # the controller's look at the queue when it was empty
 LOCAL_CLUSTER_CONFIG = {
@@ -69,6 +74,7 @@ class DaskExecutor:
 
     def __init__(self, client, cluster=None):
         self.client, self.cluster = client, cluster
+        self.address = client.scheduler.address
         self.sample_own_host = False   # tests: sample the controller's host from a worker too
         self.dbms_worker: str | None = None   # dask.dbms_worker: it samples the DBMS host
 
@@ -92,6 +98,8 @@ class DaskExecutor:
         try:
             if scheduler:
                 ex = cls(Client(scheduler, timeout=timeout_s))
+                # its reconnection's tracebacks: a scheduler gone is the step's one line
+                logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
             else:
                 with dask.config.set(LOCAL_CLUSTER_CONFIG):
                     cluster = LocalCluster(n_workers=workers, processes=True, host="127.0.0.1",
@@ -120,12 +128,27 @@ class DaskExecutor:
                                  f"{__version__}: install the same version on every worker")
 
     def start_clients(self, tasks: list[dict]) -> Clients:
-        return DaskClients(self, tasks)
+        try:
+            return DaskClients(self, tasks)
+        except GONE as e:
+            raise StepError(scheduler_gone(self.address, e)) from None
 
     def close(self) -> None:
-        self.client.close()
+        """The client (and the local cluster) closed; a scheduler already gone is no error."""
+        try:
+            self.client.close(timeout=CLOSE_TIMEOUT_S)
+        except (*GONE, RuntimeError):
+            pass
         if self.cluster is not None:
             self.cluster.close()
+
+
+def scheduler_gone(address: str, e: BaseException) -> str:
+    """One line: the scheduler is gone, and the first cause of it (not the layers of
+    Dask's comm above it: "Connection refused", "Timed out trying to connect")."""
+    while e.__cause__ is not None:
+        e = e.__cause__
+    return f"the Dask scheduler {address} is gone ({one_line(e)})"
 
 
 def _workers(client) -> dict:
@@ -171,6 +194,7 @@ class DaskClients(Clients):
             raise StepError(f"{len(tasks)} client processes but the Dask cluster has {len(workers)} "
                             "workers: each runs one (dask.workers, or more `dask worker` processes)")
         self.assigned = workers[:len(tasks)]
+        self.address, self.gone = ex.address, None   # gone: why the scheduler cannot be reached
         hosts, pids = c.run(socket.gethostname), c.run(os.getpid)
         own = socket.gethostname()
         sampled: set[str] = set() if ex.sample_own_host else {own}
@@ -187,11 +211,20 @@ class DaskClients(Clients):
         self._buf: list = []
         self._finished_at: dict[int, float] = {}
 
+    def _lose(self, e: BaseException) -> None:
+        """The scheduler cannot be reached: every driver not done is lost with the reason."""
+        self.gone = self.gone or scheduler_gone(self.address, e)
+
     def get(self, timeout: float):
         deadline = time.monotonic() + timeout
         while not self._buf:
+            if self.gone:
+                raise queue.Empty   # lost() says why
             # a blocking get that times out logs a traceback on the scheduler: poll instead
-            self._buf.extend(self.q.get(batch=True))
+            try:
+                self._buf.extend(self.q.get(batch=True))
+            except GONE as e:
+                self._lose(e)
             if not self._buf:
                 if time.monotonic() >= deadline:
                     raise queue.Empty
@@ -216,14 +249,27 @@ class DaskClients(Clients):
         return tuple(msg)
 
     def start(self, start_ns: int) -> None:
-        self.start_var.set(start_ns + _wall_offset_ns())
-        self.go.set()
+        try:
+            self.start_var.set(start_ns + _wall_offset_ns())
+            self.go.set()
+        except GONE as e:
+            self._lose(e)
 
     def stop(self) -> None:
-        self.stop_evt.set()
+        if not self.gone:
+            try:
+                self.stop_evt.set()
+            except GONE as e:
+                self._lose(e)
 
     def lost(self, have: set[int]) -> list[tuple[int, str]]:
-        alive = set(_workers(self.client))
+        if not self.gone:
+            try:
+                alive = set(_workers(self.client))
+            except GONE as e:
+                self._lose(e)
+        if self.gone:
+            return [(i, f"driver {i}: {self.gone}") for i in range(self.n) if i not in have]
         out = []
         for i, f in enumerate(self.futures):
             if i in have:
@@ -250,12 +296,15 @@ class DaskClients(Clients):
 
     def join(self, timeout_s: float) -> None:
         from distributed import wait
-        self.stop_evt.set()
+        self.stop()
+        if self.gone:
+            return
         try:
             wait(self.futures, timeout=timeout_s)
-        except TimeoutError:
-            pass
-        self.client.cancel(self.futures)
+            self.client.cancel(self.futures)
+        except GONE:   # TimeoutError: not all ended in time; cancelled or gone alike
+            with contextlib.suppress(*GONE):
+                self.client.cancel(self.futures)
 
 
 class _QueueOut:

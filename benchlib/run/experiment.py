@@ -32,6 +32,7 @@ from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
 from . import registry, resume
+from .cleanup import tidy
 from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
@@ -114,11 +115,11 @@ def _run_steps(exp: Experiment, run: RunRows, workload, target, steps: list[Step
     try:
         return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
                           executor, wspec, client_pids, set_client_pids, counter, sources)
-    finally:
+    finally:   # neither cleanup masks the error of a step (tidy)
         if counter is not None:
-            counter.close(unlink=True)
+            tidy(counter.close, unlink=True)
         if owned:
-            sources.close()
+            tidy(sources.close)
 
 
 def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None):
@@ -136,7 +137,8 @@ def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None)
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
                wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
     for step in steps:
-        step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
+        step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops,
+                       quiet=progress is False)   # --no-progress: a client's own lines neither
         workload.setup(target, step)
         run.log.step = step.name
         sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
@@ -241,17 +243,15 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     except TargetError as e:
         status, error = "failed", mask_text(str(e))
     except OSError as e:
-        if not space.is_no_space(e):
-            status, error = "failed", folders.log_exception(run_dir, e)
+        if not space.is_no_space(e):   # a lost connection of a library's own (Dask's comm)
+            status, error = "failed", _error_line(run_dir, spec.run_id, e, out)
         else:   # the disk is full: one line, no traceback
             status, error = "failed", str(space.no_space(run_dir))
             print(f"error  {spec.run_id}: {error}", file=out, flush=True)
     except KeyboardInterrupt as e:
         status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
     except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
-        status, error = "failed", folders.log_exception(run_dir, e)
-        where = f" (traceback in {run_dir / folders.ERROR_LOG})" if (run_dir / folders.ERROR_LOG).exists() else ""
-        print(f"error  {spec.run_id}: {error}{where}", file=out, flush=True)
+        status, error = "failed", _error_line(run_dir, spec.run_id, e, out)
     finally:
         try:
             target.stop()
@@ -261,6 +261,14 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if status == "interrupted":
         raise KeyboardInterrupt
     return status
+
+
+def _error_line(run_dir: Path, run_id: str, e: BaseException, out) -> str:
+    """A run's unforeseen error: its traceback in error.log, one line on the terminal."""
+    error = folders.log_exception(run_dir, e)
+    where = f" (traceback in {run_dir / folders.ERROR_LOG})" if (run_dir / folders.ERROR_LOG).exists() else ""
+    print(f"error  {run_id}: {error}{where}", file=out, flush=True)
+    return error
 
 
 def open_executor(exp) -> LocalExecutor:
@@ -286,24 +294,25 @@ def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: boo
                    step_lines: StepLines | None = None) -> ExperimentResult:
     """Run every point of the experiment's matrix; finished runs are skipped unless force."""
     data_dir = Path(data_dir)
-    # writable, locked; a refusal before any run folder leaves nothing behind
-    with place.experiment_folder(data_dir, exp.experiment) as exp_dir:
-        specs = plan(exp)
-        place.check_run_places(exp_dir, [s.run_id for s in specs])
-        if not force:
-            check_rerun(exp, exp_dir, specs)
-        folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
-        loop_s = 0 if exp.run.skip else exp.run.loops * (exp.run.loop_secs or 10)
-        if warning := space.warn_if_short(exp_dir, len(specs), loop_s):
-            print(warning, file=out, flush=True)
-        executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
-        try:
-            executor.hw_sources = HwSources(exp, executor)   # the DBMS host's sampler or Prometheus
+    specs = plan(exp)
+    # what must answer comes first: an unreachable scheduler or DBMS host leaves no folder
+    executor = open_executor(exp)   # a local cluster, or a scheduler that must answer
+    try:
+        executor.hw_sources = HwSources(exp, executor)   # the DBMS host's sampler or Prometheus
+        # writable, locked; a refusal before any run folder leaves nothing behind
+        with place.experiment_folder(data_dir, exp.experiment) as exp_dir:
+            place.check_run_places(exp_dir, [s.run_id for s in specs])
+            if not force:
+                check_rerun(exp, exp_dir, specs)
+            folders.write_json(exp_dir / "experiment.json", resolved_parameters(exp))
+            loop_s = 0 if exp.run.skip else exp.run.loops * (exp.run.loop_secs or 10)
+            if warning := space.warn_if_short(exp_dir, len(specs), loop_s):
+                print(warning, file=out, flush=True)
             return _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor)
-        finally:
-            if getattr(executor, "hw_sources", None) is not None:
-                executor.hw_sources.close()
-            executor.close()
+    finally:
+        if getattr(executor, "hw_sources", None) is not None:
+            tidy(executor.hw_sources.close)
+        tidy(executor.close)
 
 
 def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, executor) -> ExperimentResult:
@@ -321,7 +330,8 @@ def _run_all(exp, specs, exp_dir, data_dir, force, out, progress, step_lines, ex
                 continue
             resumed = None if force else resume.decide(exp, spec, run_dir, data_dir, meta, out)
             if resumed is None:
-                resume.set_aside(run_dir)
+                target = make_target(spec.target.name, spec.target.url, spec.target.options, data_dir)
+                resume.set_aside(run_dir, target.files_in(run_dir))
         else:
             resumed = None
         try:

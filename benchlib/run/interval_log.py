@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from .. import schema
+from ..filemodes import open_private
 from ..store import folders, space
 
 SLICE_ROWS = 50_000   # rows converted at a time into the intervals table
@@ -23,7 +24,7 @@ class IntervalLog:
     def __init__(self, run_dir: Path, run_id: str):
         self.path = run_dir / folders.INTERVAL_LOG
         self.run_id = run_id
-        self.f = self.path.open("a")
+        self.f = open_private(self.path, "a")   # 0600, as every file of a run
         self.step = None
         self.count = 0            # rows written: a running total, never the rows
 

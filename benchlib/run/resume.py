@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .. import schema, seeds
+from ..filemodes import open_private
 from ..params import Experiment, RunSpec
 from ..store import folders, parts
 from ..targets.base import TargetError, make_target
@@ -215,7 +216,11 @@ def unfinished_ops(run_dir: Path, step: str) -> dict[str, int]:
     return {op: n + TAIL_S * peak[op] for op, n in total.items()}
 
 
-def set_aside(run_dir: Path) -> None:
+def set_aside(run_dir: Path, database_files: list[Path] = ()) -> None:
+    """The run folder moved to ``.attempts/``, without its database's files: a record of
+    the attempt, not a copy of its data (a disk it filled is free again for the rerun)."""
+    for f in database_files:
+        Path(f).unlink(missing_ok=True)
     attempts = run_dir.parent / ".attempts"
     attempts.mkdir(exist_ok=True)
     shutil.move(str(run_dir), attempts / f"{run_dir.name}-{int(time.time())}")
@@ -286,7 +291,7 @@ def keep_intervals(run_dir: Path, kept: set[str]) -> None:
     import pyarrow.parquet as pq
     log, table = run_dir / folders.INTERVAL_LOG, run_dir / "intervals.parquet"
     tmp = run_dir / f".{folders.INTERVAL_LOG}.kept"
-    with tmp.open("w") as out:
+    with open_private(tmp, "w") as out:
         if table.exists():
             for batch in pq.ParquetFile(table).iter_batches(batch_size=50_000):
                 df = batch.to_pandas()

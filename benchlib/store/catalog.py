@@ -13,6 +13,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from ..filemodes import create_private
 from . import folders as results
 
 metadata = sa.MetaData()
@@ -44,6 +45,7 @@ CATALOG = "catalog.sqlite"
 def engine_for(data_dir: Path | str, url: str | None = None) -> sa.Engine:
     if url is None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
+        create_private(Path(data_dir) / CATALOG)   # 0600, its -wal and -shm alike
         # concurrent runs into one data dir: WAL, and wait for the other writer
         eng = sa.create_engine(f"sqlite:///{Path(data_dir) / CATALOG}",
                                connect_args={"timeout": 30})

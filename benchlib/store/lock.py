@@ -29,7 +29,7 @@ class ExperimentLock:
     def __enter__(self) -> ExperimentLock:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         except OSError as e:   # .lock made a folder, a read-only place
             raise ResultsError(f"{self.path}: cannot open the experiment's lock file: "
                                f"{e.strerror or e}{' (remove it)' if self.path.is_dir() else ''}") from None

@@ -13,6 +13,8 @@ import os
 import shutil
 from pathlib import Path
 
+from ..filemodes import open_private
+
 RESERVE = ".reserve"
 RESERVE_BYTES = 256 * 1024   # meta.json, the steps table and the catalog's pages fit in it
 # what a run folder takes, about: tables and meta, then per second of run loop (the
@@ -62,7 +64,7 @@ def reserve(run_dir: Path) -> None:
     """Hold RESERVE_BYTES in the run folder (NoSpace when even that is not there)."""
     path = Path(run_dir) / RESERVE
     try:
-        with open(path, "wb") as f:
+        with open_private(path, "wb") as f:
             try:
                 os.posix_fallocate(f.fileno(), 0, RESERVE_BYTES)
             except OSError as e:

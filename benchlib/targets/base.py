@@ -160,6 +160,11 @@ class Target:
         on a server this host sees (MariaDB without performance_schema); else None."""
         return None
 
+    def files_in(self, run_dir: Path) -> list[Path]:
+        """Its database's files inside ``run_dir`` (an engine that keeps its data there):
+        a failed attempt set aside in ``.attempts/`` keeps none of them."""
+        return []
+
     # --- connections (each workload's bindings write their own statements per dialect)
     def connect(self):
         """A new connection of the driver's own, autocommit, in the controlling process

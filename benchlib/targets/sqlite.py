@@ -11,6 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..filemodes import create_private
 from .base import Endpoint, Target
 from .dialect import Dialect
 
@@ -47,8 +48,16 @@ class SqliteTarget(Target):
         if not self.url.startswith("sqlite:///") and "path" not in self.options:
             self.path = Path(run_dir) / "db.sqlite"
 
+    def files_in(self, run_dir: Path) -> list[Path]:
+        """The database and its journals (``-wal``, ``-shm``, ``-journal``), when in ``run_dir``."""
+        self.set_run_dir(run_dir)
+        if self.path.parent.resolve() != Path(run_dir).resolve():
+            return []
+        return [self.path] + [Path(f"{self.path}{s}") for s in ("-wal", "-shm", "-journal")]
+
     def start(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)   # 0600 (its -wal, -shm and -journal get its mode)
         _connect(self.endpoint()).close()
 
     def endpoint(self) -> Endpoint:

@@ -117,6 +117,7 @@ class StepSpec:
     # or more than max_failed of them (LinkBench's max_failed_requests), when set
     max_error_ratio: float = 0.01
     max_failed: int | None = None
+    quiet: bool = False            # --no-progress: no progress line of any kind, a client's own too
 
 
 class WorkloadClient:

@@ -28,6 +28,7 @@ loaded records and its own inserts only (:data:`ACROSS_HOSTS`).
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import threading
@@ -140,8 +141,9 @@ class KeyCounter:
                     del _attached[self.shm.name]
             self.a = None
             self.shm.close()
-            if unlink:
-                self.shm.unlink()
+            if unlink:   # a client's resource tracker may have unlinked it as its process died
+                with contextlib.suppress(FileNotFoundError):
+                    self.shm.unlink()
 
 
 def in_holes(keys: np.ndarray, holes: np.ndarray) -> np.ndarray:

@@ -16,14 +16,13 @@ import pytest
 import yaml
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 4 MiB tmpfs mounted for this test (root only), unmounted after."""
+def _tmpfs(tmp_path, size: str):
+    """A tmpfs of ``size`` mounted for this test (root only), unmounted after."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4M", "tmpfs", str(mnt)],
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)],
                        capture_output=True, text=True)
     if r.returncode:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
@@ -31,6 +30,16 @@ def small_disk(tmp_path):
         yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    yield from _tmpfs(tmp_path, "4M")
+
+
+@pytest.fixture
+def disk_16m(tmp_path):
+    yield from _tmpfs(tmp_path, "16M")
 
 
 def fill_when(path: Path, ready, timeout_s: float = 120) -> threading.Thread:
@@ -94,3 +103,27 @@ def test_a_warning_before_a_run_when_free_space_is_short(tmp_path, monkeypatch):
     assert line.startswith("warning: ") and "100.0 KiB free" in line
     monkeypatch.setattr(space, "free_bytes", lambda p: 10 * 2**30)
     assert space.warn_if_short(tmp_path, 2, 60) is None
+
+
+@pytest.mark.slow
+def test_a_rerun_after_a_full_disk_has_the_space_the_failed_attempt_took(disk_16m, tmp_path):
+    """Issue 41: a load that filled the disk is set aside in .attempts/ without its
+    database (db.sqlite and its journals, 10 MB here), so once the user freed what else
+    filled it, the rerun has the room again and ends ok."""
+    exp = tmp_path / "e.yaml"
+    exp.write_text(yaml.safe_dump({   # an 11 MB database in the run folder, on a 16 MB disk
+        "experiment": "refill", "workload": "ycsb",
+        "properties": {"recordcount": 8000, "operationcount": 100, "readproportion": 1.0,
+                       "updateproportion": 0.0},
+        "targets": [{"name": "s", "url": "sqlite"}],
+        "load": {"threads": 1}, "run": {"threads": [1], "processes": 1, "loop_secs": 1}, "seed": 1}))
+    filler = disk_16m / "filler"
+    filler.write_bytes(b"\0" * (6 << 20))
+    first = run_cli("run", exp, "--data-dir", disk_16m, "--no-progress")
+    assert first.returncode == 1 and "no space left" in first.stdout + first.stderr, first
+    filler.unlink()                    # what the user can free; the attempt is benchlib's
+    again = run_cli("run", exp, "--data-dir", disk_16m, "--no-progress")
+    assert again.returncode == 0 and "1/1 runs ok" in again.stdout, again.stdout + again.stderr
+    attempts = list((disk_16m / "refill" / ".attempts").iterdir())
+    assert len(attempts) == 1 and (attempts[0] / "meta.json").exists()   # the record kept
+    assert not list(attempts[0].glob("db.sqlite*"))                       # its data not

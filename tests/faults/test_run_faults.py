@@ -107,6 +107,42 @@ def test_sigterm_marks_the_run_interrupted(tmp_path):
     assert meta["status"] == "interrupted"
 
 
+def test_a_killed_runs_files_are_its_owners_alone(tmp_path):
+    """Issue 41: every file a run writes is 0600 whatever the umask — the interval log
+    and the SQLite database with its -wal and -shm (written by the clients) of a run
+    SIGKILLed mid-loop, and again after the rerun that resumed it (the log rewritten)."""
+    import stat
+    exp = small_experiment("modes", "sqlite", run={"loop_secs": 4},
+                           properties={"recordcount": 2000, "operationcount": 10**9})
+    p, d = write(tmp_path, exp), tmp_path / "d"
+    umask = {"preexec_fn": lambda: os.umask(0o022)}
+    proc = subprocess.Popen([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
+                             str(d), "--no-progress"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True, **umask)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            logs = list((d / "modes").glob("*/intervals.jsonl"))
+            if logs and '"r.L1"' in logs[0].read_text():
+                break
+            time.sleep(0.1)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)    # the controller and its clients
+        proc.wait(30)
+
+    def modes() -> dict[str, int]:
+        return {str(f.relative_to(d)): stat.S_IMODE(f.stat().st_mode) for f in d.rglob("*")
+                if f.is_file()}
+    killed = modes()
+    names = {n.rsplit("/", 1)[-1] for n in killed}
+    assert {"intervals.jsonl", "db.sqlite", "db.sqlite-wal", "meta.json", ".lock"} <= names, names
+    assert {n: m for n, m in killed.items() if m != 0o600} == {}
+    r = subprocess.run([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir", str(d),
+                        "--no-progress"], capture_output=True, text=True, timeout=300, **umask)
+    assert r.returncode == 0 and "resume " in r.stdout, r.stdout + r.stderr
+    assert {n: m for n, m in modes().items() if m != 0o600} == {}
+
+
 SECRET = "s3cr3t-Pw"
 
 

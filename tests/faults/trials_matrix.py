@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from leaks import encoded, leaks
 from trials import Tally, base, cli, exp_file, refused
 
 PG, MY, REDIS = "postgresql://postgres@127.0.0.1:5432", "127.0.0.1:3306", "redis://127.0.0.1:6379"
@@ -28,7 +29,6 @@ BAD = {"ycsb": [("recordcount", -1), ("readproportion", 1.5), ("requestdistribut
        "kv": [("key_count", -5), ("read", -0.5), ("value_size", "big")],
        "ybio": [("batch_size", 0), ("tab_rows", -5), ("pct_update", 150)],
        "linkbench": [("maxid1", 0), ("requesters", -1), ("nlinks_default", "many")]}
-SECRET = "Tr1alS3cret"
 
 
 def only_target(target: str) -> None:
@@ -108,18 +108,18 @@ def secrets(t: Tally, d: Path) -> None:
             continue
         scheme, rest = TARGETS[tgt].split("://", 1)
         url = f"{scheme}://{'' if tgt == 'redis' else 'root' if 'mysql' in scheme else 'postgres'}" \
-              f":{SECRET}@{rest.split('@', 1)[-1]}"
+              f":{encoded()}@{rest.split('@', 1)[-1]}"   # every printable character
         data = d / f"sec-{wl}-{tgt}"
         code, text = cli("run", exp_file(d, base(url, wl, PROPS[wl], experiment=f"s-{wl}")),
                          "--data-dir", data, "--no-progress")
-        leaks = [p.name for p in data.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
+        found = leaks(data, text)
         statuses = _statuses(data)
-        good = (code in (0, 1, 2) and SECRET not in text and not leaks and "Traceback" not in text
+        good = (code in (0, 1, 2) and not found and "Traceback" not in text
                 and (code != 0 or statuses == ["ok"]) and (code == 0 or "ok" not in statuses))
         fault = "traceback" if code == -1 or "Traceback" in text else (
             "ok_failed" if code and "ok" in statuses else None if good else "silent")
         t.add(cls, f"{wl} on {tgt} with a password: exit {code}, {statuses or 'no run'}", good,
-              fault, f"leaks {leaks} {text[-300:]}")
+              fault, f"leaks {found} {text[-300:]}")
 
 
 def _statuses(data: Path) -> list[str]:

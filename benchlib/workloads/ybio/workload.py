@@ -186,12 +186,13 @@ class YbioWorkload(Workload):
 
     # --- the client processes
     def client(self, step, endpoint, index, total, seed, batch_size=1000):
+        params = self.params.model_copy(update={"status_every_s": 0}) if step.quiet else self.params
         if step.phase == "load":
-            n_tables = max(1, (step.ops_total or self.params.tab_rows) // self.params.tab_rows)
-            tables = [self.params.table_name(i) for i in range(n_tables)] \
-                if self.params.table_per_session else [self.params.table_name(0)]
-            return YbioLoadClient(self.params, endpoint, tables, index, total, seed, batch_size)
-        return YbioRunClient(self.params, endpoint, index, seed, f"{step.name}/{index + 1}", step.driver)
+            n_tables = max(1, (step.ops_total or params.tab_rows) // params.tab_rows)
+            tables = [params.table_name(i) for i in range(n_tables)] \
+                if params.table_per_session else [params.table_name(0)]
+            return YbioLoadClient(params, endpoint, tables, index, total, seed, batch_size)
+        return YbioRunClient(params, endpoint, index, seed, f"{step.name}/{index + 1}", step.driver)
 
     # --- outputs
     def extra_tables(self, run_id, outcomes) -> dict:
