@@ -25,7 +25,7 @@ import pandas as pd
 from ..measure import throughput
 from ..schema import INTENDED_PREFIX, POINT
 from .uncertainty import (BATCH_MEANS, ONE_RUN, RUNS, Estimate, METRICS, batch_means, call_ops,
-                          interval_rates, label, main_calls, _unit_ops)
+                          interval_rates, main_calls, _unit_ops)
 
 P99, SERVICE_P99 = "_p99_us", "_service_p99_us"
 BUCKET = ("_p99_lo_us", "_p99_hi_us")
