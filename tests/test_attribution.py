@@ -16,7 +16,7 @@ from benchlib import load_results, run_experiment
 from benchlib.hw.sessions import SessionAccount, read_task
 from benchlib.params import validate
 from benchlib.summaries import eff_op, summarize
-from benchlib.summaries.uncertainty import run_samples
+from benchlib.summaries.samples import run_samples
 
 
 class BusyDatabase:
