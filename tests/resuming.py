@@ -134,3 +134,53 @@ def no_insert_failed(run_dir: Path) -> None:
     assert (steps["failed"] == 0).all(), steps[["step", "failed"]]
     lat = pd.read_parquet(run_dir / "latency.parquet")
     assert (lat.loc[lat.op == "INSERT", "errors"] == 0).all()
+
+
+def session_pids(sid: int) -> set[int]:
+    """The processes of session ``sid`` (a run started with ``start_new_session``: the
+    controller, its clients, its resource tracker), from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:       # it ended meanwhile
+            continue
+        fields = text.rsplit(")", 1)[1].split()   # after "pid (comm)": state ppid pgrp session
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def shm_segments(pids) -> set[str]:
+    """The /dev/shm/psm_* segments these processes map or hold open."""
+    names = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names |= {ln.split()[5] for ln in maps.splitlines()
+                  if "/dev/shm/psm_" in ln and not ln.endswith("(deleted)")}
+    return names
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    kids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.add(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return kids
+
+
+def wait_until(cond, timeout_s: float, poll_s: float = 0.05):
+    """``cond()`` once it is true, polled for at most ``timeout_s``; else its last value."""
+    end = time.monotonic() + timeout_s
+    while True:
+        got = cond()
+        if got or time.monotonic() >= end:
+            return got
+        time.sleep(poll_s)

@@ -1,0 +1,92 @@
+"""After a SIGKILL of benchlib nothing of its run lives on: no client process, no resource
+tracker, no connection to the database, no /dev/shm/psm_* segment of it (issue 41, 8).
+
+The run is killed at three moments: as a step's line is printed (the next step's clients
+not spawned yet or being spawned), once the next step's client processes exist but are
+still starting (the 0.2-0.3 s after a step's line that left orphans for an hour), and in a
+loop. Each moment is waited for (the line read, the processes seen in /proc, a second of
+the loop logged), never slept to."""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import small_experiment
+from resuming import children, cli, session_pids, shm_segments, wait_for_loop, wait_until
+
+GONE_S = 10      # what the issue allows: nothing of the run 10 s after the kill
+
+
+def _lines(proc) -> queue.Queue:
+    q: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            q.put(line)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def _wait_line(q: queue.Queue, start: str, proc, timeout_s=180) -> None:
+    while True:
+        try:
+            line = q.get(timeout=timeout_s)
+        except queue.Empty:
+            raise AssertionError(f"no line starting {start!r} in {timeout_s} s") from None
+        if line.startswith(start):
+            return
+        assert proc.poll() is None or not q.empty(), f"the run ended: {proc.stderr.read()[-2000:]}"
+
+
+def _spawned(pid: int) -> set[int]:
+    out = set()
+    for kid in children(pid):
+        try:
+            if b"--multiprocessing-fork" in Path(f"/proc/{kid}/cmdline").read_bytes():
+                out.add(kid)
+        except OSError:
+            continue
+    return out
+
+
+def _backends(url: str) -> int:
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as c:
+        return c.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                         "AND pid <> pg_backend_pid()").fetchone()[0]
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+@pytest.mark.parametrize("moment", ["step_line", "clients_starting", "in_loop"])
+def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
+    exp = small_experiment("orph", pg_own_db, run={"threads": [4], "processes": 2, "loops": 3,
+                                                   "loop_secs": 2},
+                           properties={"recordcount": 3000, "operationcount": 10**9,
+                                       "readproportion": 0.95, "updateproportion": 0,
+                                       "insertproportion": 0.05, "requestdistribution": "latest",
+                                       "table": "orphans"})
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump(exp))
+    proc = cli("run", path, "--data-dir", tmp_path / "data", "--no-progress", start_new_session=True)
+    lines = _lines(proc)
+    _wait_line(lines, "l.pre", proc)
+    if moment == "clients_starting":   # r.L1's processes spawned, still importing
+        assert wait_until(lambda: _spawned(proc.pid), 60, 0.005), "no client process spawned"
+    elif moment == "in_loop":
+        wait_for_loop(tmp_path / "data" / "orph", "r.L1", proc)
+    pids = session_pids(proc.pid)
+    segments = shm_segments(pids)
+    assert segments, "the run maps no insert counter segment: nothing to check"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    left = wait_until(lambda: not session_pids(proc.pid) and
+                      not [s for s in segments if Path(s).exists()], GONE_S, 0.1)
+    assert left, (f"{GONE_S} s after the kill: processes {sorted(session_pids(proc.pid))}, "
+                  f"segments {[s for s in segments if Path(s).exists()]}")
+    assert wait_until(lambda: _backends(pg_own_db) == 0, GONE_S, 0.1), "connections left"
