@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -184,3 +186,26 @@ def wait_until(cond, timeout_s: float, poll_s: float = 0.05):
         if got or time.monotonic() >= end:
             return got
         time.sleep(poll_s)
+
+
+def line_reader(proc) -> queue.Queue:
+    """The lines of a run's stdout as they come, in a queue (read by a thread)."""
+    q: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            q.put(line)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def wait_line(q: queue.Queue, start: str, proc, timeout_s: float = 180) -> str:
+    """The first line that starts with ``start`` (a step's line: ``r.L1 ``)."""
+    while True:
+        try:
+            line = q.get(timeout=timeout_s)
+        except queue.Empty:
+            raise AssertionError(f"no line starting {start!r} in {timeout_s} s "
+                                 f"(exit {proc.poll()})") from None
+        if line.startswith(start):
+            return line

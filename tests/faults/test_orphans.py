@@ -9,38 +9,16 @@ the loop logged), never slept to."""
 from __future__ import annotations
 
 import os
-import queue
 import signal
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import small_experiment
-from resuming import children, cli, session_pids, shm_segments, wait_for_loop, wait_until
+from resuming import (children, cli, line_reader, session_pids, shm_segments, wait_for_loop,
+                      wait_line, wait_until)
 
 GONE_S = 10      # what the issue allows: nothing of the run 10 s after the kill
-
-
-def _lines(proc) -> queue.Queue:
-    q: queue.Queue = queue.Queue()
-
-    def pump():
-        for line in proc.stdout:
-            q.put(line)
-    threading.Thread(target=pump, daemon=True).start()
-    return q
-
-
-def _wait_line(q: queue.Queue, start: str, proc, timeout_s=180) -> None:
-    while True:
-        try:
-            line = q.get(timeout=timeout_s)
-        except queue.Empty:
-            raise AssertionError(f"no line starting {start!r} in {timeout_s} s") from None
-        if line.startswith(start):
-            return
-        assert proc.poll() is None or not q.empty(), f"the run ended: {proc.stderr.read()[-2000:]}"
 
 
 def _spawned(pid: int) -> set[int]:
@@ -74,8 +52,8 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump(exp))
     proc = cli("run", path, "--data-dir", tmp_path / "data", "--no-progress", start_new_session=True)
-    lines = _lines(proc)
-    _wait_line(lines, "l.pre", proc)
+    lines = line_reader(proc)
+    wait_line(lines, "l.pre", proc)
     if moment == "clients_starting":   # r.L1's processes spawned, still importing
         assert wait_until(lambda: _spawned(proc.pid), 60, 0.005), "no client process spawned"
     elif moment == "in_loop":
