@@ -154,7 +154,8 @@ def session_pids(sid: int) -> set[int]:
 
 
 def shm_segments(pids) -> set[str]:
-    """The /dev/shm/psm_* segments these processes map or hold open."""
+    """The shared-memory segments these processes map (/dev/shm/psm_*, the insert
+    counter's /dev/shm/benchlib_keys_*)."""
     names = set()
     for pid in pids:
         try:
@@ -162,7 +163,8 @@ def shm_segments(pids) -> set[str]:
         except OSError:
             continue
         names |= {ln.split()[5] for ln in maps.splitlines()
-                  if "/dev/shm/psm_" in ln and not ln.endswith("(deleted)")}
+                  if ("/dev/shm/psm_" in ln or "/dev/shm/benchlib_keys_" in ln)
+                  and not ln.endswith("(deleted)")}
     return names
 
 

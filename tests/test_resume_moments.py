@@ -17,6 +17,37 @@ from resuming import (check_resumed, cli, kill_and_resume, line_reader, no_inser
 from test_resume import ycsb_experiment
 
 from benchlib import load_results
+from benchlib.run.unfinished import TAIL_S, counter_args, unfinished_ops
+from benchlib.workloads.base import StepSpec
+
+STEPS = [StepSpec("l.pre", "load"), StepSpec("r.L1", "run", 1), StepSpec("r.L2", "run", 2)]
+
+
+def _log(run_dir, seconds: list[tuple[str, str, int]]) -> None:
+    run_dir.mkdir(exist_ok=True)
+    (run_dir / "intervals.jsonl").write_text("".join(
+        json.dumps([{"step": st, "op": op, "ops": n, "second": i}]) + "\n"
+        for i, (st, op, n) in enumerate(seconds)))
+
+
+def test_an_unfinished_loops_allowance_is_never_0(tmp_path):
+    """Killed before its first second: 10 s of the loop before it; a first second cut
+    short counts as the loop before's; killed in the first loop: the run's busiest second."""
+    _log(tmp_path, [("l.pre", "INSERT", 5000), ("r.L1", "INSERT", 300), ("r.L1", "INSERT", 400),
+                    ("r.L1", "READ", 2000)])
+    assert unfinished_ops(tmp_path, STEPS, "r.L2", ["INSERT", "READ"]) == {
+        "INSERT": TAIL_S * 400, "READ": TAIL_S * 2000}
+    _log(tmp_path, [("r.L1", "INSERT", 400), ("r.L2", "INSERT", 20)])
+    assert unfinished_ops(tmp_path, STEPS, "r.L2", ["INSERT"]) == {"INSERT": 20 + TAIL_S * 400}
+    _log(tmp_path, [("l.pre", "INSERT", 5000)])
+    assert unfinished_ops(tmp_path, STEPS, "r.L1", ["INSERT", "READ"]) == {
+        "INSERT": TAIL_S * 5000, "READ": TAIL_S * 5000}
+
+
+def test_the_keys_a_rerun_skips_are_a_hole():
+    assert counter_args(100, None) == (100, [])
+    assert counter_args(100, {"next": 900, "holes": [[150, 160]], "skip": 50}) == (
+        950, [[150, 160], [900, 950]])
 
 
 def workload_d(name: str, url: str, loops: int = 3) -> dict:

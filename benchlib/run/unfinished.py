@@ -3,9 +3,10 @@ before it (:mod:`.resume`): an upper bound of each op's count (the allowance the
 tables' check grants it) and where the resumed run's inserts claim keys.
 
 The allowance is the step's logged seconds and ``TAIL_S`` more of its busiest second
-(the seconds a kill left unlogged). A step killed in its first second logged none: its
-busiest second is then the loop's before it (the same mix), or, killed in the run's first
-loop, the run's busiest second of any op so far — never 0, which would make a rerun
+(the seconds a kill left unlogged), or of the loop's before it where that was busier (the
+same mix: a first second cut short is no measure). A step killed in its first second
+logged none: its busiest second is then the loop's before it, or, killed in the run's
+first loop, the run's busiest second of any op so far — never 0, which would make a rerun
 refuse the table the killed loop changed ("another run used it?").
 """
 from __future__ import annotations
@@ -48,10 +49,10 @@ def unfinished_ops(run_dir: Path, steps: list[StepSpec], step: str, ops=()) -> d
     earlier = next((peak[s] for s in reversed(before) if peak.get(s)), {})
     busiest_any = max((n for p in peak.values() for n in p.values()), default=0)
 
-    def busiest(op: str) -> int:
-        for source in (peak.get(step, {}), earlier):
-            if op in source:
-                return source[op]
+    def busiest(op: str) -> int:   # a first second cut short is no measure of the loop's rate
+        own = peak.get(step, {})
+        if op in own or op in earlier:
+            return max(own.get(op, 0), earlier.get(op, 0))
         return busiest_any
     return {op: mine.get(op, 0) + TAIL_S * busiest(op) for op in {*mine, *earlier, *ops}}
 
