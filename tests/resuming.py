@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -134,3 +136,78 @@ def no_insert_failed(run_dir: Path) -> None:
     assert (steps["failed"] == 0).all(), steps[["step", "failed"]]
     lat = pd.read_parquet(run_dir / "latency.parquet")
     assert (lat.loc[lat.op == "INSERT", "errors"] == 0).all()
+
+
+def session_pids(sid: int) -> set[int]:
+    """The processes of session ``sid`` (a run started with ``start_new_session``: the
+    controller, its clients, its resource tracker), from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:       # it ended meanwhile
+            continue
+        fields = text.rsplit(")", 1)[1].split()   # after "pid (comm)": state ppid pgrp session
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def shm_segments(pids) -> set[str]:
+    """The shared-memory segments these processes map (/dev/shm/psm_*, the insert
+    counter's /dev/shm/benchlib_keys_*)."""
+    names = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names |= {ln.split()[5] for ln in maps.splitlines()
+                  if ("/dev/shm/psm_" in ln or "/dev/shm/benchlib_keys_" in ln)
+                  and not ln.endswith("(deleted)")}
+    return names
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    kids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.add(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return kids
+
+
+def wait_until(cond, timeout_s: float, poll_s: float = 0.05):
+    """``cond()`` once it is true, polled for at most ``timeout_s``; else its last value."""
+    end = time.monotonic() + timeout_s
+    while True:
+        got = cond()
+        if got or time.monotonic() >= end:
+            return got
+        time.sleep(poll_s)
+
+
+def line_reader(proc) -> queue.Queue:
+    """The lines of a run's stdout as they come, in a queue (read by a thread)."""
+    q: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            q.put(line)
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+def wait_line(q: queue.Queue, start: str, proc, timeout_s: float = 180) -> str:
+    """The first line that starts with ``start`` (a step's line: ``r.L1 ``)."""
+    while True:
+        try:
+            line = q.get(timeout=timeout_s)
+        except queue.Empty:
+            raise AssertionError(f"no line starting {start!r} in {timeout_s} s "
+                                 f"(exit {proc.poll()})") from None
+        if line.startswith(start):
+            return line

@@ -96,7 +96,7 @@ def test_sqlite_load_index_requests(data_dir, tmp_path):
     check_summary_columns(rd, tmp_path)
     check_run(rd, Fetch("sqlite", lambda: sqlite3.connect(rd / "db.sqlite")))
     conn = sqlite3.connect(rd / "db.sqlite")
-    idx = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'id1_type'").fetchone()[0]
+    idx = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'linktable_id1_type'").fetchone()[0]
     assert "id1, link_type, visibility, time, id2, version, data" in idx
     ret = pd.read_parquet(rd / "returns.parquet")
     assert set(ret["status"]) <= {"OK", "RETRY", "EMPTY", "ERROR"} and "RETRY" in set(ret["status"])

@@ -31,6 +31,7 @@ import numpy as np
 from .. import measure
 from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
+from . import lifeline
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen
 
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
@@ -213,13 +214,13 @@ def worker_main(task: dict, out_q, start_val, stop_evt) -> None:
     """A client process: build its threads, run them, stream seconds, return histograms."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller handles Ctrl-C and SIGTERM
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    parent = os.getppid()  # a client outlives no controller (kill -9 of the driver)
+    parent = lifeline.die_with_parent()  # a client outlives no controller (kill -9 of it)
 
     def alive() -> bool:
-        if os.getppid() != parent:
+        if lifeline.orphaned(parent):
             # the controller is gone: nobody reads our queue, and its feeder thread would
             # block the exit forever on a full pipe
-            os._exit(3)
+            os._exit(lifeline.ORPHAN_EXIT)
         return True
 
     def wait_start() -> int:

@@ -31,7 +31,7 @@ from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
-from . import registry, resume
+from . import registry, resume, unfinished
 from .cleanup import tidy
 from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
@@ -129,9 +129,9 @@ def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None)
     threads = max((s.threads for s in steps if s.phase == "run"), default=0)
     if start is None or not threads:
         return None
-    state = state or {}   # a resumed run's: past the kept steps' claims and the killed one's
-    first = max(start, state.get("next") or start) + state.get("skip", 0)
-    return keycounter.create(first, threads, state.get("holes"))
+    # a resumed run's: past the kept steps' claims and the killed one's, the skipped keys a hole
+    first, holes = unfinished.counter_args(start, state)
+    return keycounter.create(first, threads, holes)
 
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
@@ -233,13 +233,14 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     steps = steps if resumed is None else resume.restore(run, resumed, steps)
     status, error = "ok", None
     try:
-        target.start()
-        meta.dbms = target.dbms_info()
-        if target.client_library:   # which client library the connections use (MariaDB)
-            meta["client_library"] = target.client_library
-        folders.write_json(run_dir / folders.META, meta)
-        status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
-                                   step_lines, executor)
+        if steps:   # none left: a run killed in its final write-out writes its tables only
+            target.start()
+            meta.dbms = target.dbms_info()
+            if target.client_library:   # which client library the connections use (MariaDB)
+                meta["client_library"] = target.client_library
+            folders.write_json(run_dir / folders.META, meta)
+            status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
+                                       step_lines, executor)
     except TargetError as e:
         status, error = "failed", mask_text(str(e))
     except OSError as e:

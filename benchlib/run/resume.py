@@ -12,8 +12,10 @@ parameters and each loaded table is there holding what the kept steps left
 (``Workload.loaded_rows``: the load's count, what the kept loops inserted and removed,
 what the loop that did not finish may have removed: :func:`kept_counts`); otherwise one
 line says why and the whole run goes again, the old folder set aside in ``.attempts/``.
+A run killed once every step had finished (in its final write-out) keeps them all: the
+rerun writes its tables from ``.steps/`` and touches no database.
 A resumed run's inserts go on past every key the killed run may have claimed
-(:func:`key_state`). Its remaining steps draw the requests the first attempt would have
+(:func:`.unfinished.key_state`). Its remaining steps draw the requests the first attempt would have
 drawn: the seed is the meta's and each step's streams derive from it, the step and the
 client (:mod:`..seeds`); a run whose meta names another ``seed_rule`` is not resumed.
 """
@@ -37,11 +39,10 @@ from ..store import folders, parts
 from ..targets.base import TargetError, make_target
 from ..workloads.base import KeptCounts, StepSpec
 from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
-from .recording import CHUNK_OPS
+from . import unfinished
 from .step import StepOutcome
 
 PARTS = parts.PARTS
-TAIL_S = 10     # seconds a killed step may have run past its last logged second
 
 
 def save_step(run_dir: Path, o: StepOutcome, lat_rows: list[dict], driver_rows: list[dict],
@@ -97,8 +98,9 @@ class Resume:
 
 
 def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepSpec],
-                meta) -> Resume | str:
-    """What a rerun of ``run_dir`` would keep, or why it keeps nothing (one line)."""
+                meta, workload=None) -> Resume | str:
+    """What a rerun of ``run_dir`` would keep, or why it keeps nothing (one line). Every
+    step kept (killed in the final write-out): the rerun writes the run's tables only."""
     if not meta.get("planned"):
         return "its meta.json cannot be read"
     if list(meta.get("planned") or []) != [s.name for s in steps]:
@@ -121,11 +123,11 @@ def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepS
         kept.append(s.name)
     if not kept:
         return "no step of it finished"
-    if len(kept) == len(steps):
-        return "every step finished, but not the run"
     records = [json.loads((run_dir / PARTS / f"{n}.json").read_text()) for n in kept]
+    nxt = steps[len(kept)] if len(kept) < len(steps) else None
+    ops = (workload.defined_ops(nxt) if workload is not None and nxt is not None else None) or ()
     return Resume(run_dir, folders.to_run_meta(meta, run_dir), kept, [done[n] for n in kept], records,
-                  unfinished_ops(run_dir, steps[len(kept)].name))
+                  unfinished.unfinished_ops(run_dir, steps, nxt.name, ops) if nxt else {})
 
 
 def check_loaded(workload, spec: RunSpec, data_dir: Path, res: Resume, steps: list[StepSpec]) -> str | None:
@@ -179,7 +181,7 @@ def _first_line(e: BaseException) -> str:
 
 def kept_counts(res: Resume, steps: list[StepSpec]) -> KeptCounts:
     """What the kept steps did (the load's count per op, the kept loops' per op and
-    status) and at most what the step after them did (:func:`unfinished_ops`)."""
+    status) and at most what the step after them did (:func:`.unfinished.unfinished_ops`)."""
     by_name = {s.name: s for s in steps}
     load: dict[str, int] = {}
     runs: dict[str, dict[str, int]] = {}
@@ -195,25 +197,6 @@ def kept_counts(res: Resume, steps: list[StepSpec]) -> KeptCounts:
     nxt = next((s for s in steps if s.name not in set(res.kept)), None)
     return KeptCounts(int(res.load_row["ops"]), load, runs, res.unfinished,
                       nxt.loop if nxt is not None and nxt.phase == "run" else None)
-
-
-def unfinished_ops(run_dir: Path, step: str) -> dict[str, int]:
-    """Per op, the most the step that did not finish can have run: its logged seconds,
-    and TAIL_S more of its busiest (the seconds a kill left unlogged)."""
-    import pyarrow.parquet as pq
-    table, total, peak = Path(run_dir) / "intervals.parquet", {}, {}
-    if table.exists():
-        lines = (b.to_pandas().to_dict("records")
-                 for b in pq.ParquetFile(table).iter_batches(batch_size=50_000))
-    else:
-        lines = folders.interval_log_lines(Path(run_dir) / folders.INTERVAL_LOG)
-    for line in lines:
-        for r in line:
-            if r.get("step") == step and r.get("ops") is not None:
-                op, n = r["op"], int(r["ops"])
-                total[op] = total.get(op, 0) + n
-                peak[op] = max(peak.get(op, 0), n)
-    return {op: n + TAIL_S * peak[op] for op, n in total.items()}
 
 
 def set_aside(run_dir: Path, database_files: list[Path] = ()) -> None:
@@ -251,19 +234,8 @@ def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
         run.lat_rows.extend(rec["latency"])
         run.driver_rows.extend(rec["drivers"])
     run.steps_rows.extend(res.steps_rows)
-    run.key_state = key_state(res, steps)
+    run.key_state = unfinished.key_state(res.records, res.unfinished, steps)
     return [s for s in steps if s.name not in set(res.kept)]
-
-
-def key_state(res: Resume, steps: list[StepSpec]) -> dict | None:
-    """Where a resumed run's inserts claim keys: past the kept steps' claims (their
-    counter as saved) and past all the unfinished step may have claimed — its logged
-    inserts and a margin (``unfinished``), and a chunk per thread drawn but not run — so
-    that no insert finds a key the killed run inserted. Its holes stay holes."""
-    saved = [r["keys"] for r in res.records if r.get("keys")]
-    threads = max((s.threads for s in steps if s.phase == "run"), default=0)
-    last = saved[-1] if saved else {"next": None, "holes": []}
-    return {**last, "skip": res.unfinished.get("INSERT", 0) + threads * CHUNK_OPS}
 
 
 def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, out) -> Resume | None:
@@ -271,8 +243,11 @@ def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, 
     parts and seconds dropped), or None (one line why): the whole run again."""
     workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
     steps = workload.steps(exp, spec)
-    res = plan_resume(exp, spec, run_dir, steps, meta)
-    why = res if isinstance(res, str) else check_loaded(workload, spec, data_dir, res, steps)
+    res = plan_resume(exp, spec, run_dir, steps, meta, workload)
+    left = [] if isinstance(res, str) else [s.name for s in steps if s.name not in set(res.kept)]
+    why = res if isinstance(res, str) else None
+    if why is None and left:   # every step finished: nothing runs on the database (write-out only)
+        why = check_loaded(workload, spec, data_dir, res, steps)
     if why is not None:
         print(f"rerun  {spec.run_id}: not resumed: {why}; the whole run again", file=out, flush=True)
         return None
@@ -280,8 +255,8 @@ def decide(exp: Experiment, spec: RunSpec, run_dir: Path, data_dir: Path, meta, 
         if not any(p.name.startswith(f"{n}.") for n in res.kept):
             p.unlink()
     keep_intervals(run_dir, set(res.kept))
-    left = [s.name for s in steps if s.name not in set(res.kept)]
-    print(f"resume {spec.run_id}: keeps {', '.join(res.kept)}; runs {', '.join(left)}", file=out, flush=True)
+    print(f"resume {spec.run_id}: keeps {', '.join(res.kept)}; "
+          + (f"runs {', '.join(left)}" if left else "writes the run's tables"), file=out, flush=True)
     return res
 
 

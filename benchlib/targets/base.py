@@ -192,6 +192,12 @@ class Target:
         (its dialect's way)."""
         return self.dialect.quote_ident(name)
 
+    def index_columns(self, conn, table: str, index: str) -> list[str] | None:
+        """The columns, in order, of the index called ``index`` on ``table`` (plain names),
+        asked on ``conn`` (one of :meth:`connect`'s); None when ``table`` has no such index
+        (an index step checks what it finds: ``workloads/indexes.py``)."""
+        raise NotImplementedError(f"{self.kind}: no indexes")
+
 
 def make_target(name: str, url: str, options: dict | None = None,
                 data_dir: Path | None = None) -> Target:

@@ -151,6 +151,13 @@ class MysqlTarget(Target):
     def dbms_pids(self):
         return process_tree(self._server_pid)
 
+    def index_columns(self, conn, table, index):
+        with conn.cursor() as c:
+            c.execute("SELECT column_name FROM information_schema.statistics WHERE table_schema = "
+                      "DATABASE() AND table_name = %s AND index_name = %s ORDER BY seq_in_index",
+                      (table, index))
+            return [r[0] for r in c.fetchall()] or None
+
     def db_size_bytes(self):
         # the sampler asks from its own thread; a connection is not thread-safe
         if self._monitor is None or not self._monitor.open:

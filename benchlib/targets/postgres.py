@@ -114,6 +114,16 @@ class PostgresTarget(Target):
     def dbms_pids(self):
         return process_tree(self._postmaster)
 
+    def index_columns(self, conn, table, index):
+        rows = conn.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, pos) "
+            "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+            "WHERE c.relname = %s AND c.relnamespace = to_regnamespace(current_schema())::oid "
+            "AND i.indrelid = to_regclass(%s) ORDER BY k.pos",
+            (index, self.quote_ident(table))).fetchall()
+        return [r[0] for r in rows] or None
+
     def db_size_bytes(self):
         # the sampler asks from its own thread: a connection of its own, so a size query
         # never waits behind (or interleaves with) the admin connection's CREATE INDEX

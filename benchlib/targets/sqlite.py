@@ -71,6 +71,14 @@ class SqliteTarget(Target):
         # the engine runs inside the client processes; the runner passes those
         return None
 
+    def index_columns(self, conn, table, index):
+        on = conn.execute("SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name = ?",
+                          (index,)).fetchone()
+        if on is None or on[0] != table:
+            return None
+        rows = conn.execute(f"PRAGMA index_info({self.quote_ident(index)})").fetchall()
+        return [r[2] for r in sorted(rows)] or None
+
     def db_size_bytes(self):
         return sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal"))
                    if os.path.exists(p))

@@ -21,7 +21,10 @@ drawn before it is timed, so:
   controller records them between steps (``settle``) and later draws skip them.
 
 The segment is a ``multiprocessing.shared_memory`` block the controller creates for
-a run (:func:`create`) and unlinks at its end; clients attach by name. A client on
+a run (:func:`create`) and unlinks at its end; clients attach by name. Its name says
+whose it is (``benchlib_keys_<pid>_<token>``): a controller killed with its resource
+tracker (a whole process group SIGKILLed) leaves it behind, and the next counter made
+on the host unlinks every one whose process is gone (:func:`sweep`). A client on
 another host (a Dask worker elsewhere) cannot attach: it keeps a counter of its own
 (:func:`private`) whose new keys lie in a range of their own, so its reads see the
 loaded records and its own inserts only (:data:`ACROSS_HOSTS`).
@@ -31,7 +34,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
+import secrets
 import threading
+from pathlib import Path
 from multiprocessing import shared_memory
 
 import numpy as np
@@ -43,6 +49,9 @@ HOLE_RANGES = 4096          # room for the ranges of claimed keys no insert ever
 REGION_BITS = 36            # a private counter's new keys: its region << REGION_BITS above
 REGIONS_PER_LOOP = 4096
 _HEAD = 3                   # int64s: next key to claim, number of hole ranges, slots
+SHM_DIR = Path("/dev/shm")
+PREFIX = "benchlib_keys_"   # + the creating process's pid + "_" + a token
+_OWNED = re.compile(rf"^{PREFIX}(\d+)_[0-9a-f]+$")
 _attached: dict[str, KeyCounter] = {}
 _attach_lock = threading.Lock()
 
@@ -161,7 +170,9 @@ def _size(slots: int) -> int:
 def create(start: int, slots: int, holes: list | None = None) -> KeyCounter:
     """The controller's: a run's counter, new keys from ``start``, one slot per client
     thread; ``holes``: ranges of keys below it never inserted (a resumed run's)."""
-    shm = shared_memory.SharedMemory(create=True, size=_size(slots))
+    sweep()
+    shm = shared_memory.SharedMemory(name=f"{PREFIX}{os.getpid()}_{secrets.token_hex(6)}",
+                                     create=True, size=_size(slots))
     c = KeyCounter(shm.buf, slots, shm)
     c.a[:] = -1
     c.a[0], c.a[1], c.a[2] = start, 0, slots
@@ -174,6 +185,31 @@ def create(start: int, slots: int, holes: list | None = None) -> KeyCounter:
     with _attach_lock:
         _attached[shm.name] = c      # a client in this very process attaches to it as it is
     return c
+
+
+def sweep() -> list[str]:
+    """Unlink the counters whose creating process is gone (killed with its resource
+    tracker, nothing else would); the names unlinked."""
+    gone = []
+    for path in SHM_DIR.glob(f"{PREFIX}*"):
+        m = _OWNED.match(path.name)
+        if m and not _alive(int(m.group(1))):
+            try:
+                path.unlink()
+                gone.append(path.name)
+            except OSError:     # another sweep took it, or not ours to remove
+                pass
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:     # another user's process
+        return True
+    return True
 
 
 def private(start: int, slots: int, region: int = 0) -> KeyCounter:

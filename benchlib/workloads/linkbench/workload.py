@@ -16,7 +16,9 @@ import pandas as pd
 
 from ... import schema
 from ..base import LoadedTable, StepSpec, Workload
+from ..indexes import ensure_index
 from .bindings import BINDINGS, binding
+from .bindings.base import INDEX_COLS
 from .dists import Graph
 from .load import LoadClient
 from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
@@ -120,9 +122,10 @@ class LinkBenchWorkload(Workload):
 
     def run_in_controller(self, target, step) -> int:
         st = binding(target.dialect, self.p)
-        self._exec(target, [st.create_index()])
         conn = target.connect()
-        try:
+        try:   # a rerun after a kill finds it made: checked, not made twice
+            ensure_index(target, conn, self.p.linktable, st.index_plain,
+                         [c.strip() for c in INDEX_COLS.split(",")], st.create_index())
             cur = conn.cursor()
             cur.execute(f"SELECT COUNT(*) FROM {st.link}")
             return int(cur.fetchone()[0])

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..indexes import index_name
+
+INDEX_WHAT = "asc_mykey"     # the seed's index name after its table's: <table>_asc_mykey
+
 
 @dataclass(frozen=True)
 class YbioStatements:
@@ -47,7 +51,8 @@ def statements(binding, dialect, table: str, index_name: str, *, filler: int = 1
     exists = "IF NOT EXISTS " if if_not_exists else ""
     create = (f"CREATE TABLE {exists}{table} (mykey {key_type}, scratch BIGINT, "
               f"filler {binding.filler_type(filler)}){binding.table_options}")
-    index = None if index_as_pk else f"CREATE INDEX {index_name} ON {table} (mykey)"
+    # created if absent (a rerun after a kill during the index step finds it: indexes.py)
+    index = None if index_as_pk else f"CREATE INDEX IF NOT EXISTS {index_name} ON {table} (mykey)"
     agg = "sum(mykey)" if index_only else "sum(scratch)"
     return YbioStatements(
         create=create, index=index, drop=f"DROP TABLE IF EXISTS {table}",
@@ -66,4 +71,4 @@ def table_statements(binding, dialect, table: str, params, **over) -> YbioStatem
               index_only=params.index_only, if_not_exists=not params.recreate)
     kw.update(over)
     return statements(binding, dialect, dialect.quote_ident(table),
-                      dialect.quote_ident(f"{table}_asc_mykey"), **kw)
+                      dialect.quote_ident(index_name(table, INDEX_WHAT)), **kw)

@@ -19,7 +19,8 @@ from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
 from .bindings import BINDINGS, binding, native_missing
-from .sql import table_statements
+from ..indexes import ensure_index, index_name
+from .sql import INDEX_WHAT, table_statements
 
 BENCHRUNS_COLUMNS = [
     "job_id", "start_time", "end_time", "num_batches", "num_rows", "pct_update", "max_scratch",
@@ -41,6 +42,11 @@ def _query(conn, sql: str, fetch: bool = False):
 def _statements(target, table: str, params):
     """A table's statements in the target's dialect, through the dialect's binding."""
     return table_statements(binding(target.dialect), target.dialect, table, params)
+
+
+def _index(target, conn, table: str, st) -> None:
+    """The table's index on mykey, created if absent, checked if present."""
+    ensure_index(target, conn, table, index_name(table, INDEX_WHAT), ["mykey"], st.index)
 
 
 class YbioWorkload(Workload):
@@ -127,7 +133,7 @@ class YbioWorkload(Workload):
                     _query(conn, st.drop)
                     _query(conn, st.create)
                     if st.index and not self.index_step:
-                        _query(conn, st.index)   # before the inserts, as the seed does
+                        _index(target, conn, table, st)   # before the inserts, as the seed does
                     continue
                 _query(conn, st.create)
                 rows = _query(conn, st.count, fetch=True)[0] or 0
@@ -135,7 +141,7 @@ class YbioWorkload(Workload):
                     raise TargetError(f"recreate: {table} holds {rows} rows, fewer than tab_rows "
                                       f"({p.tab_rows}); set recreate: true to load it again")
                 if st.index and not self.index_step and not rows:
-                    _query(conn, st.index)
+                    _index(target, conn, table, st)
         finally:
             conn.close()
 
@@ -143,7 +149,7 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                _query(conn, _statements(target, table, self.params).index)
+                _index(target, conn, table, _statements(target, table, self.params))
         finally:
             conn.close()
         return step.ops_total or 0

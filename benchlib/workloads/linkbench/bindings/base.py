@@ -5,8 +5,9 @@ what its DBMS says otherwise.
 The tables as LinkBench creates them (``LinkStoreMysql`` / ``LinkStorePgsql``'s DDL):
 ``linktable`` (primary key link_type, id1, id2), ``counttable`` (id, link_type) and
 ``nodetable`` (id, auto-numbered); the load creates primary keys only, and the index
-step adds ``id1_type`` on linktable (id1, link_type, visibility, time, id2, version,
-data). Table names come from the properties, checked and quoted by the target's
+step adds ``<linktable>_id1_type`` on linktable (id1, link_type, visibility, time, id2,
+version, data): LinkBench's ``id1_type``, named after its table so that two graphs of
+other table names share a database, created if absent and checked if present. Table names come from the properties, checked and quoted by the target's
 :class:`~benchlib.targets.dialect.Dialect`; every value is a bound parameter.
 
 A binding also opens a client thread's connection (:meth:`LinkBenchSql.open`): the
@@ -15,10 +16,11 @@ driver's calls made the same few (``rows``, ``run``, ``begin`` …, see ``db.py`
 from __future__ import annotations
 
 from ....targets.dialect import Dialect
+from ...indexes import index_name
 
 LINK_COLS = "id1, id2, link_type, visibility, data, version, time"   # LinkStoreSql's order
 INDEX_COLS = "id1, link_type, visibility, time, id2, version, data"
-INDEX_NAME = "id1_type"
+INDEX_WHAT = "id1_type"     # LinkBench's index name, after the table's: <linktable>_id1_type
 
 
 class LinkBenchSql:
@@ -38,7 +40,8 @@ class LinkBenchSql:
         self.dialect = dialect
         q = dialect.quote_ident
         self.link, self.count, self.node = q(linktable), q(counttable), q(nodetable)
-        self.index_name = q(INDEX_NAME)
+        self.index_plain = index_name(linktable, INDEX_WHAT)
+        self.index_name = q(self.index_plain)
         p = self.ph = dialect.placeholder
         link, count, node = self.link, self.count, self.node
         # link writes, on the connection in a transaction
@@ -122,7 +125,7 @@ class LinkBenchSql:
         return [f"DROP TABLE IF EXISTS {t}" for t in (self.link, self.count, self.node)]
 
     def create_index(self) -> str:
-        return f"CREATE INDEX {self.index_name} ON {self.link} ({INDEX_COLS})"
+        return f"CREATE INDEX IF NOT EXISTS {self.index_name} ON {self.link} ({INDEX_COLS})"
 
     def after_load(self) -> list[str]:
         """Statistics after the load (and what else the DBMS needs before requests)."""

@@ -2,14 +2,15 @@
 varbinary(255) link payloads and mediumblob node payloads, the target's ENGINE,
 linktable ``PARTITION BY KEY(id1) PARTITIONS 16`` as the client's README creates it
 (``link_partitions``; 0: none), the added link's count as INSERT … ON DUPLICATE KEY
-UPDATE, getlinklist with ``FORCE INDEX(id1_type)``; mysqlclient or PyMySQL.
+UPDATE, getlinklist with ``FORCE INDEX(<linktable>_id1_type)``; mysqlclient or PyMySQL.
 
 The link-write connection has autocommit off: the server starts a transaction with its
 first statement, no BEGIN is sent (as Connector/J with autocommit off)."""
 from __future__ import annotations
 
 from ..db import Db
-from .base import LinkBenchSql
+from ...indexes import index_name
+from .base import INDEX_WHAT, LinkBenchSql
 
 ER_DUP_ENTRY = 1062
 
@@ -30,7 +31,7 @@ class MyLinkBench(LinkBenchSql):
     node_id_column = "id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY"
 
     def __init__(self, *args):
-        self.list_index_hint = f" FORCE INDEX({args[0].quote_ident('id1_type')})"
+        self.list_index_hint = f" FORCE INDEX({args[0].quote_ident(index_name(args[1], INDEX_WHAT))})"
         super().__init__(*args)
 
     def count_upsert(self):
