@@ -140,6 +140,8 @@ class ClientResult:
     voluntary_switches: int | None = None    # its threads' context switches over the step
     involuntary_switches: int | None = None  # (getrusage: waits, and preemptions)
     driver_path: str | None = None    # the hot path its threads ran: python | c-libpq
+    reconnects: int = 0               # connections its threads lost and reopened
+    reconnect_s: float = 0.0          # the time reopening them took (all connections summed)
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
@@ -147,7 +149,8 @@ class ClientResult:
                 "cpu_s": self.cpu_s, "rss_bytes": self.rss_bytes, "vsz_bytes": self.vsz_bytes,
                 "voluntary_switches": self.voluntary_switches,
                 "involuntary_switches": self.involuntary_switches,
-                "driver_path": self.driver_path, "ops": {k: vars(v) for k, v in self.ops.items()}}
+                "driver_path": self.driver_path, "reconnects": self.reconnects,
+                "reconnect_s": self.reconnect_s, "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClientResult":
@@ -155,7 +158,7 @@ class ClientResult:
         return cls(d["client_id"], d["host"], d["step"], ops, d.get("started_ns", 0),
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
                    d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
-                   d.get("driver_path"))
+                   d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0))
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

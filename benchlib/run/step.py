@@ -24,14 +24,15 @@ from datetime import datetime, timezone
 from typing import Callable
 
 
-from .. import measure, schema
-from ..schema import COMPLETED_NAMES
+from .. import measure
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .failed import calls_count, failed_count, too_many_failed
-from .intervals import interval_rows, is_batch
+from . import outage
+from .intervals import ZeroRows, interval_rows
+from .latency import latency_rows, with_defined_ops
 from .recording import NS, SecondMerger, StepError
 from .status_window import StatusWindow
 
@@ -50,7 +51,7 @@ class StepOutcome:
     secs: float
     ops: int                         # operations that ran (the failed ones are not in it)
     errors: int                      # not OK: NOT_FOUND and the failed ones
-    status: str                      # ok | failed | interrupted
+    status: str                      # ok | degraded | failed | interrupted (run/outage.py)
     error: str | None
     failed: int = 0                  # operations that failed (status ERROR), beside ops
     latency_rows: list[dict] = field(default_factory=list)
@@ -60,6 +61,8 @@ class StepOutcome:
     placements: list = field(default_factory=list)   # executors.Placement, one per client
     hw_frames: list = field(default_factory=list)    # other hosts' hw rows (Dask workers)
     driver_rows: list[dict] = field(default_factory=list)  # the drivers table's, one per client
+    reconnects: int = 0              # connections lost and reopened (run/outage.py)
+    outage_s: float = 0.0            # how long the step was out for them
 
     def clients_sum(self, attr: str) -> float | None:
         """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
@@ -137,8 +140,9 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + clients.lead_ns
     clients.start(start_ns)
+    defined = workload.build().defined_ops(step)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
-                           _progress_bar(step, progress), batch_units, lines)
+                           _progress_bar(step, progress), batch_units, lines, ZeroRows(defined, batch_units))
     collector.run()
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
@@ -155,11 +159,12 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
                           placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
-    outcome.latency_rows = with_defined_ops(outcome.latency_rows, workload.build().defined_ops(step))
+    outcome.latency_rows = with_defined_ops(outcome.latency_rows, defined)
     outcome.failed = failed_count(outcome.latency_rows, compound)
     tried = calls_count(outcome.latency_rows, batch_units, compound)
     if outcome.status == "ok" and (why := too_many_failed(step, outcome.failed, tried)):
         outcome.status, outcome.error = "failed", why
+    outage.judge(outcome, collector.meter, step.threads)   # an outage is not ok
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -222,7 +227,8 @@ class _Collector:
     status lines and the progress bar out; the step's status and error kept."""
 
     def __init__(self, step: StepSpec, clients, start_ns: int,
-                 on_intervals, status_out, bar, batch_units: dict | None = None, lines=None):
+                 on_intervals, status_out, bar, batch_units: dict | None = None, lines=None,
+                 zeros: ZeroRows | None = None):
         self.step, self.clients, self.start_ns, self.lines = step, clients, start_ns, lines
         self.batch_units = batch_units
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
@@ -232,7 +238,9 @@ class _Collector:
         self.total_ops = self.total_err = self.total_failed = self.total_calls = 0
         self.last_status, self.status_ops = time.monotonic(), 0
         self.window = StatusWindow()         # the operations since the last status line
-        self._held: list[dict] = []          # the latest second's rows (see _emit_complete)
+        self._held: list[tuple] = []         # (second, rows) not emitted yet (see _emit_complete)
+        self.zeros = zeros or ZeroRows(None, batch_units)   # a stall's seconds: rows of 0
+        self.meter = outage.SecondsMeter()   # each whole second's ops, for the outage rule
 
     def run(self) -> None:
         while len(self.results) < self.clients.n:
@@ -251,16 +259,21 @@ class _Collector:
         self._emit_complete()
 
     def _emit_complete(self) -> None:
-        """The seconds every client is past; the latest held back until a later one
-        comes or every client is done: only then is it known whether it is the step's
-        last, partial one (its length)."""
-        rows = self._held + [r for s, parts in self.merger.complete()
-                             for r in interval_rows(s, parts, self.batch_units)]
-        self._held = []
-        if rows and len(self.results) < self.clients.n:
-            last = rows[-1]["second"]
-            self._held = [r for r in rows if r["second"] == last]
-            rows = [r for r in rows if r["second"] != last]
+        """The seconds every client is past, each with a row per op (0 where none
+        finished); the latest held back until a later one comes or every client is
+        done: only then is it known whether it is the step's last, partial one (its
+        length). While no op is known (a workload that names none, nothing finished
+        yet) every second is held: its rows of 0 are made once one is."""
+        for s, parts in self.merger.complete():
+            rows = interval_rows(s, parts, self.batch_units)
+            self.zeros.see(rows)
+            self._held.append((s, rows))
+        done = len(self.results) == self.clients.n
+        ready = self._held if done else self._held[:-1]
+        if not self.zeros.known and not done:
+            ready = []
+        self._held = self._held[len(ready):]
+        rows = [r for s, rs in ready for r in self.zeros.fill(s, rs)]
         if rows:
             self._emit(rows)
 
@@ -312,6 +325,11 @@ class _Collector:
         self._interval_lengths(rows)
         counted = [r for r in rows if not r.get("_inner")]
         n = sum(r.get("_records", r["ops"]) for r in counted)
+        per_second: dict[int, list] = {}
+        for r in counted:
+            per_second.setdefault(r["second"], [0, r["interval_s"]])[0] += r.get("_records", r["ops"])
+        for ops, length in per_second.values():
+            self.meter.add(ops, length)
         self.total_ops += n
         self.total_err += sum(r["errors"] for r in counted)
         self.total_failed += sum(r["_failed"] for r in rows)   # batches' too
@@ -343,52 +361,6 @@ class _Collector:
             elapsed_s = (time.perf_counter_ns() - self.start_ns) / NS
             print(self.window.line(elapsed_s, self.total_ops, rate), file=self.status_out, flush=True)
             self.last_status, self.status_ops = now, self.total_ops
-
-
-def with_defined_ops(rows: list[dict], defined: list[str] | None) -> list[dict]:
-    """``rows`` and a blank row (count 0) for every defined op that did not run."""
-    have = {r["op"] for r in rows}
-    missing = [op for op in defined or () if op not in have]
-    if not missing:
-        return rows
-    empty = measure.new_histogram()
-    blank = {**measure.summarize(empty), "errors": 0, "hdr": measure.encode(empty), "returns": {}}
-    return sorted(rows + [{"op": op, **blank} for op in missing], key=lambda r: r["op"])
-
-
-def latency_rows(client_results: list[measure.ClientResult], batch_units: dict | None = None,
-                 compound_ops: dict[str, int] | None = None) -> tuple[list[dict], int, int]:
-    """Latency rows per op (and Intended-op), merged exactly; the step's ops and errors.
-
-    A batched op (``batch_units``; by default the ``-BATCH`` ones) counts its records:
-    through its record op, or, when it has none (``None``), its own ``units``.
-    ``compound_ops`` (the workload's): ops whose inner operations are timed under their
-    own names too, and how many each has; those are not counted twice."""
-    rows, ops, errors = [], 0, 0
-    merged = measure.merge_client_results(client_results)
-    for op, m in sorted(merged.items()):
-        n_all = sum(m["returns"].values())
-        n_err = sum(v for k, v in m["returns"].items() if k not in schema.NOT_ERROR_NAMES)
-        s = measure.summarize(m["hdr"])
-        row = {"op": op, **s, "count": n_all, "errors": n_err, "hdr": measure.encode(m["hdr"]),
-               "returns": m["returns"]}
-        rows.append(row)
-        if m["intended_hdr"].get_total_count():
-            si = measure.summarize(m["intended_hdr"])
-            rows.append({"op": schema.intended(op), **si, "errors": n_err,
-                         "hdr": measure.encode(m["intended_hdr"]), "returns": {}})
-        if not is_batch(op, batch_units):  # a batch's records are counted under its unit op
-            ops += n_all - sum(v for k, v in m["returns"].items() if k not in COMPLETED_NAMES)
-        elif batch_units and batch_units.get(op, "") is None:
-            ops += m["units"]    # a batch that keeps its latency: its rows are the step's ops
-            row["units"] = m["units"]   # (kept in .steps/, for a rerun's check of the load)
-        # a batch that failed is an error of the step (its unit op counts records only)
-        errors += n_err
-    for op, inner in (compound_ops or {}).items():
-        if op in merged:   # each of its inner ops ran (or failed: not counted above)
-            ok = sum(v for k, v in merged[op]["returns"].items() if k in COMPLETED_NAMES)
-            ops -= inner * ok
-    return rows, ops, errors
 
 
 def _progress_bar(step: StepSpec, progress: bool | None):
