@@ -166,3 +166,57 @@ def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tm
     (meta,) = r["runs"]["meta"]
     assert meta["status"] == "ok" and [x["kept"] for x in meta["resumptions"]] == [["l.pre"]]
     assert r["steps"].set_index("step").loc["r.L1"].status == "ok"
+
+
+@pytest.mark.mysql
+def test_a_mariadb_outage_is_degraded(mysql_own_db, tmp_path):
+    """MariaDB: the run's own user is locked out (``ACCOUNT LOCK``) and its connections
+    killed for 2.5 s; the loop reconnects once it may again, and is degraded."""
+    import pymysql
+    db = mysql_own_db.rsplit("/", 1)[1]
+    user = f"bl_out_{uuid.uuid4().hex[:8]}"
+    name = f"outage_{uuid.uuid4().hex[:8]}"
+    admin = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
+    cur = admin.cursor()
+    cur.execute(f"CREATE USER '{user}'@'%'")
+    cur.execute(f"GRANT ALL ON `{db}`.* TO '{user}'@'%'")
+    url = f"mysql://{user}@127.0.0.1:3306/{db}"
+    killed: list[int] = []
+
+    def ids() -> list[int]:
+        cur.execute("SELECT id FROM information_schema.processlist WHERE user = %s AND "
+                    "(info LIKE %s OR info LIKE %s)", (user, f"SELECT %FROM `{name}` WHERE %",
+                                                       f"UPDATE `{name}` SET %"))
+        return [r[0] for r in cur.fetchall()]
+
+    def outage():
+        end = time.monotonic() + 120
+        while len(ids()) < 2 and time.monotonic() < end:   # the loop's sessions at work
+            time.sleep(0.02)
+        try:
+            cur.execute(f"ALTER USER '{user}'@'%' ACCOUNT LOCK")
+            until = time.monotonic() + 2.5      # the outage's length: the fault itself
+            while time.monotonic() < until:
+                cur.execute("SELECT id FROM information_schema.processlist WHERE user = %s", (user,))
+                for (cid,) in cur.fetchall():
+                    try:
+                        cur.execute(f"KILL CONNECTION {int(cid)}")
+                        killed.append(cid)
+                    except pymysql.err.OperationalError:   # it ended meanwhile
+                        pass
+                time.sleep(0.05)
+        finally:
+            cur.execute(f"ALTER USER '{user}'@'%' ACCOUNT UNLOCK")
+    try:
+        t, errors = _in_background(outage)
+        res = run_experiment(_experiment(url, name, loop_secs=6), tmp_path / "d", progress=False)
+        t.join(30)
+        assert not errors, errors
+        assert killed and list(res.runs.values()) == ["degraded"]
+        r = load_results(tmp_path / "d" / name)
+        step = r["steps"].set_index("step").loc["r.L1"]
+        assert step.status == "degraded" and step.reconnects >= 1 and step.outage_s >= 0.6
+        assert all(len(s) >= 1 for s in _zero_seconds(r["intervals"]).values())
+    finally:
+        cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
+        admin.close()
