@@ -141,7 +141,8 @@ class ClientResult:
     involuntary_switches: int | None = None  # (getrusage: waits, and preemptions)
     driver_path: str | None = None    # the hot path its threads ran: python | c-libpq
     reconnects: int = 0               # connections its threads lost and reopened
-    reconnect_s: float = 0.0          # the time reopening them took (all connections summed)
+    reconnect_s: float = 0.0          # the time its threads spent reopening them (summed)
+    driver_threads: int = 0           # the threads that drove its connections
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
@@ -150,7 +151,7 @@ class ClientResult:
                 "voluntary_switches": self.voluntary_switches,
                 "involuntary_switches": self.involuntary_switches,
                 "driver_path": self.driver_path, "reconnects": self.reconnects,
-                "reconnect_s": self.reconnect_s, "ops": {k: vars(v) for k, v in self.ops.items()}}
+                "reconnect_s": self.reconnect_s, "driver_threads": self.driver_threads, "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClientResult":
@@ -158,7 +159,8 @@ class ClientResult:
         return cls(d["client_id"], d["host"], d["step"], ops, d.get("started_ns", 0),
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
                    d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
-                   d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0))
+                   d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0),
+                   d.get("driver_threads", 0))
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

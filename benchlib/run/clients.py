@@ -348,6 +348,7 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
                                   error=next((th.error for th in threads if th.error), None),
                                   driver_path=threads[0].path if threads else None)
     result.reconnects, result.reconnect_s = reopened(threads)
+    result.driver_threads = len(threads)
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",

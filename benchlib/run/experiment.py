@@ -31,7 +31,7 @@ from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
-from . import outage, registry, resume
+from . import registry, resume
 from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
@@ -147,7 +147,6 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
                 o = run_step(step, wspec, target.endpoint(), seed=seed, batch_size=exp.load.batch_size,
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
                              executor=executor, key_counter=counter)
-                outage.judge_against(o, run.outcomes)   # a loop that fell for an outage
             if o.status in ("ok", "degraded"):   # it did its work (a degraded load loaded)
                 workload.after_step(target, step, o)
         finally:

@@ -164,7 +164,7 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
     tried = calls_count(outcome.latency_rows, batch_units, compound)
     if outcome.status == "ok" and (why := too_many_failed(step, outcome.failed, tried)):
         outcome.status, outcome.error = "failed", why
-    outage.judge(outcome, collector.meter, step.threads)   # an outage is not ok
+    outage.judge(outcome)   # an outage is not ok
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -240,7 +240,6 @@ class _Collector:
         self.window = StatusWindow()         # the operations since the last status line
         self._held: list[tuple] = []         # (second, rows) not emitted yet (see _emit_complete)
         self.zeros = zeros or ZeroRows(None, batch_units)   # a stall's seconds: rows of 0
-        self.meter = outage.SecondsMeter()   # each whole second's ops, for the outage rule
 
     def run(self) -> None:
         while len(self.results) < self.clients.n:
@@ -325,11 +324,6 @@ class _Collector:
         self._interval_lengths(rows)
         counted = [r for r in rows if not r.get("_inner")]
         n = sum(r.get("_records", r["ops"]) for r in counted)
-        per_second: dict[int, list] = {}
-        for r in counted:
-            per_second.setdefault(r["second"], [0, r["interval_s"]])[0] += r.get("_records", r["ops"])
-        for ops, length in per_second.values():
-            self.meter.add(ops, length)
         self.total_ops += n
         self.total_err += sum(r["errors"] for r in counted)
         self.total_failed += sum(r["_failed"] for r in rows)   # batches' too
