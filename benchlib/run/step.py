@@ -137,10 +137,10 @@ def _run_step(step, workload, endpoint, seed, batch_size, on_intervals, status_o
     lines = workload.build().progress(step)   # the workload's own lines, else status lines
     if lines is not None and progress is False:
         status_out = None   # --no-progress: none of them
+    defined = workload.build().defined_ops(step)   # each has a row every second, 0 or more
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + clients.lead_ns
     clients.start(start_ns)
-    defined = workload.build().defined_ops(step)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
                            _progress_bar(step, progress), batch_units, lines, ZeroRows(defined, batch_units))
     collector.run()

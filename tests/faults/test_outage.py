@@ -166,6 +166,7 @@ def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tm
     (meta,) = r["runs"]["meta"]
     assert meta["status"] == "ok" and [x["kept"] for x in meta["resumptions"]] == [["l.pre"]]
     assert r["steps"].set_index("step").loc["r.L1"].status == "ok"
+    assert not r["intervals"].duplicated(["step", "second", "op"]).any()   # the new loop's alone
 
 
 @pytest.mark.mysql
