@@ -143,6 +143,7 @@ class ClientResult:
     reconnects: int = 0               # connections its threads lost and reopened
     reconnect_s: float = 0.0          # the time its threads spent reopening them (summed)
     driver_threads: int = 0           # the threads that drove its connections
+    refused: int = 0                  # reopening attempts that failed (the server was gone)
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
@@ -151,7 +152,8 @@ class ClientResult:
                 "voluntary_switches": self.voluntary_switches,
                 "involuntary_switches": self.involuntary_switches,
                 "driver_path": self.driver_path, "reconnects": self.reconnects,
-                "reconnect_s": self.reconnect_s, "driver_threads": self.driver_threads, "ops": {k: vars(v) for k, v in self.ops.items()}}
+                "reconnect_s": self.reconnect_s, "driver_threads": self.driver_threads,
+                "refused": self.refused, "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClientResult":
@@ -160,7 +162,7 @@ class ClientResult:
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
                    d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
                    d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0),
-                   d.get("driver_threads", 0))
+                   d.get("driver_threads", 0), d.get("refused", 0))
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

@@ -19,10 +19,10 @@ NOW = datetime.now(timezone.utc)
 
 
 def _outcome(ops: int, secs: float, reconnects: int = 0, reconnect_s: float = 0.0,
-             threads: int = 4) -> StepOutcome:
-    step = StepSpec("r.L2", "run", loop=2, threads=threads)
+             threads: int = 4, refused: int = 0) -> StepOutcome:
+    step = StepSpec("r.L2", "run", loop=2, threads=4)
     client = measure.ClientResult("c", "h", step.name, reconnects=reconnects, reconnect_s=reconnect_s,
-                                  driver_threads=threads)
+                                  driver_threads=threads, refused=refused)
     return StepOutcome(step, NOW, NOW, secs, ops, 0, "ok", None, client_results=[client])
 
 
@@ -32,24 +32,35 @@ def test_no_lost_connection_is_never_degraded():
     assert (o.status, o.reconnects, o.outage_s) == ("ok", 0, 0.0)
 
 
-def test_connections_reopened_at_once_are_ok():
-    # the kill tests on the loaded machine: each of 4 connections reopened in 0.06-0.11 s
-    o = _outcome(3_048, 4.0, reconnects=4, reconnect_s=0.06 + 0.09 + 0.11 + 0.11)
+def test_each_connection_ended_once_and_reopened_at_the_first_attempt_is_ok():
+    # the kill tests at load 20 on 2 cores: PyMySQL reopened each of 4 in 0.38-0.45 s
+    o = _outcome(9_775, 4.0, reconnects=4, reconnect_s=0.40 + 0.38 + 0.40 + 0.45)
     outage.judge(o)
-    assert o.status == "ok" and o.reconnects == 4 and 0.09 < o.outage_s < 0.1
+    assert o.status == "ok" and o.reconnects == 4 and o.outage_s > 0.1 * o.secs
 
 
 def test_an_outage_is_degraded_with_the_reason():
     # the ybio loop: 8 sessions each waiting 3.9 s of 4.67 s for the server
-    o = _outcome(30_200, 4.67, reconnects=8, reconnect_s=8 * 3.9, threads=8)
+    o = _outcome(30_200, 4.67, reconnects=8, reconnect_s=8 * 3.9, threads=8, refused=48)
     outage.judge(o)
     assert (o.status, o.outage_s) == ("degraded", 3.9)
-    assert o.error == "outage: 8 connections lost and reopened; the clients spent 3.9 s of 4.7 s reopening them"
+    assert o.error == ("outage: 8 connections lost and reopened, 48 attempts refused; the clients "
+                       "spent 3.9 s of 4.7 s reopening them")
+    o = _outcome(30_200, 4.67, reconnects=8, reconnect_s=8 * 0.4, threads=8, refused=8)
+    outage.judge(o)
+    assert o.status == "ok"          # refused, but back in 0.4 s of 4.67: under 10 %
+
+
+def test_connections_ended_again_and_again_are_an_outage():
+    # pg_terminate_backend every 50 ms for 2 s: 40 reopened, each at once, 35 ms each
+    o = _outcome(4_000, 3.0, reconnects=40, reconnect_s=40 * 0.035)
+    outage.judge(o)
+    assert o.status == "degraded" and o.error.startswith("outage: 40 connections lost and reopened; ")
 
 
 def test_a_multiplexing_thread_is_out_for_all_its_connections():
-    # one thread drives 4 connections: its 2.6 s reopening one is 2.6 s out for all
-    o = _outcome(6_232, 6.0, reconnects=4, reconnect_s=2.66 + 0.09 + 0.02 + 0.06, threads=1)
+    # one thread drives 4 connections: its 2.7 s reopening one is 2.7 s out for all
+    o = _outcome(6_232, 6.0, reconnects=4, reconnect_s=2.66 + 0.09 + 0.02 + 0.06, threads=1, refused=6)
     outage.judge(o)
     assert o.status == "degraded" and round(o.outage_s, 2) == 2.83
 

@@ -347,7 +347,7 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
                                   ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
                                   error=next((th.error for th in threads if th.error), None),
                                   driver_path=threads[0].path if threads else None)
-    result.reconnects, result.reconnect_s = reopened(threads)
+    result.reconnects, result.reconnect_s, result.refused = reopened(threads)
     result.driver_threads = len(threads)
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(

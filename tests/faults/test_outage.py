@@ -107,6 +107,10 @@ def test_a_lock_leaves_rows_of_zero_and_the_run_ok(pg_own_db, tmp_path, monkeypa
     assert iv.groupby("op")["second"].nunique().eq(iv["second"].nunique()).all()   # no gap
     if target:
         assert iv.loc[iv.ops == 0, "intended_p99_us"].isna().all()   # nothing ended: no latency
+    # the batch means and the steady-state check read them as whole seconds of rate 0
+    from benchlib.summaries.uncertainty import interval_rates
+    rates = interval_rates(iv)
+    assert ((rates["rate"] == 0) & rates["whole"]).sum() >= 2
     # the time series draws them as 0: the black lines of all operations (a line a step)
     import numpy as np
     from benchlib.plots.timeseries import timeseries
