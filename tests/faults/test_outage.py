@@ -159,6 +159,10 @@ def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tm
     step = r["steps"].set_index("step").loc["r.L1"]
     assert step.status == "degraded" and step.reconnects >= THREADS and step.outage_s >= 0.6
     assert r["steps"].set_index("step").loc["l.pre"].status == "ok"
+    from benchlib.store.catalog import list_runs
+    from benchlib.summaries import not_finished
+    assert list(list_runs(tmp_path / "d")["status"]) == ["degraded"]          # the catalog
+    assert "degraded: r.L1: outage: " in not_finished(r)   # the report's note
     zeros = _zero_seconds(r["intervals"])
     assert all(len(s) >= 1 for s in zeros.values()) and set(zeros) == {"READ", "UPDATE"}
     # a rerun without --force keeps the load and measures the degraded loop again
