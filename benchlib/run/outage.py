@@ -9,7 +9,7 @@ that time averaged over the step's driver threads (a thread reopening one connec
 drives none of its others meanwhile, as the one thread of a multiplexed process). A step
 is **degraded** when ``outage_s`` is at least OUTAGE_SHARE of the step and the server
 was gone: it refused an attempt to reopen (``refused``), or it ended the connections
-again and again (more reopened than the step has connections).
+again and again (more reopened than AGAIN per client).
 
 Nothing else degrades a step: a stall whose connections were kept (a lock, a
 checkpoint) is the server's performance, measured as seconds of 0 ops
@@ -20,6 +20,8 @@ machine opens it (PyMySQL's 0.4 s each at load 20 on 2 cores was 10 % of a 4-s l
 from __future__ import annotations
 
 OUTAGE_SHARE = 0.10       # degraded from this share of the step spent reopening connections
+AGAIN = 2                 # ended again and again: more reopened than this many per client
+                          # (a LinkBench client's two connections may be lost one by one)
 
 
 def judge(outcome) -> None:
@@ -37,7 +39,7 @@ def judge(outcome) -> None:
     if outcome.step.phase == "run" and not outcome.ops:
         outcome.status, outcome.error = "failed", "no operation completed" + (
             f" ({lost})" if outcome.reconnects else "")
-    elif (refused or outcome.reconnects > outcome.step.threads) \
+    elif (refused or outcome.reconnects > AGAIN * outcome.step.threads) \
             and outcome.outage_s >= OUTAGE_SHARE * outcome.secs:
         outcome.status = "degraded"
         outcome.error = (f"outage: {lost}" + (f", {refused} attempts refused" if refused else "")
