@@ -155,6 +155,10 @@ class ClientResult:
     voluntary_switches: int | None = None    # its threads' context switches over the step
     involuntary_switches: int | None = None  # (getrusage: waits, and preemptions)
     driver_path: str | None = None    # the hot path its threads ran: python | c-libpq
+    reconnects: int = 0               # connections its threads lost and reopened
+    reconnect_s: float = 0.0          # the time its threads spent reopening them (summed)
+    driver_threads: int = 0           # the threads that drove its connections
+    refused: int = 0                  # reopening attempts that failed (the server was gone)
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
@@ -162,7 +166,9 @@ class ClientResult:
                 "cpu_s": self.cpu_s, "rss_bytes": self.rss_bytes, "vsz_bytes": self.vsz_bytes,
                 "voluntary_switches": self.voluntary_switches,
                 "involuntary_switches": self.involuntary_switches,
-                "driver_path": self.driver_path, "ops": {k: vars(v) for k, v in self.ops.items()}}
+                "driver_path": self.driver_path, "reconnects": self.reconnects,
+                "reconnect_s": self.reconnect_s, "driver_threads": self.driver_threads,
+                "refused": self.refused, "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClientResult":
@@ -170,7 +176,8 @@ class ClientResult:
         return cls(d["client_id"], d["host"], d["step"], ops, d.get("started_ns", 0),
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
                    d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
-                   d.get("driver_path"))
+                   d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0),
+                   d.get("driver_threads", 0), d.get("refused", 0))
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

@@ -147,7 +147,7 @@ class RunMeta(BaseModel):
     run_id: str | None = None
     experiment: str | None = None
     config: str | None = None           # the seeds' cnf: the target configuration's name
-    status: str = "running"             # running | ok | failed | interrupted
+    status: str = "running"             # running | ok | degraded | failed | interrupted
     error: str | None = None            # one line when not ok
     pid: int | None = None              # the benchmark process while running (killed-run check)
     hostname: str | None = None
@@ -232,10 +232,11 @@ STEPS = {
     "errors": "Int64",         # not OK (NOT_FOUND too); the failed ones among them:
     "failed": "Int64",         # operations that failed (ERROR): never in ops or ops_per_s
     "ops_per_s": "float64",
-    "threads": "Int64",        # client threads in all processes
-    "processes": "Int64",
+    "threads": "Int64", "processes": "Int64",   # client threads in all processes; processes
     "target_ops_per_s": "float64",  # NA when unthrottled
-    "status": "string",        # ok | failed | interrupted
+    "status": "string",        # ok | degraded | failed | interrupted (README "Run status")
+    "reconnects": "Int64",     # connections the clients lost and reopened (an outage)
+    "outage_s": "float64",     # how long the step was out for them (run/outage.py); 0 without
     "pid": "Int64",            # the benchlib process that ran it (a resumed run: several)
     # measured by the step itself at its start and end (any length of step), where the
     # hw table's 1-s samples are too coarse: the clients' getrusage; for a DBMS that runs

@@ -32,7 +32,7 @@ from .. import measure
 from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
 from . import lifeline
-from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen
+from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen, reopened
 
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
 
@@ -366,6 +366,8 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
                                   ended_ns=max(th.last_ns for th in threads) or time.perf_counter_ns(),
                                   error=next((th.error for th in threads if th.error), None),
                                   driver_path=threads[0].path if threads else None)
+    result.reconnects, result.reconnect_s, result.refused = reopened(threads)
+    result.driver_threads = len(threads)
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",

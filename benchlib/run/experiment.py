@@ -136,6 +136,9 @@ def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None)
 
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
                wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
+    """Every step in order; the run stops at one that failed, goes on after a degraded one
+    (its figures kept, marked) and ends degraded, saying the first one's reason."""
+    degraded = None
     for step in steps:
         step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops,
                        quiet=progress is False)   # --no-progress: a client's own lines neither
@@ -154,7 +157,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
                              executor=executor, key_counter=counter, on_window=sampler.window)
             o.dbms_window = sampler.window_figures
-            if o.status == "ok":
+            if o.status in ("ok", "degraded"):   # it did its work (a degraded load loaded)
                 workload.after_step(target, step, o)
         finally:
             run.hw_frames.extend(sampler.stop(o))
@@ -163,9 +166,11 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
         if step_lines is not None:
             print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
         give_back()   # what the step's merging and writing freed
-        if o.status != "ok":
+        if o.status == "degraded":
+            degraded = degraded or ("degraded", f"degraded: {step.name}: {o.error}")
+        elif o.status != "ok":
             return o.status, o.error
-    return "ok", None
+    return degraded or ("ok", None)
 
 
 def _write_outputs(run: RunRows, workload) -> None:

@@ -53,3 +53,45 @@ def interval_rows(second: int, payloads: list[dict], batch_units: dict | None = 
                          **{k: np.nan for k in UNIT_NO_LATENCY}, "_inner": False, "_svc": None,
                          "_failed": 0, "_unit": True})
     return rows
+
+
+_FLAGS = ("_inner", "_unit")
+
+
+class ZeroRows:
+    """Every op a step runs has a row each second, 0 where none finished: a stall (a
+    lock, an outage) is a row of 0 ops, never a second missing from the table. The ops
+    are the step's defined ones (``Workload.defined_ops``) and every op seen in it so
+    far (a workload that defines none: those its clients ran); a row of 0 has no
+    latency (NaN), as no operation ended in it."""
+
+    def __init__(self, defined: list[str] | None, batch_units: dict | None = None):
+        self.shapes: dict[str, dict] = {}     # op -> its rows' flags (a batch's, its records')
+        for op in defined or ():
+            inner = is_batch(op, batch_units)
+            unit_op = (batch_units or {}).get(op, schema.unit_op(op)) if inner else None
+            if inner and unit_op is None:
+                self.shapes[op] = {"_records": 0}
+            else:
+                self.shapes[op] = {"_inner": True} if inner else {}
+                if unit_op is not None:
+                    self.shapes.setdefault(unit_op, {"_unit": True})
+
+    @property
+    def known(self) -> bool:
+        return bool(self.shapes)
+
+    def see(self, rows: list[dict]) -> None:
+        for r in rows:
+            if r["op"] not in self.shapes:
+                shape = {k: True for k in _FLAGS if r.get(k)}
+                self.shapes[r["op"]] = {**shape, **({"_records": 0} if "_records" in r else {})}
+
+    def fill(self, second: int, rows: list[dict]) -> list[dict]:
+        """``rows`` of ``second`` and a row of 0 ops for each op that has none."""
+        have = {r["op"] for r in rows}
+        zeros = [{"second": second, "op": op, "ops": 0, "errors": 0,
+                  **{k: np.nan for k in UNIT_NO_LATENCY}, "_inner": False, "_svc": None,
+                  "_failed": 0, **shape}
+                 for op, shape in self.shapes.items() if op not in have]
+        return rows + zeros

@@ -1,5 +1,7 @@
-"""A step's latency rows, one per op (and ``Intended-`` op), merged exactly from its client
-processes' histograms; the step's ops and errors counted from their returns."""
+"""A step's latency rows: per op (and ``Intended-<op>``) merged exactly from its client
+processes' histograms, with the step's ops and errors counted once (a batch's records
+through its record op, a compound op's inner operations not twice), and a blank row for
+each defined op that did not run."""
 from __future__ import annotations
 
 from .. import measure, schema

@@ -29,13 +29,32 @@ def reopen(client, what: str) -> None:
     """A lost connection of ``client`` opened again by the one reconnection policy
     (``client.reconnect()``: workloads/reconnect.py, at once then with backoff, for at most
     its ``give_up_s``), with no retry loop of the caller's own; :class:`ConnectionGone` in
-    one line when the policy gives up or the new connection cannot be bound."""
+    one line when the policy gives up or the new connection cannot be bound. Each reopened
+    connection is counted on ``client`` (``reconnects``; ``reconnect_s``, the time it
+    took; ``refused``, its attempts that failed: the server was not there), what the
+    step's outage rule reads (:mod:`.outage`)."""
+    t0 = time.monotonic()
+    link = getattr(client, "link", None)          # workloads/reconnect.Reconnecting
+    failed0 = getattr(link, "failed_attempts", 0)
     try:
         client.reconnect()
     except ConnectionGone:
         raise
     except Exception as e:  # noqa: BLE001 - binding the new connection failed
         raise ConnectionGone(f"{what}: connection lost and not reopened: {one_line(e)}") from None
+    client.reconnects = getattr(client, "reconnects", 0) + 1
+    client.reconnect_s = getattr(client, "reconnect_s", 0.0) + time.monotonic() - t0
+    client.refused = getattr(client, "refused", 0) + getattr(link, "failed_attempts", 0) - failed0
+
+
+def reopened(threads: list) -> tuple[int, float, int]:
+    """The connections the threads' clients reopened, the time the threads spent
+    reopening them (a thread reopening drives none of its connections meanwhile), and
+    the attempts the server refused."""
+    clients = [c for th in threads for c in th.clients]
+    return (sum(getattr(c, "reconnects", 0) for c in clients),
+            sum(getattr(c, "reconnect_s", 0.0) for c in clients),
+            sum(getattr(c, "refused", 0) for c in clients))
 
 
 class SecondMerger:

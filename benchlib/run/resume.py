@@ -56,7 +56,8 @@ def save_step(run_dir: Path, o: StepOutcome, lat_rows: list[dict], driver_rows: 
         folders.write_table(folder, f"{name}.hw", schema.conform_hw(pd.concat(hw_frames, ignore_index=True)))
     record = {"step": name, "started": o.started.isoformat(), "ended": o.ended.isoformat(),
               "secs": o.secs, "ops": o.ops, "errors": o.errors, "failed": o.failed,
-              "status": o.status, "error": o.error, "latency": lat_rows, "drivers": driver_rows,
+              "status": o.status, "error": o.error, "reconnects": o.reconnects,
+              "outage_s": o.outage_s, "latency": lat_rows, "drivers": driver_rows,
               "keys": keys}
     folders.write_text(folder / f"{name}.json", json.dumps(record, default=_jsonable))
 
@@ -228,6 +229,7 @@ def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
         o = StepOutcome(by_name[rec["step"]], pd.Timestamp(rec["started"]).to_pydatetime(),
                         pd.Timestamp(rec["ended"]).to_pydatetime(), rec["secs"], rec["ops"],
                         rec["errors"], rec["status"], rec["error"], failed=rec["failed"],
+                        reconnects=rec.get("reconnects", 0), outage_s=rec.get("outage_s", 0.0),
                         latency_rows=[{k: v for k, v in r.items() if k not in ("run_id", "step")}
                                       for r in rec["latency"]])
         run.outcomes.append(o)

@@ -50,6 +50,7 @@ def steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> d
            "failed": o.failed,
            "ops_per_s": throughput(o.ops, o.secs) if o.secs else None, "threads": s.threads,
            "processes": s.processes, "target_ops_per_s": s.target_ops_per_s, "status": o.status,
+           "reconnects": o.reconnects, "outage_s": o.outage_s,
            # the client processes' own CPU over the step (getrusage), exact at any length
            "client_cpu_s": o.clients_sum("cpu_s")}
     if not engine_in_clients:   # the server's work over the step's window (hw/sampler.py)

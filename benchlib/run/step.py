@@ -30,7 +30,8 @@ from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import workload_class
 from .executors import LocalExecutor
 from .failed import calls_count, failed_count, too_many_failed
-from .intervals import interval_rows
+from . import outage
+from .intervals import ZeroRows, interval_rows
 from .latency import latency_rows, with_defined_ops
 from .recording import NS, SecondMerger, StepError
 from .status_window import StatusWindow
@@ -51,7 +52,7 @@ class StepOutcome:
     secs: float
     ops: int                         # operations that ran (the failed ones are not in it)
     errors: int                      # not OK: NOT_FOUND and the failed ones
-    status: str                      # ok | failed | interrupted
+    status: str                      # ok | degraded | failed | interrupted (run/outage.py)
     error: str | None
     failed: int = 0                  # operations that failed (status ERROR), beside ops
     latency_rows: list[dict] = field(default_factory=list)
@@ -62,6 +63,8 @@ class StepOutcome:
     hw_frames: list = field(default_factory=list)    # other hosts' hw rows (Dask workers)
     driver_rows: list[dict] = field(default_factory=list)  # the drivers table's, one per client
     dbms_window: dict = field(default_factory=dict)  # the server's work over the step (steps' dbms_*)
+    reconnects: int = 0              # connections lost and reopened (run/outage.py)
+    outage_s: float = 0.0            # how long the step was out for them
 
     def clients_sum(self, attr: str) -> float | None:
         """The clients' own figure summed (cpu_s, rss_bytes, vsz_bytes); None unless
@@ -135,11 +138,12 @@ def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clie
     if lines is not None and progress is False:
         status_out = None   # --no-progress: none of them
     on_window("start")
+    defined = workload.build().defined_ops(step)   # each has a row every second, 0 or more
     started = datetime.now(timezone.utc)
     start_ns = time.perf_counter_ns() + clients.lead_ns
     clients.start(start_ns)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
-                           _progress_bar(step, progress), batch_units, lines)
+                           _progress_bar(step, progress), batch_units, lines, ZeroRows(defined, batch_units))
     collector.run()
     on_window("end")
     ended_ns = time.perf_counter_ns()
@@ -157,11 +161,12 @@ def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clie
                           placements=clients.placements(), hw_frames=list(clients.hw_frames))
     compound = workload_class(workload.ref).compound_ops
     outcome.latency_rows, outcome.ops, outcome.errors = latency_rows(results, batch_units, compound)
-    outcome.latency_rows = with_defined_ops(outcome.latency_rows, workload.build().defined_ops(step))
+    outcome.latency_rows = with_defined_ops(outcome.latency_rows, defined)
     outcome.failed = failed_count(outcome.latency_rows, compound)
     tried = calls_count(outcome.latency_rows, batch_units, compound)
     if outcome.status == "ok" and (why := too_many_failed(step, outcome.failed, tried)):
         outcome.status, outcome.error = "failed", why
+    outage.judge(outcome)   # an outage is not ok
     outcome.driver_rows = _driver_rows(step, clients, results, batch_units, compound)
     return outcome
 
@@ -211,7 +216,8 @@ class _Collector:
     status lines and the progress bar out; the step's status and error kept."""
 
     def __init__(self, step: StepSpec, clients, start_ns: int,
-                 on_intervals, status_out, bar, batch_units: dict | None = None, lines=None):
+                 on_intervals, status_out, bar, batch_units: dict | None = None, lines=None,
+                 zeros: ZeroRows | None = None):
         self.step, self.clients, self.start_ns, self.lines = step, clients, start_ns, lines
         self.batch_units = batch_units
         self.on_intervals, self.status_out, self.bar = on_intervals, status_out, bar
@@ -221,7 +227,8 @@ class _Collector:
         self.total_ops = self.total_err = self.total_failed = self.total_calls = 0
         self.last_status, self.status_ops = time.monotonic(), 0
         self.window = StatusWindow()         # the operations since the last status line
-        self._held: list[dict] = []          # the latest second's rows (see _emit_complete)
+        self._held: list[tuple] = []         # (second, rows) not emitted yet (see _emit_complete)
+        self.zeros = zeros or ZeroRows(None, batch_units)   # a stall's seconds: rows of 0
 
     def run(self) -> None:
         while len(self.results) < self.clients.n:
@@ -240,16 +247,21 @@ class _Collector:
         self._emit_complete()
 
     def _emit_complete(self) -> None:
-        """The seconds every client is past; the latest held back until a later one
-        comes or every client is done: only then is it known whether it is the step's
-        last, partial one (its length)."""
-        rows = self._held + [r for s, parts in self.merger.complete()
-                             for r in interval_rows(s, parts, self.batch_units)]
-        self._held = []
-        if rows and len(self.results) < self.clients.n:
-            last = rows[-1]["second"]
-            self._held = [r for r in rows if r["second"] == last]
-            rows = [r for r in rows if r["second"] != last]
+        """The seconds every client is past, each with a row per op (0 where none
+        finished); the latest held back until a later one comes or every client is
+        done: only then is it known whether it is the step's last, partial one (its
+        length). While no op is known (a workload that names none, nothing finished
+        yet) every second is held: its rows of 0 are made once one is."""
+        for s, parts in self.merger.complete():
+            rows = interval_rows(s, parts, self.batch_units)
+            self.zeros.see(rows)
+            self._held.append((s, rows))
+        done = len(self.results) == self.clients.n
+        ready = self._held if done else self._held[:-1]
+        if not self.zeros.known and not done:
+            ready = []
+        self._held = self._held[len(ready):]
+        rows = [r for s, rs in ready for r in self.zeros.fill(s, rs)]
         if rows:
             self._emit(rows)
 

@@ -298,7 +298,7 @@ def _read_run(rd: Path, tables: tuple, statuses) -> tuple[schema.RunMeta | None,
     meta = recover_run(rd) if looks_abandoned(rd) else read_meta(rd)
     if statuses is not None and meta.get("status") not in set(statuses):
         return None, {}
-    if meta.get("status") == "ok" and meta.get("source", "benchlib") == "benchlib" \
+    if meta.get("status") in ("ok", "degraded") and meta.get("source", "benchlib") == "benchlib" \
             and not (rd / "steps.parquet").exists():
         raise ResultsError(f"{rd / 'steps.parquet'}: missing from a finished run")
     out = {t: read_table(rd, t) for t in tables}
