@@ -7,7 +7,7 @@ PostgreSQL database of the test's own.
   time series draws them as 0, and the run stays ok (no connection was lost: a stall is
   the server's performance, not an outage).
 - An outage: the database stops accepting connections (``ALLOW_CONNECTIONS false``) and
-  the run's sessions are ended (found by their application name, libpq's PGAPPNAME, and
+  the run's sessions are ended (found by the application name benchlib gives them, in the test's own database, and
   the loop's statement) for 2.5 s: the loop reconnects when it may again; its seconds
   out are rows of 0, the step is ``degraded`` with the reason, the run is ``degraded``,
   and a rerun measures the loop again (``ok``) keeping the load.
@@ -46,14 +46,19 @@ def _admin(url: str):
     return psycopg.connect(url, autocommit=True, application_name="outage-test")
 
 
-def _wait_for_loop(c, app: str, table: str, want: int = THREADS, wait_s: float = 120) -> set[int]:
-    """The pids of the run loop's sessions: ``want`` sessions named ``app`` at once whose
+# the run's own sessions: the application_name benchlib gives them (benchlib-<hex>; its
+# sampler's are <that>-monitor), in the test's own database
+RUN_SESSION = "application_name LIKE 'benchlib-%%' AND application_name NOT LIKE '%%-monitor'"
+
+
+def _wait_for_loop(c, table: str, want: int = THREADS, wait_s: float = 120) -> set[int]:
+    """The pids of the run loop's sessions: ``want`` of the run's sessions at once whose
     statement is one of the loop's (a read or an update of ``table`` by its key)."""
     end = time.monotonic() + wait_s
     while time.monotonic() < end:
         now = {r[0] for r in c.execute(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND (query LIKE %s "
-            "OR query LIKE %s)", (app, f'SELECT %FROM "{table}" WHERE %', f'UPDATE "{table}" SET %'))}
+            f"SELECT pid FROM pg_stat_activity WHERE {RUN_SESSION} AND datname = current_database() "
+            "AND (query LIKE %s OR query LIKE %s)", (f'SELECT %FROM "{table}" WHERE %', f'UPDATE "{table}" SET %'))}
         if len(now) >= want:
             return now
         time.sleep(0.02)
@@ -80,14 +85,12 @@ def _zero_seconds(iv, step: str = "r.L1") -> dict[str, set[int]]:
 
 
 @pytest.mark.parametrize("target", [None, 2000.0], ids=["closed", "paced"])
-def test_a_lock_leaves_rows_of_zero_and_the_run_ok(pg_own_db, tmp_path, monkeypatch, target):
+def test_a_lock_leaves_rows_of_zero_and_the_run_ok(pg_own_db, tmp_path, target):
     name = f"stall_{uuid.uuid4().hex[:8]}"
-    app = f"bl-{name}"
-    monkeypatch.setenv("PGAPPNAME", app)   # the run's sessions carry it (libpq)
 
     def lock():
         with _admin(pg_own_db) as c:
-            _wait_for_loop(c, app, name)
+            _wait_for_loop(c, name)
             with c.transaction():
                 c.execute(f'LOCK TABLE "{name}" IN ACCESS EXCLUSIVE MODE')
                 time.sleep(3.2)      # the stall's length: the fault itself
@@ -119,27 +122,25 @@ def test_a_lock_leaves_rows_of_zero_and_the_run_ok(pg_own_db, tmp_path, monkeypa
     assert (total == 0).sum() >= 2
 
 
-def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tmp_path, monkeypatch):
+def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tmp_path):
     import psycopg
     from psycopg import sql
     name = f"outage_{uuid.uuid4().hex[:8]}"
-    app = f"bl-{name}"
     db = pg_own_db.rsplit("/", 1)[1]
     admin_url = pg_own_db.rsplit("/", 1)[0] + "/postgres"
-    monkeypatch.setenv("PGAPPNAME", app)
     allow = sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS {}")
     ended: list[int] = []
 
     def outage():
         with _admin(pg_own_db) as c:
-            _wait_for_loop(c, app, name)
+            _wait_for_loop(c, name)
         try:
             with _admin(admin_url) as c:
                 c.execute(allow.format(sql.Identifier(db), sql.SQL("false")))
                 until = time.monotonic() + 2.5      # the outage's length: the fault itself
                 while time.monotonic() < until:
-                    pids = [r[0] for r in c.execute("SELECT pid FROM pg_stat_activity WHERE "
-                                                    "application_name = %s AND datname = %s", (app, db))]
+                    pids = [r[0] for r in c.execute(f"SELECT pid FROM pg_stat_activity WHERE {RUN_SESSION} "
+                                                    "AND datname = %s", (db,))]
                     ended.extend(p for p in pids
                                  if c.execute("SELECT pg_terminate_backend(%s)", (p,)).fetchone()[0])
                     time.sleep(0.05)
