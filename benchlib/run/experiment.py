@@ -27,6 +27,7 @@ from ..masking import mask_mapping, mask_text, mask_url
 from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders, space
 from ..store.lock import ExperimentLock
+from ..targets import ownership
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
@@ -129,11 +130,22 @@ def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None)
     return keycounter.create(first, threads, state.get("holes"))
 
 
+def _setup(exp: Experiment, workload, target, step: StepSpec) -> None:
+    """The step's schema work; a load's only into tables benchlib made (or with
+    load.replace), checked again here for a target preflight could not read (embedded),
+    and benchlib's mark on them once made."""
+    if step.phase == "load":
+        ownership.check(target, workload.load_tables(), replace=exp.load.replace)
+    workload.setup(target, step)
+    if step.phase == "load":
+        ownership.claim(target, workload.load_tables())
+
+
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
                wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
     for step in steps:
         step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops)
-        workload.setup(target, step)
+        _setup(exp, workload, target, step)
         run.log.step = step.name
         sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
         o = None

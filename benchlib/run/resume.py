@@ -33,7 +33,7 @@ from ..params import Experiment, RunSpec
 from ..store import folders, parts
 from ..targets.base import TargetError, make_target
 from ..workloads.base import KeptCounts, StepSpec
-from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
+from .preflight import changed_keys, resolved_parameters
 from .recording import CHUNK_OPS
 from .step import StepOutcome
 
@@ -100,9 +100,7 @@ def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepS
         return "its meta.json cannot be read"
     if list(meta.get("planned") or []) != [s.name for s in steps]:
         return "it planned other steps"
-    then = {k: v for k, v in (meta.get("parameters") or {}).items() if k not in NOT_MEASURED}
-    now = {k: v for k, v in resolved_parameters(exp).items() if k not in NOT_MEASURED}
-    if changed := _changed_keys(then, now):
+    if changed := changed_keys(meta.get("parameters") or {}, resolved_parameters(exp)):
         return f"its parameters changed ({', '.join(changed[:3])}{' …' if len(changed) > 3 else ''})"
     try:
         table = folders.read_table(run_dir, "steps")

@@ -16,7 +16,9 @@ import pandas as pd
 
 from ... import schema
 from ..base import LoadedTable, StepSpec, Workload
+from ...targets.ownership import TableShape
 from .bindings import BINDINGS, binding
+from .bindings.base import TABLE_COLUMNS
 from .dists import Graph
 from .load import LoadClient
 from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
@@ -107,6 +109,9 @@ class LinkBenchWorkload(Workload):
                 cur.execute(sql)   # autocommit connections: nothing to commit
         finally:
             conn.close()
+
+    def load_tables(self) -> list[TableShape]:
+        return [TableShape(getattr(self.p, key), cols, key) for key, cols in TABLE_COLUMNS.items()]
 
     def setup(self, target, step) -> None:
         if step.phase == "load":

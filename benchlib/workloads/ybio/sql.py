@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+COLUMNS = ("mykey", "scratch", "filler")   # each table's, as ``create`` makes them
+
+
 @dataclass(frozen=True)
 class YbioStatements:
     create: str
