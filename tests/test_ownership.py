@@ -276,3 +276,15 @@ def test_ybio_recreates_only_its_own_tables(pg_own_db, tmp_path, capsys, recreat
     for again in (False, True):
         rc, err = cli_run(tmp_path, capsys, ybio(f"yb{again}", url, prefix, recreate=again))
         assert rc == 0, err
+
+
+def test_a_run_of_the_experiment_now_is_named_before_its_tables(tmp_path, capsys):
+    """While another process runs the experiment (its lock held), a second run is refused
+    naming that run, not the tables the first is making (preflight asks the lock first)."""
+    from benchlib.store.lock import ExperimentLock
+    url = f"sqlite:///{tmp_path / 'own.sqlite'}"
+    victim = _name("half")
+    sql(url, f"CREATE TABLE {victim} (x INT)")   # as the first run's table between create and mark
+    with ExperimentLock(tmp_path / "data" / "busy"):
+        rc, err = cli_run(tmp_path, capsys, ycsb("busy", url, victim))
+    assert rc == cli.EXIT_INPUT and len(err) == 1 and "another benchlib run" in err[0], err

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..masking import mask_mapping
 from ..params import Experiment, ParameterError, RunSpec, plan
-from ..store import folders
+from ..store import folders, lock
 from ..targets import ownership
 from ..targets.base import make_target
 from ..targets.registry import embedded_names
@@ -72,6 +72,7 @@ def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
     targets start with their run; a database file there already is read as it is.) A
     Prometheus that hw.dbms names must answer too."""
     hw_check(exp)
+    lock.check_free(Path(data_dir) / exp.experiment)   # a run of it now: that, not its tables
     specs = plan(exp)
     for t in exp.targets:
         target = make_target(t.name, t.url, t.options, data_dir)
