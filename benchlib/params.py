@@ -78,7 +78,10 @@ class TargetSpec(Strict):
 class LoadSpec(Strict):
     """The load step (``l.pre``)."""
 
-    skip: bool = False
+    skip: bool = False      # no load: run against the tables there (their columns checked)
+    # replace an existing table of the name the load creates that benchlib did not make
+    # (without: refused in one line, targets/ownership.py); benchlib's own are replaced anyway
+    replace: bool = False
     threads: int = Field(4, ge=1, le=MAX_THREADS)
     # the load's threads are split into N loader processes, as the seed splits into pods
     processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
@@ -91,6 +94,13 @@ class LoadSpec(Strict):
         if not v or any(p < 1 or p > MAX_PROCESSES for p in v):
             raise ValueError(f"a non-empty list of process counts from 1 to {MAX_PROCESSES}")
         return v
+
+    @model_validator(mode="after")
+    def _skip_or_replace(self):
+        if self.skip and self.replace:
+            raise ValueError("skip and replace: one runs against the table there, the other "
+                             "loads a new one in its place; choose one")
+        return self
 
 
 class IndexSpec(Strict):

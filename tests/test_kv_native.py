@@ -128,7 +128,8 @@ def _run(tmp_path, redis_url: str, table: str, driver: str) -> dict:
            "properties": {"a": 0.5, "b": 0.15, "c": 0.1, "d": 0.15, "e": 0.1, "key_count": 3000,
                           "prepare_insert_ratio": 0.1, "prepare_remove_ratio": 0.1,
                           "op_count": 6000, "key_size": 20, "table": table},
-           "targets": [{"name": "redis", "url": redis_url}], "load": {"threads": 1},
+           # the fixture's keys were written by hand, not by a load: replaced on purpose
+           "targets": [{"name": "redis", "url": redis_url}], "load": {"threads": 1, "replace": True},
            "run": {"threads": [1], "loops": 1, "driver": driver}}
     path = tmp_path / f"{driver}.yaml"
     path.write_text(yaml.safe_dump(exp))

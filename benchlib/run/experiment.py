@@ -27,6 +27,7 @@ from ..masking import mask_mapping, mask_text, mask_url
 from ..measure import throughput
 from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders, place, space
+from ..targets import ownership
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
@@ -134,6 +135,17 @@ def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None)
     return keycounter.create(first, threads, holes)
 
 
+def _setup(exp: Experiment, workload, target, step: StepSpec) -> None:
+    """The step's schema work; a load's only into tables benchlib made (or with
+    load.replace), checked again here for a target preflight could not read (embedded),
+    and benchlib's mark on them once made."""
+    if step.phase == "load":
+        ownership.check(target, workload.load_tables(), replace=exp.load.replace)
+    workload.setup(target, step)
+    if step.phase == "load":
+        ownership.claim(target, workload.load_tables())
+
+
 def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
                wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
     """Every step in order; the run stops at one that failed, goes on after a degraded one
@@ -142,7 +154,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
     for step in steps:
         step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops,
                        quiet=progress is False)   # --no-progress: a client's own lines neither
-        workload.setup(target, step)
+        _setup(exp, workload, target, step)
         run.log.step = step.name
         sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
         o = None

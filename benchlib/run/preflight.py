@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..masking import mask_mapping
-from ..params import Experiment, ParameterError, RunSpec
-from ..store import folders
+from ..params import Experiment, ParameterError, RunSpec, plan
+from ..store import folders, lock
+from ..targets import ownership
 from ..targets.base import make_target
 from ..targets.registry import embedded_names
 from .hwsources import check as hw_check
@@ -25,6 +26,8 @@ def resolved_parameters(exp: Experiment) -> dict:
 # where the DBMS host's figures come from (hw:, newer than some folders; a finished run
 # gets them after the fact with `benchlib import prometheus`)
 NOT_MEASURED = frozenset({"source", "description", "hw"})
+# nor whether a load may replace a table benchlib did not make (newer than some folders)
+NOT_MEASURED_KEYS = frozenset({"load.replace"})
 
 
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
@@ -38,13 +41,19 @@ def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:
             continue
         if meta.get("status") != "ok" or not isinstance(meta.get("parameters"), dict):
             continue
-        then = {k: v for k, v in meta["parameters"].items() if k not in NOT_MEASURED}
-        changed = _changed_keys(then, {k: v for k, v in now.items() if k not in NOT_MEASURED})
+        changed = changed_keys(meta["parameters"], now)
         if changed:
             raise ParameterError(
                 f"{exp_dir}: run {spec.run_id} finished with other parameters "
                 f"({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''} changed); "
                 "use --force to run it again with these, or another experiment name")
+
+
+def changed_keys(then: dict, now: dict) -> list[str]:
+    """The dotted keys whose values differ between two runs' parameters, those a run's
+    figures do not depend on aside."""
+    then, now = ({k: v for k, v in d.items() if k not in NOT_MEASURED} for d in (then, now))
+    return [k for k in _changed_keys(then, now) if k not in NOT_MEASURED_KEYS]
 
 
 def _changed_keys(a, b, prefix: str = "") -> list[str]:
@@ -58,12 +67,36 @@ def _changed_keys(a, b, prefix: str = "") -> list[str]:
 
 def preflight(exp: Experiment, data_dir: Path | str = "data") -> None:
     """Connect to every URL target once before anything runs: an unreachable database
-    is one line and exit 2, not a folder of failed runs. (Embedded targets start with
-    their run.) A Prometheus that hw.dbms names must answer too."""
+    is one line and exit 2, not a folder of failed runs; so is a table of the name a
+    load would create that benchlib did not make (:func:`check_tables`). (Embedded
+    targets start with their run; a database file there already is read as it is.) A
+    Prometheus that hw.dbms names must answer too."""
     hw_check(exp)
+    lock.check_free(Path(data_dir) / exp.experiment)   # a run of it now: that, not its tables
+    specs = plan(exp)
     for t in exp.targets:
-        if t.kind in embedded_names():   # sqlite, basic, embedded-postgres …
-            continue
         target = make_target(t.name, t.url, t.options, data_dir)
-        target.start()
-        target.stop()
+        embedded = t.kind in embedded_names()   # sqlite, basic, embedded-postgres …
+        if embedded and not target.inspectable_unstarted():
+            continue
+        if not embedded:
+            target.start()
+        try:
+            check_tables(exp, target, [s for s in specs if s.target.name == t.name])
+        finally:
+            if not embedded:
+                target.stop()
+
+
+def check_tables(exp: Experiment, target, specs: list[RunSpec]) -> None:
+    """TargetError (one line) when a run of ``specs`` would load into a table on
+    ``target`` (started) that benchlib did not make, or (load.skip) run against one
+    that is missing or not the workload's (targets/ownership.py); nothing is written."""
+    if exp.load.replace or (exp.load.skip and exp.run.skip) or not target.tracks_tables:
+        return
+    shapes: dict = {}
+    for spec in specs:   # a matrix point may name its own tables (ybio's per session)
+        workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+        workload.steps(exp, spec)
+        shapes.update((s.name, s) for s in workload.load_tables())
+    ownership.check(target, list(shapes.values()), skip=exp.load.skip)

@@ -38,7 +38,7 @@ from ..params import Experiment, RunSpec
 from ..store import folders, parts
 from ..targets.base import TargetError, make_target
 from ..workloads.base import KeptCounts, StepSpec
-from .preflight import NOT_MEASURED, _changed_keys, resolved_parameters
+from .preflight import changed_keys, resolved_parameters
 from . import unfinished
 from .step import StepOutcome
 
@@ -108,9 +108,7 @@ def plan_resume(exp: Experiment, spec: RunSpec, run_dir: Path, steps: list[StepS
         return "it planned other steps"
     if meta.get("seed_rule") != seeds.RULE:   # its remaining steps' requests would differ
         return "its requests were drawn by another seed rule (an older benchlib)"
-    then = {k: v for k, v in (meta.get("parameters") or {}).items() if k not in NOT_MEASURED}
-    now = {k: v for k, v in resolved_parameters(exp).items() if k not in NOT_MEASURED}
-    if changed := _changed_keys(then, now):
+    if changed := changed_keys(meta.get("parameters") or {}, resolved_parameters(exp)):
         return f"its parameters changed ({', '.join(changed[:3])}{' …' if len(changed) > 3 else ''})"
     try:
         table = folders.read_table(run_dir, "steps")

@@ -33,14 +33,7 @@ class ExperimentLock:
         except OSError as e:   # .lock made a folder, a read-only place
             raise ResultsError(f"{self.path}: cannot open the experiment's lock file: "
                                f"{e.strerror or e}{' (remove it)' if self.path.is_dir() else ''}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
-            os.close(fd)
-            raise ExperimentLocked(
-                f"{self.path.parent}: another benchlib run ({holder}) is running this experiment; "
-                "wait for it to end, or give another --data-dir") from None
+        _take(fd, self.path)
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode())
         self.fd = fd
@@ -51,3 +44,27 @@ class ExperimentLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def _take(fd: int, path: Path) -> None:
+    """The lock on ``fd`` (closed and ExperimentLocked, naming the holder, if it is held)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise ExperimentLocked(
+            f"{path.parent}: another benchlib run ({holder}) is running this experiment; "
+            "wait for it to end, or give another --data-dir") from None
+
+
+def check_free(exp_dir: Path) -> None:
+    """ExperimentLocked when another process runs the experiment now; creates nothing
+    (preflight asks first, so that the run's own tables are not taken for another's)."""
+    try:
+        fd = os.open(Path(exp_dir) / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return   # no lock file (or none readable): the lock itself decides later
+    _take(fd, Path(exp_dir) / LOCK_FILE)
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)

@@ -72,6 +72,10 @@ class Target:
     server_names: tuple[str, ...] = ()
     default_port: int | None = None
     prometheus_queries: dict[str, str] = {}
+    # it says what it holds under a table's name and keeps benchlib's mark on the tables a
+    # load made (table_facts, mark_table): a load never drops one it did not make
+    # (targets/ownership.py); False: nothing to check (no tables, or a plugin's target)
+    tracks_tables: bool = False
 
     def server_port(self) -> int | None:
         """The TCP port of the URL, else the family's default."""
@@ -186,6 +190,21 @@ class Target:
     def ping(cls, conn) -> None:
         """A round trip on the driver's connection; raises when it fails."""
         conn.ping()
+
+    # --- what is there under a table's name (targets/ownership.py), where tracks_tables
+    def table_facts(self, table: str):
+        """An ``ownership.TableFacts`` (its columns, whether benchlib's mark is on it) of
+        what the database holds under the name ``table``; None: nothing."""
+        raise NotImplementedError
+
+    def mark_table(self, table: str) -> None:
+        """Benchlib's mark on ``table``, which a load has just made."""
+        raise NotImplementedError
+
+    def inspectable_unstarted(self) -> bool:
+        """Its tables can be read before :meth:`start` (an embedded database whose file
+        is there already): preflight checks them; a server by URL is checked started."""
+        return False
 
     def quote_ident(self, name: str) -> str:
         """``name`` checked to be a plain name and quoted as an identifier of this DBMS

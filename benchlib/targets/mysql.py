@@ -58,6 +58,7 @@ class MysqlTarget(Target):
     dialect = Dialect("mysql", placeholder="%s", ident_quote="`")
     server_names, default_port = ("mariadbd", "mysqld"), 3306
     prometheus_queries = {"db_size_gb": 'sum(mysql_info_schema_table_size{schema="$datname"})'}  # mysqld_exporter
+    tracks_tables = True   # benchlib's mark: the table's COMMENT
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -198,3 +199,31 @@ class MysqlTarget(Target):
         return ("MariaDB's performance_schema is off: the DBMS CPU (dsec) is the whole server's, "
                 "every database's (performance_schema=ON in the server's configuration attributes "
                 "the run's database's threads)")
+
+    def table_facts(self, table: str):
+        from .ownership import MARK, TableFacts
+        self.quote_ident(table)   # a plain name, as the workloads' statements take it
+        conn = self.connect()
+        try:
+            with conn.cursor() as c:
+                c.execute("SELECT table_comment FROM information_schema.tables "
+                          "WHERE table_schema = DATABASE() AND table_name = %s", (table,))
+                row = c.fetchone()
+                if row is None:
+                    return None
+                c.execute("SELECT column_name FROM information_schema.columns WHERE "
+                          "table_schema = DATABASE() AND table_name = %s ORDER BY ordinal_position",
+                          (table,))
+                cols = tuple(r[0] for r in c.fetchall())
+        finally:
+            conn.close()
+        return TableFacts(cols, row[0] == MARK)
+
+    def mark_table(self, table: str) -> None:
+        from .ownership import MARK
+        conn = self.connect()
+        try:
+            with conn.cursor() as c:   # metadata only: the table is not copied
+                c.execute(f"ALTER TABLE {self.quote_ident(table)} COMMENT = '{MARK}'")
+        finally:
+            conn.close()

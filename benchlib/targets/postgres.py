@@ -29,6 +29,7 @@ class PostgresTarget(Target):
     dialect = Dialect("postgres", placeholder="%s", numbered=True)
     server_names, default_port = ("postgres",), 5432
     prometheus_queries = {"db_size_gb": 'sum(pg_database_size_bytes{datname="$datname"})'}  # postgres_exporter
+    tracks_tables = True   # benchlib's mark: the table's comment (COMMENT ON TABLE)
 
     @classmethod
     def connection_lost(cls, exc):
@@ -153,3 +154,26 @@ class PostgresTarget(Target):
             "SELECT datid, xact_commit FROM pg_stat_database "
             "WHERE datname IS DISTINCT FROM current_database()").fetchall()
         return {int(oid): int(n) for oid, n in rows}
+
+    def table_facts(self, table: str):
+        from .ownership import MARK, TableFacts
+        name = self.quote_ident(table)   # as the workloads' statements name it (search_path)
+        conn = self.connect()
+        try:
+            row = conn.execute("SELECT obj_description(c.oid, 'pg_class') FROM pg_class c "
+                               "WHERE c.oid = to_regclass(%s)", (name,)).fetchone()
+            if row is None:
+                return None
+            cols = conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+                                "AND attnum > 0 AND NOT attisdropped ORDER BY attnum", (name,)).fetchall()
+        finally:
+            conn.close()
+        return TableFacts(tuple(c[0] for c in cols), row[0] == MARK)
+
+    def mark_table(self, table: str) -> None:
+        from .ownership import MARK
+        conn = self.connect()
+        try:   # a utility statement binds no parameter: MARK is a literal without quotes
+            conn.execute(f"COMMENT ON TABLE {self.quote_ident(table)} IS '{MARK}'")
+        finally:
+            conn.close()

@@ -26,6 +26,9 @@ class RedisTarget(Target):
     dialect = Dialect("redis", placeholder="", ident_quote="", sql=False)
     server_names, default_port = ("redis-server",), 6379
     prometheus_queries = {"db_size_gb": "sum(redis_memory_used_bytes)"}   # redis_exporter
+    # a "table" is the key prefix ``<table>:``; benchlib's mark: the prefix a field of the
+    # hash ownership.REGISTRY (a key without ':', never under a table's prefix)
+    tracks_tables = True
 
     @classmethod
     def check_url(cls, url: str) -> None:
@@ -102,6 +105,25 @@ class RedisTarget(Target):
         if self._admin is None:
             self._admin = self._connect()
         return self._admin
+
+    def table_facts(self, table: str):
+        from .ownership import REGISTRY, TableFacts
+        conn = self.connect()
+        try:
+            keys = conn.scan_iter(match=f"{table}:*", count=5000)
+            if next(keys, None) is None:
+                return None
+            return TableFacts(None, bool(conn.hexists(REGISTRY, table)), f"keys {table}:*")
+        finally:
+            conn.close()
+
+    def mark_table(self, table: str) -> None:
+        from .ownership import REGISTRY
+        conn = self.connect()
+        try:
+            conn.hset(REGISTRY, table, "1")
+        finally:
+            conn.close()
 
     def dbms_info(self) -> dict:
         info = self.admin().info("server")

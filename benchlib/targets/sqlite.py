@@ -20,6 +20,9 @@ class SqliteTarget(Target):
     kind = "sqlite"
     dialect = Dialect("sqlite", placeholder="?", engine_in_clients=True)
     option_names = ("path", "pragmas", "busy_timeout_ms")
+    # benchlib's mark: a row of its registry table (SQLite has no table comments), with
+    # the table's CREATE statement then: a table made again by someone else is not marked
+    tracks_tables = True
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -59,6 +62,43 @@ class SqliteTarget(Target):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         create_private(self.path)   # 0600 (its -wal, -shm and -journal get its mode)
         _connect(self.endpoint()).close()
+
+    def inspectable_unstarted(self) -> bool:
+        """A file named by the URL or the path option that is there (not the embedded
+        default's, a new file in each run folder)."""
+        named = self.url.startswith("sqlite:///") or "path" in self.options
+        return named and self.path.is_file()
+
+    def table_facts(self, table: str):
+        from .ownership import REGISTRY, TableFacts
+        self.quote_ident(table)
+        conn = _connect(self.endpoint())
+        try:
+            row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND "
+                               "name = ? COLLATE NOCASE", (table,)).fetchone()
+            if row is None:
+                return None
+            cols = tuple(r[0] for r in conn.execute("SELECT name FROM pragma_table_info(?)", (table,)))
+            has_registry = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                        "name = ?", (REGISTRY,)).fetchone()
+            made = has_registry and conn.execute(
+                f"SELECT 1 FROM {REGISTRY} WHERE name = ? COLLATE NOCASE AND ddl = ?",
+                (table, row[0])).fetchone()
+        finally:
+            conn.close()
+        return TableFacts(cols, bool(made))
+
+    def mark_table(self, table: str) -> None:
+        from .ownership import REGISTRY
+        conn = _connect(self.endpoint())
+        try:
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {REGISTRY} (name TEXT PRIMARY KEY "
+                         "COLLATE NOCASE, ddl TEXT NOT NULL)")
+            conn.execute(f"INSERT OR REPLACE INTO {REGISTRY} (name, ddl) SELECT ?, sql FROM "
+                         "sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                         (table, table))
+        finally:
+            conn.close()
 
     def endpoint(self) -> Endpoint:
         return self.make_endpoint({"path": str(self.path), "pragmas": self.pragmas,

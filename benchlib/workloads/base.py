@@ -250,8 +250,14 @@ class Workload:
         raise NotImplementedError
 
     # --- schema and controller-side steps (the controlling process)
+    def load_tables(self) -> list:
+        """The tables its load makes (``targets.ownership.TableShape``: name, columns, the
+        property naming it), known once :meth:`steps` ran: the runner refuses a load into
+        one benchlib did not make, before anything is written, and marks them once made."""
+        return []
+
     def setup(self, target, step: StepSpec) -> None:
-        """Before a load step: create the schema."""
+        """Before a load step: create the schema (the runner has checked it may)."""
 
     def after_step(self, target, step: StepSpec, outcome) -> None:
         """After a step ended ok (e.g. ANALYZE after the load)."""

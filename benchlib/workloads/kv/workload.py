@@ -29,7 +29,8 @@ from .. import keycounter
 from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
 from ..generators import ValuePool
 from ..reconnect import Reconnecting, ReconnectingClient
-from .bindings import BINDINGS, binding, native_missing, open_binding, prepare_args
+from ...targets.ownership import TableShape
+from .bindings import BINDINGS, COLUMNS, binding, native_missing, open_binding, prepare_args
 from .parameters import KvParameters, parse
 from .plan import (
     DELETE,
@@ -87,6 +88,9 @@ class KvWorkload(Workload):
     @classmethod
     def native_missing(cls, dialect: str) -> str | None:
         return native_missing(dialect)
+
+    def load_tables(self) -> list[TableShape]:
+        return [TableShape(self.p.table, COLUMNS, "table")]   # on Redis: its key prefix
 
     def setup(self, target, step) -> None:
         if step.phase == "load":

@@ -16,9 +16,10 @@ import pandas as pd
 
 from ... import schema
 from ..base import LoadedTable, StepSpec, Workload
+from ...targets.ownership import TableShape
 from ..indexes import ensure_index
 from .bindings import BINDINGS, binding
-from .bindings.base import INDEX_COLS
+from .bindings.base import INDEX_COLS, TABLE_COLUMNS
 from .dists import Graph
 from .load import LoadClient
 from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
@@ -109,6 +110,9 @@ class LinkBenchWorkload(Workload):
                 cur.execute(sql)   # autocommit connections: nothing to commit
         finally:
             conn.close()
+
+    def load_tables(self) -> list[TableShape]:
+        return [TableShape(getattr(self.p, key), cols, key) for key, cols in TABLE_COLUMNS.items()]
 
     def setup(self, target, step) -> None:
         if step.phase == "load":

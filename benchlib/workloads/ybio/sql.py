@@ -24,6 +24,9 @@ from ..indexes import index_name
 INDEX_WHAT = "asc_mykey"     # the seed's index name after its table's: <table>_asc_mykey
 
 
+COLUMNS = ("mykey", "scratch", "filler")   # each table's, as ``create`` makes them
+
+
 @dataclass(frozen=True)
 class YbioStatements:
     create: str

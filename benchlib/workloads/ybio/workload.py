@@ -14,13 +14,14 @@ import pandas as pd
 
 from ...targets.base import TargetError
 from ... import schema
-from ..base import LoadedTable, StepSpec, Workload
+from ..base import LoadedTable, StepSpec, Workload, matrix_points
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
 from .bindings import BINDINGS, binding, native_missing
+from ...targets.ownership import TableShape
 from ..indexes import ensure_index, index_name
-from .sql import INDEX_WHAT, table_statements
+from .sql import COLUMNS, INDEX_WHAT, table_statements
 
 BENCHRUNS_COLUMNS = [
     "job_id", "start_time", "end_time", "num_batches", "num_rows", "pct_update", "max_scratch",
@@ -71,7 +72,12 @@ class YbioWorkload(Workload):
     def check_experiment(cls, exp) -> None:
         super().check_experiment(exp)
         BINDINGS.check_targets(exp.targets)
-        prepared = exp.workload_properties().get("prepared", True)
+        props = exp.workload_properties()
+        first = cls({**props, **matrix_points(props, cls.matrix_properties)[0]}).params
+        if exp.load.replace and not first.recreate:
+            raise ValueError("recreate: false keeps the tables there, load.replace: true replaces "
+                             "them; choose one")
+        prepared = props.get("prepared", True)
         if exp.run.driver == "c" and (prepared is False or isinstance(prepared, list) and False in prepared):
             raise ValueError("prepared: false runs in Python; run.driver c sends prepared statements only")
 
@@ -104,6 +110,9 @@ class YbioWorkload(Workload):
 
     def tables(self) -> list[str]:
         return self.params.table_names(self.sessions)
+
+    def load_tables(self) -> list[TableShape]:
+        return [TableShape(t, COLUMNS, "tab_prefix") for t in self.tables()]
 
     # --- the controlling process
     def setup(self, target, step) -> None:

@@ -19,7 +19,8 @@ from ... import schema, seeds
 from .. import keycounter
 from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records
 from ..generators import ValuePool, build_key_names
-from .bindings import BINDINGS, binding_class, native_missing, open_binding
+from ...targets.ownership import TableShape
+from .bindings import BINDINGS, KEY_COLUMN, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
 from .plan import CoreWorkloadPlan, field_length_generator, load_range
 from .properties import (
@@ -128,6 +129,9 @@ class YcsbWorkload(Workload):
     @classmethod
     def native_missing(cls, dialect: str) -> str | None:
         return native_missing(dialect)
+
+    def load_tables(self) -> list[TableShape]:
+        return [TableShape(self.cfg.table, (KEY_COLUMN, *self.cfg.field_names), "table")]
 
     def setup(self, target, step) -> None:
         if step.phase == "load":

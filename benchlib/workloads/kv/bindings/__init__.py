@@ -24,6 +24,8 @@ from __future__ import annotations
 from ....targets.base import TargetError
 from ...bindings import Bindings
 
+COLUMNS = ("k", "v")   # a SQL dialect's table: the key, the value
+
 BINDINGS = Bindings("kv", {
     d: f"{__name__}.{d}:{cls}" for d, cls in (
         ("sqlite", "SqliteKv"), ("postgres", "PostgresKv"), ("mysql", "MysqlKv"),

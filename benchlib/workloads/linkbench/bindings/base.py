@@ -21,6 +21,10 @@ from ...indexes import index_name
 LINK_COLS = "id1, id2, link_type, visibility, data, version, time"   # LinkStoreSql's order
 INDEX_COLS = "id1, link_type, visibility, time, id2, version, data"
 INDEX_WHAT = "id1_type"     # LinkBench's index name, after the table's: <linktable>_id1_type
+# each table's columns as create_tables makes them, by the property that names the table
+TABLE_COLUMNS = {"linktable": tuple(LINK_COLS.split(", ")),
+                 "counttable": ("id", "link_type", "count", "time", "version"),
+                 "nodetable": ("id", "type", "version", "time", "data")}
 
 
 class LinkBenchSql:

@@ -19,6 +19,7 @@ from ....targets.base import TargetError
 from ....schema import ERROR, NOT_FOUND, OK  # noqa: F401 - the bindings' statuses
 from ...bindings import Bindings
 
+KEY_COLUMN = "ycsb_key"   # the primary key, as the JDBC binding names it
 _HERE = __name__
 BINDINGS = Bindings("ycsb", {
     "sqlite": f"{_HERE}.sqlite:SqliteYcsb",

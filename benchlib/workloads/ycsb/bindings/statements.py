@@ -10,7 +10,7 @@ markers are its own (``?``, ``%s``, ``$1``).
 from __future__ import annotations
 
 from ....targets.dialect import Dialect
-from . import YcsbBinding
+from . import KEY_COLUMN, YcsbBinding
 
 
 class YcsbStatements:
@@ -20,7 +20,7 @@ class YcsbStatements:
         q, p = dialect.quote_ident, dialect.marker
         self.table = table = q(table)
         self.fields = [q(f) for f in fields]
-        self.key = key = q("ycsb_key")
+        self.key = key = q(KEY_COLUMN)
         n = len(self.fields)
         cols = ", ".join(self.fields)
         self.read = {-1: f"SELECT {key}, {cols} FROM {table} WHERE {key} = {p(1)}"}
