@@ -130,9 +130,9 @@ def cmd_run(args) -> int:
                 "use -p run.threads=[N] or -p 'targets=[{name: x, url: URL}]'")
         exp = params.load_experiment(src, args.overrides)
     else:
+        from .property_run import experiment_from_property_file
         from .targets.registry import default
-        exp = params.experiment_from_property_file(src, args.target or default(), args.threads,
-                                                   args.overrides)
+        exp = experiment_from_property_file(src, args.target or default(), args.threads, args.overrides)
     keys = list(dict.fromkeys(params.parse_override(i)[0] for i in args.overrides))
     if keys and "description" not in keys and exp.description:
         # written for the file's values: which ones -p changed (names only: a value may hold a password)

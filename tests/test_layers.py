@@ -22,7 +22,7 @@ LAYERS = {
     "benchlib.workloads.registry": 0, "benchlib.targets.registry": 0, "benchlib.run.registry": 0,
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
-    "benchlib.params": 3, "benchlib.overrides": 3, "benchlib.matrix": 3,
+    "benchlib.params": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.matrix": 3,
     "benchlib.store": 4,
     "benchlib.run": 5,
     "benchlib.importers": 6,

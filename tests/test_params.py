@@ -121,7 +121,7 @@ def test_run_needs_a_bound(tmp_path):
 
 
 def test_ycsb_property_file_runs_as_is(tmp_path):
-    from benchlib.params import experiment_from_property_file
+    from benchlib.property_run import experiment_from_property_file
     exp = experiment_from_property_file(ROOT / "parameters" / "workloads" / "workloada", "sqlite", 4)
     assert exp.run.threads == [4] and exp.workload_properties()["requestdistribution"] == "zipfian"
     with pytest.raises(ParameterError):
