@@ -200,7 +200,7 @@ def redis_prefix(redis_url):
     keys = list(r.scan_iter(match=f"{prefix}:*", count=5000))
     if keys:
         r.unlink(*keys)
-    r.hdel(REGISTRY, prefix)
+    r.delete(prefix)   # benchlib's mark
     r.close()
 
 
@@ -214,9 +214,13 @@ def test_kv_on_redis_refuses_keys_it_did_not_write(redis_url, redis_prefix, tmp_
     assert r.get(f"{redis_prefix}:theirs") == b"precious"
     rc, err = cli_run(tmp_path, capsys, kv("kvr", redis_url, redis_prefix, load={"replace": True}))
     assert rc == 0, err
-    assert r.get(f"{redis_prefix}:theirs") is None and r.hexists(REGISTRY, redis_prefix)
+    assert r.get(f"{redis_prefix}:theirs") is None and r.get(redis_prefix) == MARK.encode()
     rc, err = cli_run(tmp_path, capsys, kv("kvr2", redis_url, redis_prefix))   # its own now
     assert rc == 0, err
+    r.set(redis_prefix, b"someone's")   # a key of the prefix's own name is someone's too
+    rc, err = cli_run(tmp_path, capsys, kv("kvr3", redis_url, redis_prefix))
+    assert f"key {redis_prefix}" in refused(rc, err, redis_prefix)
+    assert r.get(redis_prefix) == b"someone's"
     r.close()
 
 

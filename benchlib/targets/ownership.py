@@ -5,8 +5,9 @@ of the name it would create that has no mark.
 How a DBMS keeps the mark is its target's (:meth:`Target.table_facts`,
 :meth:`Target.mark_table`, where ``tracks_tables``): a table comment where the DBMS has
 one (PostgreSQL's ``COMMENT ON TABLE``, MariaDB's table ``COMMENT``), else a registry
-of benchlib's own named :data:`REGISTRY` (SQLite's table, Redis's hash of the key
-prefixes a load made). A workload names the tables its load makes
+of benchlib's own named :data:`REGISTRY` (SQLite's table); on Redis, whose "table" is a
+key prefix ``<table>:``, the key ``<table>`` holding :data:`MARK` (within what an ACL user
+of the prefix may write). A workload names the tables its load makes
 (``Workload.load_tables``: name, columns, the property that names it); the runner
 checks them in preflight and again before the load step's schema work, and marks them
 right after it.

@@ -26,8 +26,9 @@ class RedisTarget(Target):
     dialect = Dialect("redis", placeholder="", ident_quote="", sql=False)
     server_names, default_port = ("redis-server",), 6379
     prometheus_queries = {"db_size_gb": "sum(redis_memory_used_bytes)"}   # redis_exporter
-    # a "table" is the key prefix ``<table>:``; benchlib's mark: the prefix a field of the
-    # hash ownership.REGISTRY (a key without ':', never under a table's prefix)
+    # a "table" is the key prefix ``<table>:``; benchlib's mark: the key ``<table>`` itself
+    # (no ':', so never one of the table's keys) holding ownership.MARK, inside what an ACL
+    # user of the prefix (``~<table>*``) may write
     tracks_tables = True
 
     @classmethod
@@ -107,21 +108,24 @@ class RedisTarget(Target):
         return self._admin
 
     def table_facts(self, table: str):
-        from .ownership import REGISTRY, TableFacts
+        from .ownership import MARK, TableFacts
         conn = self.connect()
         try:
+            mark = conn.get(table)
+            if mark is not None and mark != MARK.encode():   # a key of that name is someone's
+                return TableFacts(None, False, f"key {table}")
             keys = conn.scan_iter(match=f"{table}:*", count=5000)
             if next(keys, None) is None:
                 return None
-            return TableFacts(None, bool(conn.hexists(REGISTRY, table)), f"keys {table}:*")
+            return TableFacts(None, mark is not None, f"keys {table}:*")
         finally:
             conn.close()
 
     def mark_table(self, table: str) -> None:
-        from .ownership import REGISTRY
+        from .ownership import MARK
         conn = self.connect()
         try:
-            conn.hset(REGISTRY, table, "1")
+            conn.set(table, MARK)
         finally:
             conn.close()
 

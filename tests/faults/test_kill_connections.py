@@ -99,7 +99,11 @@ def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
     assert killed   # under load the killer may catch fewer than THREADS before the loop ends
     t = load_results(tmp_path / "d" / name)
     run = t["steps"].set_index("step").loc["r.L1"]
-    assert run.status == "ok" and 1 <= run.errors <= 2 * len(killed)
+    # redis-py's pool replaces a connection the server closed between two commands before
+    # the next is sent (it sees the closed socket): no operation is cut, none counts; a
+    # kill that lands mid-command is an error like any other library's
+    least = 0 if kind == "redis" and workload.endswith("python") else 1
+    assert run.status == "ok" and least <= run.errors <= 2 * len(killed)
     _figures(workload, url, run, killed)
     iv = t["intervals"][t["intervals"].step == "r.L1"]
     assert iv[iv.second == iv.second.max() - 1]["ops"].sum() > 0   # the clients went on
