@@ -38,23 +38,30 @@ quickstart: $(BIN)/.installed mysql-c
 
 # three pytest workers: most tests wait on a server or a subprocess, and the suite was
 # twice as long on one (15.5 against 8.8 min on a 2-core machine); every test works in
-# a database, table or folder of its own, so they run side by side
+# a database, table or folder of its own, so they run side by side; a module's tests go to
+# one worker (--dist loadscope), so a module-scoped fixture (test_points' 24 ybio runs) runs
+# once, not once per worker (xdist's loadgroup groups nothing under pytest 9)
 test: $(BIN)/.installed mysql-c
-	$(BIN)/python -m pytest -q -n 3 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 3 --dist loadscope
 
 # the suite on a newcomer's machine (the README's first paragraph: a C compiler, but no
 # client library's headers, so no C loops and no mysqlclient): the tracked files copied to $(NEWCOMER), installed there with
 # BENCHLIB_C_LOOPS=0 and without the mysql-c step, so that no loop built in this tree is seen;
 # every test of an absent part skips, saying why (.ci/run runs it before make test)
 NEWCOMER ?= /tmp/benchlib-newcomer
-NEWCOMER_TESTS ?= -m "not slow or requires"
+# the tests of the optional parts' files (the fast ones, and every one that names an
+# optional part, which skips); NEWCOMER_TESTS= runs the whole suite so
+NEWCOMER_TESTS ?= -m "not slow or requires" tests/test_mysql_drivers.py tests/test_mysql_native.py \
+  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_importers_linescan.py \
+  tests/test_targets.py tests/test_packaging.py tests/test_reconnect.py tests/faults/test_kill_connections.py \
+  tests/faults/test_failed_ops.py tests/faults/test_run_faults.py
 test-newcomer:
 	rm -rf $(NEWCOMER) && mkdir -p $(NEWCOMER)
 	git ls-files -z | xargs -0 cp --parents -t $(NEWCOMER)
 	cd $(NEWCOMER) && $(PYTHON) -m venv .venv && .venv/bin/python -m pip install --quiet --upgrade pip \
 	  && BENCHLIB_C_LOOPS=0 .venv/bin/python -m pip install --quiet -e '.[all]' \
 	  && .venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	cd $(NEWCOMER) && .venv/bin/python -m pytest -q -n 3 --dist loadgroup $(NEWCOMER_TESTS)
+	cd $(NEWCOMER) && .venv/bin/python -m pytest -q -n 3 --dist loadscope $(NEWCOMER_TESTS)
 
 clean-data:
 	rm -rf data/quickstart data/smoke data/catalog.sqlite

@@ -91,20 +91,6 @@ def pytest_runtest_setup(item):
                 pytest.skip(f"{part}: {why}")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests that share a module-scoped fixture (a load, a run) go to one xdist worker
-    (``--dist loadgroup``), so the fixture runs once, not once per worker."""
-    for item in items:
-        defs = getattr(item, "_fixtureinfo", None)
-        if defs is None:
-            continue
-        for name in item.fixturenames:
-            fdefs = defs.name2fixturedefs.get(name) or ()
-            if any(f.scope == "module" for f in fdefs):
-                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-                break
-
-
 def _port_open(port: int, host: str = "127.0.0.1") -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):

@@ -10,6 +10,9 @@ way into the loop on a busy machine), lets them work ``settle_s``, then kills th
 every connection of the database that still matches; it keeps killing the ones that come back
 for ``keep_killing_s`` (a client that reconnects is killed again: the run then is mostly
 errors whatever the library does). It returns the ids it killed.
+``ready``: a function that says the run's loop is at work (its intervals on disk): only
+then are connections counted, so that the controller's, preflight's and the sampler's
+connections before the loop cannot make up the count.
 ``kill_clients_later(db, …)`` does the same in a thread: (the thread, the ids killed).
 """
 from __future__ import annotations
@@ -24,14 +27,17 @@ RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) F
 
 
 def kill_mysql(db: str, *, pattern: str | None = None, want: int = 2, wait_s: float = 60,
-               poll_s: float = 0.2, settle_s: float = 0.3, keep_killing_s: float = 0.0) -> list[int]:
+               poll_s: float = 0.2, settle_s: float = 0.3, keep_killing_s: float = 0.0,
+               ready=None) -> list[int]:
     import pymysql
     killed: list[int] = []
+    end = time.monotonic() + wait_s
+    while ready is not None and not ready() and time.monotonic() < end:
+        time.sleep(poll_s)   # the run says its loop is at work (its own folder, not a count)
     c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
     try:
         with c.cursor() as cur:
             seen: set[int] = set()
-            end = time.monotonic() + wait_s
             while len(seen) < want and time.monotonic() < end:
                 time.sleep(poll_s)
                 now = set(_ids(cur, db, pattern))

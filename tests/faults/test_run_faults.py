@@ -351,10 +351,12 @@ def test_mariadb_clients_reconnect_when_their_connections_are_killed(mysql_own_d
         "recordcount": 2000, "operationcount": 10**9, "readproportion": 0.8,
         "updateproportion": 0.2}, run={"threads": [4], "processes": 1, "loop_secs": 4,
                                        "driver": loop, "multiplex": multiplex}), "t")
-    # the 4 clients, seen reading in the run loop (the controller's, preflight's and the
-    # sampler's connections count for nothing: a count of connections fired too early)
-    killer, killed = kill_clients_later(db, pattern="SELECT %FROM `usertable` WHERE", min_conns=4,
-                                        settle_s=0.5, wait_s=60)
+    # the 4 clients and the controller's connections, once the run loop is at work (its
+    # seconds in the run's own folder): before it, preflight's, the load's and the sampler's
+    # connections made up a count of 5 and the killer fired in the load
+    def in_loop() -> bool:
+        return any('"r.L1"' in p.read_text() for p in (tmp_path / "d").glob("kill/*/intervals.jsonl"))
+    killer, killed = kill_clients_later(db, min_conns=4, settle_s=0.5, wait_s=120, ready=in_loop)
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join()
     assert res.ok, res.runs
