@@ -107,7 +107,8 @@ class ProcAccount:
             elif prev is not None and p.create_time() >= prev - 0.02:
                 cpu += total          # born within this interval: all its CPU is in it
             seen[pid] = (p, total, ppid)
-            rss, vsz, n = rss + m.rss, vsz + m.vms, n + 1
+            if m.rss:   # an exiting process (a zombie) holds no memory: not a size of 0
+                rss, vsz, n = rss + m.rss, vsz + m.vms, n + 1
         if self._own is None and self._me not in seen and any(v[2] == self._me for v in seen.values()):
             self._own = own_children_cpu()
         if self._own is not None:

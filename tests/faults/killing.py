@@ -1,7 +1,7 @@
 """A real fault for the trials and tests: the server ends a run's client connections
 mid-run (MariaDB's KILL CONNECTION, PostgreSQL's pg_terminate_backend, Redis's CLIENT
 KILL). The one set of killers of tests/faults (the kill tests, the run-fault tests,
-trials.py); ``KILLERS[kind](url, pattern, want, wait_s)`` for each kind of server.
+trials.py); ``KILLERS[kind](url, pattern, want, wait_s, ready=…)`` for each kind of server.
 
 ``kill_mysql(db)`` waits until ``want`` connections to database ``db`` are in the
 processlist at once, or, given a ``pattern``, until ``want`` connections have been seen
@@ -32,8 +32,7 @@ def kill_mysql(db: str, *, pattern: str | None = None, want: int = 2, wait_s: fl
     import pymysql
     killed: list[int] = []
     end = time.monotonic() + wait_s
-    while ready is not None and not ready() and time.monotonic() < end:
-        time.sleep(poll_s)   # the run says its loop is at work (its own folder, not a count)
+    end = _wait_ready(ready, end)   # the run says its loop is at work (its own folder, not a count)
     c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
     try:
         with c.cursor() as cur:
@@ -69,21 +68,41 @@ def kill_clients_later(db: str, *, min_conns: int = 2, settle_s: float = 0.8,
     return t, killed
 
 
-def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
+def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120, *,
+                   ready=None) -> list:
     """:func:`kill_mysql` of the URL's database, as the PostgreSQL and Redis killers are
     called; an empty ``pattern``: any ``want`` connections of the database at once."""
     return kill_mysql(url.rsplit("/", 1)[1].split("?")[0], pattern=pattern or None, want=want,
-                      wait_s=wait_s, poll_s=0.02)
+                      wait_s=wait_s, poll_s=0.02, ready=ready)
 
 
-def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
+GATHER_S = 1.0   # once the loop is at work: how long the killer gathers its connections
+
+
+def _wait_ready(ready, end: float) -> float:
+    """Until ``ready()`` says the run's loop is at work (or the wait is over): before it,
+    the controller's, preflight's, the load's and the sampler's connections are not the
+    loop's, and a killer that counted them fired before the loop began. The end of the
+    gathering that follows: ``GATHER_S`` after the loop is seen at work (the killer then
+    kills what it saw, while the loop still runs, rather than wait for a count a loaded
+    machine may not show before the loop ends), else ``end``."""
+    if ready is None:
+        return end
+    while not ready() and time.monotonic() < end:
+        time.sleep(0.05)
+    return min(end, time.monotonic() + GATHER_S)
+
+
+def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready=None) -> list:
     """pg_terminate_backend of ``want`` client backends of the URL's database seen running a
     statement that starts with ``pattern``; the pids it ended."""
     import psycopg
     mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
             "AND backend_type = 'client backend'")
+    end = time.monotonic() + wait_s
+    end = _wait_ready(ready, end)
     with psycopg.connect(url, autocommit=True) as c:
-        seen, end = set(), time.monotonic() + wait_s
+        seen = set()
         while len(seen) < want and time.monotonic() < end:
             seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
             time.sleep(0.05)
@@ -91,14 +110,17 @@ def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120) -> list:
         return [pid for pid in seen if c.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
 
 
-def kill_redis(url: str, pattern: str = "", want: int = 4, wait_s: float = 120) -> list:
+def kill_redis(url: str, pattern: str = "", want: int = 4, wait_s: float = 120, *,
+               ready=None) -> list:
     """CLIENT KILL of ``want`` clients of the URL's database number (no one else's: the
     server is shared) seen running a workload's command (``pattern`` unused: Redis shows
     commands, not statements); the ids it killed."""
     import redis
+    end = time.monotonic() + wait_s
+    end = _wait_ready(ready, end)
     r = redis.Redis.from_url(url)
     try:
-        seen, end = set(), time.monotonic() + wait_s
+        seen = set()
         me, db = r.client_id(), r.connection_pool.connection_kwargs.get("db", 0)
         while len(seen) < want and time.monotonic() < end:
             seen |= {c["id"] for c in r.client_list(_type="normal")

@@ -86,12 +86,20 @@ def _figures(workload: str, url: str, step, killed: list) -> None:
           f"{step.ops_per_s:,.0f} ops/s")
 
 
+def _in_step(folder: Path, step: str):
+    """A function that says the run's ``step`` is at work: its seconds are in the run's own
+    folder (the killers wait on it, not on a count of connections that preflight, the
+    load, the controller and the sampler may make up before the loop)."""
+    return lambda: any(f'"{step}"' in p.read_text() for p in folder.glob("*/intervals.jsonl"))
+
+
 def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
     name = f"rc_{workload.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
     exp = _experiment(workload, url, name)
     pattern = RUN_STATEMENT[workload.split("-")[0]].format(name=name)
     killed: list = []
-    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, pattern)))
+    ready = _in_step(tmp_path / "d" / name, "r.L1")
+    killer = threading.Thread(target=lambda: killed.extend(KILLERS[kind](url, pattern, ready=ready)))
     killer.start()
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join()
@@ -164,8 +172,11 @@ def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
     # a load's loaders by their own statements: the controller's schema work and its checks
     # of the tables (issue 41) name the tables too, and are over before the load
     pattern = (LOAD_STATEMENT[kind] if phase == "load" else "%") + name
+    # the run's clients once its loop is at work (the load's loaders, by their statements,
+    # are theirs alone: a load of a few seconds is not waited for)
+    ready = None if phase == "load" else _in_step(tmp_path / "d" / name, "r.L1")
     killer = threading.Thread(target=lambda: killed.extend(
-        KILLERS[kind](url, pattern, want, 30)))
+        KILLERS[kind](url, pattern, want, 120, ready=ready)))
     killer.start()
     res = run_experiment(exp, tmp_path / "d", progress=False)
     killer.join()
