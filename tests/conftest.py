@@ -75,6 +75,21 @@ def _own_basetemp(config) -> None:
     config._benchlib_basetemp = base
 
 
+def pytest_collection_modifyitems(config, items):
+    """Longest units of work first, the same order on every worker (tests/scheduling.py)."""
+    from scheduling import order
+    order(items)
+
+
+@pytest.hookimpl(optionalhook=True)   # xdist's hook; a run without xdist has none
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope``: xdist's, over the suite's own units (tests/scheduling.py)."""
+    if config.getvalue("dist") == "loadscope":
+        from scheduling import make_scheduler
+        return make_scheduler(config, log)
+    return None
+
+
 def pytest_sessionfinish(session, exitstatus):
     """The session's base folder goes when every test passed (a failure's files stay)."""
     import shutil

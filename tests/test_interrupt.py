@@ -43,7 +43,10 @@ def wait_for_seconds(tmp_path, name, n=3, timeout=180, proc=None):
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
 def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
+    # operationcount 0: the loop runs its 30 s (3,000 operations ended it within the 3 s
+    # waited for on an idle machine, and the Ctrl-C then met a run that had finished)
     exp = small_experiment("kill", "sqlite", run={"loop_secs": 30})
+    exp["properties"]["operationcount"] = 0
     proc, path = start_run(tmp_path, exp)
     run_dir = wait_for_seconds(tmp_path, "kill", proc=proc)
     if sig == signal.SIGINT:
@@ -73,6 +76,7 @@ def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
 @pytest.mark.embedded
 def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
     exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40})
+    exp["properties"]["operationcount"] = 0   # the loop runs its 40 s, whatever the speed
     proc, _ = start_run(tmp_path, exp)
     run_dir = wait_for_seconds(tmp_path, "dbkill", proc=proc)
     pidfile = tmp_path / "data" / ".embedded-postgres" / "dbkill" / "postmaster.pid"
