@@ -151,7 +151,7 @@ def test_every_benchlib_command_shown_parses(tmp_path, monkeypatch):
         except SystemExit:
             failed.append(f"{where}: does not parse")
             continue
-        rc = out = 0
+        rc, out = 0, ""
         if ns.command == "run":   # validated as `--dry-run` does: every key, the plan
             rc, out = _main([*args, "--dry-run"])
         elif ns.command == "import" and ns.kind != "prometheus":
