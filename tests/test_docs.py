@@ -2,7 +2,8 @@
 200 lines, its set-up promise the Makefile's two recipes), every relative link resolving,
 the site building with ``mkdocs build --strict``, and every ``benchlib …`` command shown
 in a shell block parsing — a ``run`` validated as ``--dry-run`` does (every key, the
-plan), an ``import`` of the repository's own sample files run for real into a tmp folder.
+plan), an ``import`` of the repository's own sample files run for real into a tmp folder —
+and every YAML shown validating as an experiment.
 """
 from __future__ import annotations
 
@@ -173,3 +174,21 @@ def test_every_parameters_file_named_exists_and_validates():
     assert not missing, f"parameters files named but absent: {missing}"
     for name in sorted(n for n in named if n.endswith(".yaml")):
         load_experiment(ROOT / name)   # ParameterError names the key
+
+
+def test_every_yaml_shown_validates():
+    """A whole experiment shown validates as it is (the quickstart's copy is the file's);
+    a fragment (`hw:`, `dask:`, `targets:`) validates over parameters/quickstart.yaml."""
+    import yaml
+
+    from benchlib.params import validate
+    base = yaml.safe_load((ROOT / "parameters" / "quickstart.yaml").read_text())
+    shown = [(p, yaml.safe_load(body)) for p in _own_pages()
+             for lang, body in _blocks(p.read_text()) if lang == "yaml"]
+    assert len(shown) >= 4
+    for page, data in shown:
+        if "experiment" in data:
+            named = ROOT / "parameters" / f"{data['experiment']}.yaml"
+            assert not named.exists() or yaml.safe_load(named.read_text()) == data, \
+                f"{page.relative_to(ROOT)} shows {named.name} otherwise than it is"
+        validate(data if "experiment" in data else {**base, **data}, str(page.relative_to(ROOT)))
