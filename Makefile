@@ -1,12 +1,13 @@
 # The two commands of a fresh machine (see README.md):
 #   make quickstart   creates .venv, installs benchlib, runs the quickstart experiment + report
 #   make test         creates .venv, installs benchlib, runs the whole test suite
+# and `make docs` builds the documentation site (docs/, mkdocs.yml) into site/
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 YCSB_C := benchlib/workloads/ycsb/bindings
 
-.PHONY: quickstart test test-newcomer install mysql-c clean-data
+.PHONY: quickstart test test-newcomer install mysql-c docs clean-data
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h \
@@ -62,6 +63,11 @@ test-newcomer:
 	  && BENCHLIB_C_LOOPS=0 .venv/bin/python -m pip install --quiet -e '.[all]' \
 	  && .venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	cd $(NEWCOMER) && .venv/bin/python -m pytest -q -n 3 --dist loadscope $(NEWCOMER_TESTS)
+
+# the documentation site, as CI checks it (tests/test_docs.py): a broken link or a page
+# outside the nav fails the build
+docs: $(BIN)/.installed
+	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean-data:
 	rm -rf data/quickstart data/smoke data/catalog.sqlite

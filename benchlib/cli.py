@@ -143,7 +143,7 @@ def cmd_run(args) -> int:
     from . import run_experiment
     res = run_experiment(exp, args.data_dir, force=args.force,
                          progress=False if args.no_progress else None)
-    degraded = sum(s == "degraded" for s in res.runs.values())   # an outage: README "Run status"
+    degraded = sum(s == "degraded" for s in res.runs.values())   # an outage: docs/reliability.md "Run status"
     print(f"experiment {exp.experiment}: {sum(s in ('ok', 'skipped') for s in res.runs.values())}"
           f"/{len(res.runs)} runs ok{f', {degraded} degraded' if degraded else ''}; "
           f"run folders in {res.path}")

@@ -234,7 +234,7 @@ STEPS = {
     "ops_per_s": "float64",
     "threads": "Int64", "processes": "Int64",   # client threads in all processes; processes
     "target_ops_per_s": "float64",  # NA when unthrottled
-    "status": "string",        # ok | degraded | failed | interrupted (README "Run status")
+    "status": "string",        # ok | degraded | failed | interrupted (docs/reliability.md "Run status")
     "reconnects": "Int64",     # connections the clients lost and reopened (an outage)
     "outage_s": "float64",     # how long the step was out for them (run/outage.py); 0 without
     "pid": "Int64",            # the benchlib process that ran it (a resumed run: several)

@@ -219,7 +219,7 @@ def _finish(run: RunRows, workload, data_dir: Path, status: str, error: str | No
     if status == "ok":
         resume.drop_parts(run_dir)   # in its tables now; a run that did not end ok keeps them
     if status == "failed" and not (run_dir / folders.ERROR_LOG).exists():
-        folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as README says
+        folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as docs/reliability.md says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
     catalog.record(data_dir, run_dir, meta, throughput(sum(r["ops"] for r in run_rows), secs) if secs else None)

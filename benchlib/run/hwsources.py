@@ -145,7 +145,7 @@ class StepSampling:
             return []
         if missing:
             self._warn(f"Prometheus has no series for {', '.join(missing)}: blank "
-                       "(hw.prometheus.queries sets each; README: The database on another host)")
+                       "(hw.prometheus.queries sets each; docs/hardware.md: The database on another host)")
         df.insert(0, "run_id", self.run_id)
         df.insert(1, "step", self.step)
         df.insert(2, "host", prometheus.host_of(spec))

@@ -1,5 +1,5 @@
 """An outage is not ``ok``: the rule that marks a step whose server was gone for part of
-it ``degraded``, and a run loop in which no operation completed ``failed`` (README,
+it ``degraded``, and a run loop in which no operation completed ``failed`` (docs/reliability.md,
 "Run status").
 
 While the server is gone its clients' operations fail at once and their driver threads
