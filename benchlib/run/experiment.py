@@ -169,6 +169,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
                              executor=executor, key_counter=counter, on_window=sampler.window)
             o.dbms_window = sampler.window_figures
+            o.dbms_figures = target.step_figures(o.started)
             if o.status in ("ok", "degraded"):   # it did its work (a degraded load loaded)
                 workload.after_step(target, step, o)
         finally:
