@@ -251,7 +251,7 @@ def _check_processes(t: TargetSpec, run_processes, load_processes: list[int]) ->
                    ("load.processes", max(load_processes))):
         if n > cap:
             raise ValueError(f"{key}: {n}: target {t.name} ({t.kind}) is opened by at most {cap} "
-                             "client process (its threads share it); give run.threads alone")
+                             "client process (its threads share it): give the threads alone")
 
 
 def _point_suffix(point: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 ``url: rocksdb`` keeps the database in the run folder (``<run>/rocksdb``);
 ``rocksdb:///relative/dir`` and ``rocksdb:////absolute/dir`` name a directory (as
 ``sqlite:///`` names a file), or the ``path`` option does. A table is a column family
-of its name, as YCSB's own ``rocksdb`` binding keeps it; the settings
+of its name (RocksDB's own kind of table, each with its options); the settings
 (:mod:`.rocksdb_settings`) are given as options or in the URL's query.
 
 RocksDB lets one process open the directory at a time: a step's clients are one process
@@ -58,9 +58,9 @@ class RocksdbTarget(Target):
             raise ValueError(f"{url!r}: rocksdb, rocksdb:///relative/dir or rocksdb:////absolute/dir")
         if url.startswith(SCHEME) and not _url_path(url):
             raise ValueError(f"{url!r}: no directory (rocksdb:///relative/dir, rocksdb:////absolute/dir)")
-        query = url_query_check(url, tuple(SETTINGS))
-        for name, value in query.items():
-            check_value(name, value)
+        for name, value in _url_query(url).items():
+            check_value(name, value)   # a misspelled one: the setting meant
+        url_query_check(url, tuple(SETTINGS))
         if missing := _driver_missing():
             raise ValueError(missing)
 
@@ -96,18 +96,25 @@ class RocksdbTarget(Target):
         return [p for p in self.path.iterdir() if p.is_file()]
 
     def inspectable_unstarted(self) -> bool:
-        return self._named() and (self.path / "CURRENT").is_file()
+        """A directory named by the URL or the path option that is there: preflight
+        reads it (a file, a directory of other files and a RocksDB benchlib did not
+        make are refused before anything runs)."""
+        return self._named() and self.path.exists()
 
-    # --- lifecycle
-    def start(self) -> None:
-        """The directory made (0700) or checked: a RocksDB there, or nothing; a new
-        database gets benchlib's mark."""
+    def _check_place(self) -> None:
         p = self.path
         if p.exists() and not p.is_dir():
             raise TargetError(f"target {self.name}: {p} is a file, not a RocksDB directory")
         if p.is_dir() and not (p / "CURRENT").exists() and any(p.iterdir()):
             raise TargetError(f"target {self.name}: {p} holds files and no RocksDB: name an empty "
                               "or new directory")
+
+    # --- lifecycle
+    def start(self) -> None:
+        """The directory made (0700) or checked: a RocksDB there, or nothing; a new
+        database gets benchlib's mark."""
+        p = self.path
+        self._check_place()
         new = not (p / "CURRENT").exists()
         try:
             p.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
@@ -182,6 +189,7 @@ class RocksdbTarget(Target):
     # --- benchlib's mark (targets/ownership.py)
     def table_facts(self, table: str):
         from .ownership import TableFacts
+        self._check_place()
         if not (self.path / "CURRENT").exists():
             return None
         h = self.connect()
