@@ -117,6 +117,31 @@ class RocksHandle:
         with _GUARD:
             self.shared.cfs[name] = cf
 
+    def recreate_family(self, name: str) -> None:
+        """The column family ``name`` made anew, empty (a table dropped and created)."""
+        self.drop_family(name)
+        self.create_family(name)
+
+    def count(self, name: str) -> int:
+        """The keys of the column family ``name``, counted by iterating it."""
+        it = self.family(name).iter()
+        it.seek_to_first()
+        n = 0
+        while it.valid():
+            n += 1
+            it.next()
+        return n
+
+    def batch(self, name: str):
+        """A ``WriteBatch`` into the column family ``name``; ``write(batch)`` writes it."""
+        import rocksdict
+        wb = rocksdict.WriteBatch(raw_mode=True)
+        wb.set_default_column_family(self.db.get_column_family_handle(name))
+        return wb
+
+    def write(self, batch) -> None:
+        self.db.write(batch)
+
     def close(self) -> None:
         if self.closed:
             return

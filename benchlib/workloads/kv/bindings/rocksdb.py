@@ -14,13 +14,6 @@ from ....schema import EMPTY as MISS  # a key a remove took away: an outcome, no
 from ....schema import OK
 
 
-def _batch(handle, table: str):
-    import rocksdict
-    wb = rocksdict.WriteBatch(raw_mode=True)
-    wb.set_default_column_family(handle.db.get_column_family_handle(table))
-    return wb
-
-
 class RocksdbKv:
     @classmethod
     def open(cls, endpoint, table: str):
@@ -35,8 +28,7 @@ class RocksdbKv:
         """The column family made anew (a table dropped and created)."""
         h = target.connect()
         try:
-            h.drop_family(table)
-            h.create_family(table)
+            h.recreate_family(table)
         finally:
             h.close()
 
@@ -49,7 +41,7 @@ class RocksdbKv:
         """The column family's keys, counted by iterating it (a rerun's check of its load)."""
         h = target.connect()
         try:
-            return _count(h.family(table))
+            return h.count(table)
         finally:
             h.close()
 
@@ -100,32 +92,23 @@ class RocksdbKv:
         return out
 
     def load(self, pairs):
-        wb = _batch(self.conn, self.table)
+        wb = self.conn.batch(self.table)
         for k, v in pairs:
             wb.put(k.encode(), v.encode())
-        self.conn.db.write(wb)
+        self.conn.write(wb)
         return OK
 
     def remove(self, keys):
-        wb = _batch(self.conn, self.table)
+        wb = self.conn.batch(self.table)
         for k in keys:
             wb.delete(k.encode())
-        self.conn.db.write(wb)
+        self.conn.write(wb)
         return OK
 
     def count(self) -> int:
-        return _count(self.cf)
+        return self.conn.count(self.table)
 
     def close(self):
         self.cf = self._get = self._put = self._del = None   # a family's object holds the database
         self.conn.close()
 
-
-def _count(cf) -> int:
-    it = cf.iter()
-    it.seek_to_first()
-    n = 0
-    while it.valid():
-        n += 1
-        it.next()
-    return n

@@ -56,8 +56,7 @@ class RocksdbYcsb(YcsbBinding):
     def create_table(cls, target, cfg) -> None:
         h = target.connect()
         try:
-            h.drop_family(cfg.table)
-            h.create_family(cfg.table)
+            h.recreate_family(cfg.table)
         finally:
             h.close()
 
@@ -70,13 +69,7 @@ class RocksdbYcsb(YcsbBinding):
     def count_rows(cls, target, table: str) -> int | None:
         h = target.connect()
         try:
-            it = h.family(table).iter()
-            it.seek_to_first()
-            n = 0
-            while it.valid():
-                n += 1
-                it.next()
-            return n
+            return h.count(table)
         finally:
             h.close()
 
@@ -119,13 +112,11 @@ class RocksdbYcsb(YcsbBinding):
         return OK
 
     def insert_batch(self, rows):
-        import rocksdict
-        wb = rocksdict.WriteBatch(raw_mode=True)
-        wb.set_default_column_family(self.conn.db.get_column_family_handle(self.table))
+        wb = self.conn.batch(self.table)
         headers = self.headers
         for r in rows:
             wb.put(r[0], encode_record(headers, r[1:]))
-        self.conn.db.write(wb)
+        self.conn.write(wb)
         return OK  # the records are counted from the chunk's units
 
     def close(self):
