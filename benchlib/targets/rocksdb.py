@@ -173,12 +173,15 @@ class RocksdbTarget(Target):
         logs aside: what the data takes on disk."""
         total = 0
         try:
-            with os.scandir(self.path) as it:
-                for e in it:
-                    if e.is_file(follow_symlinks=False) and not INFO_LOG.match(e.name):
-                        total += e.stat(follow_symlinks=False).st_size
+            entries = list(os.scandir(self.path))
         except OSError:
             return None
+        for e in entries:
+            try:   # a compaction may delete a file between the listing and its size
+                if e.is_file(follow_symlinks=False) and not INFO_LOG.match(e.name):
+                    total += e.stat(follow_symlinks=False).st_size
+            except FileNotFoundError:
+                pass
         return total
 
     def step_figures(self, started: datetime) -> dict:
