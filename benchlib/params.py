@@ -195,6 +195,8 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
+        for t in self.targets:
+            _check_processes(t, self.run.processes, self.load.processes)
         for t in self.targets if self.run.driver == "c" else ():
             if m := self.workload_class().native_missing(target_class(t.kind).dialect.name):
                 raise ValueError(f"run.driver: c: target {t.name}: {m}")
@@ -232,6 +234,26 @@ class RunSpec(BaseModel):
     workload_point: dict[str, Any] = Field(default_factory=dict)
 
 
+def _process_cap(t: TargetSpec) -> int | None:
+    """The most client processes a step on ``t`` may have (None: any; a target whose
+    driver is missing is told where it is made)."""
+    try:
+        return target_class(t.kind).client_processes
+    except ImportError:
+        return None
+
+
+def _check_processes(t: TargetSpec, run_processes, load_processes: list[int]) -> None:
+    cap = _process_cap(t)
+    if cap is None:
+        return
+    for key, n in (("run.processes", run_processes if run_processes != "auto" else 1),
+                   ("load.processes", max(load_processes))):
+        if n > cap:
+            raise ValueError(f"{key}: {n}: target {t.name} ({t.kind}) is opened by at most {cap} "
+                             "client process (its threads share it): give the threads alone")
+
+
 def _point_suffix(point: dict[str, Any]) -> str:
     """``-batch_size100-pct_update10``: a run's workload point in its run_id."""
     return "".join(f"-{k}{re.sub(r'[^A-Za-z0-9_.]', '_', str(v))}" for k, v in point.items())
@@ -255,6 +277,7 @@ def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
             exp.targets, exp.load.processes, exp.load.target_factors, exp.run.threads,
             exp.run.target_factors, range(1, exp.repetitions + 1)):
         procs = min(threads, cpus) if exp.run.processes == "auto" else min(int(exp.run.processes), threads)
+        procs = min(procs, _process_cap(target) or procs)
         tgt, ltgt = (rf * base if rf > 0 else None), (lf * base if lf > 0 else None)
         rid = f"{target.name}-t{threads}-p{procs}-l{lp}-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}"
         runs.append(RunSpec(run_id=rid, target=target, load_processes=lp, load_target_ops_per_s=ltgt,

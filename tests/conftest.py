@@ -29,6 +29,11 @@ def _mysqlclient() -> str | None:
     return c_client_error()
 
 
+def _rocksdict() -> str | None:
+    import importlib.util
+    return None if importlib.util.find_spec("rocksdict") else "rocksdict is not installed (pip install 'benchlib[rocksdb]')"
+
+
 def _chromium() -> str | None:
     from browser import chromium
     return None if chromium() else "Chromium is not installed (apt-get install chromium)"
@@ -50,6 +55,7 @@ OPTIONAL_PARTS = {
     "c-libmariadb": _c_loop("benchlib.workloads.ycsb.bindings.mysql_native"),
     "c-hiredis": _c_loop("benchlib.workloads.kv.bindings.redis_native"),
     "chromium": _chromium,
+    "rocksdict": _rocksdict,   # RocksDB, embedded (tests/test_rocksdb.py)
     "prometheus": _prometheus,
 }
 

@@ -33,7 +33,7 @@ PKG = ROOT / "benchlib"
 
 REGISTRIES = {"benchlib/workloads/registry.py", "benchlib/targets/registry.py",
               "benchlib/importers/registry.py", "benchlib/run/registry.py"}
-DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic")
+DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic", "rocksdb")
 
 # places where the word means something else than the registered thing: kept for good
 OTHER_MEANING: dict[str, str] = {

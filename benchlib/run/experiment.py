@@ -169,6 +169,7 @@ def _each_step(exp, run, workload, target, steps, seed, out, progress, step_line
                              on_intervals=run.log, progress=progress, on_clients=set_client_pids,
                              executor=executor, key_counter=counter, on_window=sampler.window)
             o.dbms_window = sampler.window_figures
+            o.dbms_figures = target.step_figures(o.started)
             if o.status in ("ok", "degraded"):   # it did its work (a degraded load loaded)
                 workload.after_step(target, step, o)
         finally:
@@ -258,8 +259,9 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             folders.write_json(run_dir / folders.META, meta)
             status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
                                        step_lines, executor)
-    except TargetError as e:
+    except TargetError as e:   # one line, no traceback: an embedded target that could not start
         status, error = "failed", mask_text(str(e))
+        print(f"error  {spec.run_id}: {error}", file=out, flush=True)
     except OSError as e:
         if not space.is_no_space(e):   # a lost connection of a library's own (Dask's comm)
             status, error = "failed", _error_line(run_dir, spec.run_id, e, out)

@@ -55,6 +55,7 @@ def steps_row(run_id: str, o: StepOutcome, engine_in_clients: bool = False) -> d
            "client_cpu_s": o.clients_sum("cpu_s")}
     if not engine_in_clients:   # the server's work over the step's window (hw/sampler.py)
         row.update(o.dbms_window)
+    row.update(o.dbms_figures)   # the DBMS's own (RocksDB's compaction bytes …)
     if o.controller_cpu_s is not None:      # a step the controller ran itself
         row["client_cpu_s"] = 0.0
         if engine_in_clients:

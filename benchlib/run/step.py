@@ -63,6 +63,7 @@ class StepOutcome:
     hw_frames: list = field(default_factory=list)    # other hosts' hw rows (Dask workers)
     driver_rows: list[dict] = field(default_factory=list)  # the drivers table's, one per client
     dbms_window: dict = field(default_factory=dict)  # the server's work over the step (steps' dbms_*)
+    dbms_figures: dict = field(default_factory=dict)  # the DBMS's own over it (Target.step_figures)
     reconnects: int = 0              # connections lost and reopened (run/outage.py)
     outage_s: float = 0.0            # how long the step was out for them
 

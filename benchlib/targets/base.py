@@ -11,7 +11,7 @@ the DB driver's own connection (psycopg, sqlite3, mysqlclient or PyMySQL, redis-
 never SQLAlchemy.
 
 Targets are found by kind in :mod:`benchlib.targets.registry` (``sqlite``,
-``postgres``, ``embedded-postgres``, ``mysql``, ``redis``, ``basic``), imported lazily so that a
+``postgres``, ``embedded-postgres``, ``mysql``, ``redis``, ``basic``, ``rocksdb``), imported lazily so that a
 missing optional driver only matters to whoever uses that target.
 """
 from __future__ import annotations
@@ -76,6 +76,9 @@ class Target:
     # load made (table_facts, mark_table): a load never drops one it did not make
     # (targets/ownership.py); False: nothing to check (no tables, or a plugin's target)
     tracks_tables: bool = False
+    # the most client processes a step may have: 1 where one process alone may open the
+    # database (RocksDB's directory lock; its threads share it); None: any number
+    client_processes: int | None = None
 
     def server_port(self) -> int | None:
         """The TCP port of the URL, else the family's default."""
@@ -163,6 +166,12 @@ class Target:
         """One line on why the run's own sessions cannot be told apart, where they cannot
         on a server this host sees (MariaDB without performance_schema); else None."""
         return None
+
+    def step_figures(self, started) -> dict:
+        """The DBMS's own figures over the step that started at ``started`` (a datetime),
+        asked after it ended: ``dbms_*`` columns of its steps row (RocksDB's compaction
+        bytes); {} where it has none."""
+        return {}
 
     def files_in(self, run_dir: Path) -> list[Path]:
         """Its database's files inside ``run_dir`` (an engine that keeps its data there):

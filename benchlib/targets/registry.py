@@ -46,6 +46,7 @@ register("mysql", "benchlib.targets.mysql:MysqlTarget",
                   "mariadb+mysqldb"))
 register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
+register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
 
 
 def kinds() -> list[str]:

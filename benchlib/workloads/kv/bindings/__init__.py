@@ -15,6 +15,7 @@ In the controlling process: ``key_prefix(table)`` (what goes before every key),
 - redis (:mod:`.redis`): the keys under the table's prefix and a sorted set beside them;
   its run loop in C over hiredis where that is built (:mod:`.redis_native`, run.driver).
 - basic (:mod:`.basic`): nothing at all, at once: the driver's own ceiling.
+- rocksdb (:mod:`.rocksdb`): a column family; a scan is an iterator from a seek.
 
 A target registered elsewhere (a plugin, the tests' ``toy``) registers its own binding
 with ``BINDINGS.register(dialect, "module:Class")``.
@@ -29,7 +30,7 @@ COLUMNS = ("k", "v")   # a SQL dialect's table: the key, the value
 BINDINGS = Bindings("kv", {
     d: f"{__name__}.{d}:{cls}" for d, cls in (
         ("sqlite", "SqliteKv"), ("postgres", "PostgresKv"), ("mysql", "MysqlKv"),
-        ("redis", "RedisKv"), ("basic", "BasicKv"))})
+        ("redis", "RedisKv"), ("basic", "BasicKv"), ("rocksdb", "RocksdbKv"))})
 
 
 def binding(dialect) -> type:

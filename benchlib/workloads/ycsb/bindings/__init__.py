@@ -26,6 +26,7 @@ BINDINGS = Bindings("ycsb", {
     "postgres": f"{_HERE}.postgres:PostgresYcsb",
     "mysql": f"{_HERE}.mysql:MysqlYcsb",
     "basic": f"{_HERE}.basic:BasicYcsb",
+    "rocksdb": f"{_HERE}.rocksdb:RocksdbYcsb",
 })
 
 
