@@ -81,9 +81,10 @@ def start(workdir: Path, pg_dsn: str) -> Stack:
 
 
 def _process_config(workdir: Path, pg_dsn: str) -> Path:
-    """process-exporter's group ``postgres``: the postmaster of the DSN's cluster (its data
-    directory on its command line) and its children, not every ``postgres`` of the host (the
-    suite starts embedded clusters beside it: ``-procnames postgres`` summed them all)."""
+    """process-exporter's group ``postgres <data directory>``: the postmaster of the DSN's
+    cluster (its data directory on its command line) and its children, not every ``postgres``
+    of the host (the suite starts embedded clusters beside it: ``-procnames postgres`` summed
+    them all); the name holds the data directory, by which benchlib finds the group."""
     import re
 
     import psycopg
@@ -91,7 +92,7 @@ def _process_config(workdir: Path, pg_dsn: str) -> Path:
         datadir = c.execute("SHOW data_directory").fetchone()[0]
     path = workdir / "process-exporter.yml"
     path.write_text(json.dumps({"process_names": [
-        {"name": "postgres", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]}]}))
+        {"name": f"postgres {datadir}", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]}]}))
     return path
 
 

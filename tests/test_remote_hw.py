@@ -110,7 +110,7 @@ def test_shipped_queries_fill_their_labels():
     from benchlib.hw.spec import PrometheusSpec
     from benchlib.targets.postgres import PostgresTarget
     spec = PrometheusSpec(url="http://h:9090", instance="db:9100", labels={"datname": "bench"})
-    q = prometheus.queries(spec, PostgresTarget.prometheus_queries, {"process_group": "postgres", "datname": "x"})
+    q = prometheus.queries(spec, PostgresTarget.prometheus_queries, {"process_group": "postgres", "datname": "x", "port": "5432"})
     assert set(q) == set(prometheus.QUERIES)
     assert not any("$" in v for v in q.values())
     assert 'datname="bench"' in q["db_size_gb"] and 'instance="db:9100"' in q["disk_write_kb"]

@@ -20,6 +20,9 @@ import pandas as pd
 from ..hw.roles import BOTH, CLIENT_ROLES, DBMS, upgrade_hw
 
 SOURCE_ORDER = ("dask", "prometheus", "local")
+# the legend's names of the figures and the hw column that says a source gave each
+LEGEND_FIGURES = {"dsec": "dbms_cpu_s", "rss": "dbms_rss_gb", "vsz": "dbms_vsz_gb", "dbgb": "db_size_gb",
+                  "cpu": "cpu_user", "disk": "disk_reads", "cs": "ctx_switches"}
 # the step aggregates that describe the DBMS host, and those of the client hosts
 CLIENT_AGGREGATES = ("csec", "csec_max")
 
@@ -87,6 +90,11 @@ def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
     if not len(own):
         return (f"hw: DBMS columns blank: no source sampled the database host{client} "
                 "(hw.dbms: dask or prometheus gives them)")
-    where = ", ".join(sorted({f"{h} ({s})" for h, s in zip(own["host"].astype("object"),
-                                                              own["source"].astype("object"))}))
-    return f"hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) from {where}{client}"
+    groups = own.groupby([own["host"].astype("object"), own["source"].astype("object")], dropna=False, sort=True)
+    given = {k: [n for n, c in LEGEND_FIGURES.items() if c in g and g[c].notna().any()] for k, g in groups}
+    every = [n for n in LEGEND_FIGURES if any(n in v for v in given.values())]
+    where = ", ".join(f"{h} ({s})" if v == every else f"{h} ({s}: {' '.join(v) or 'none'})"
+                      for (h, s), v in given.items())
+    blank = [n for n in LEGEND_FIGURES if n not in every]
+    none = f"; {' '.join(blank)} blank: no source gave them" if blank else ""
+    return f"hw: DBMS and its host's columns ({' '.join(every)}) from {where}{none}{client}"

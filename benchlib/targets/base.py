@@ -77,6 +77,13 @@ class Target:
     # (targets/ownership.py); False: nothing to check (no tables, or a plugin's target)
     tracks_tables: bool = False
 
+    def server_marks(self) -> list[str]:
+        """What names this server among others of its program on its host, as a monitoring
+        setup would put it in a process group's name (hw/prometheus.py: process_group): its
+        ``:port``; a family adds its data directory."""
+        port = self.server_port()
+        return [f":{port}"] if port else []
+
     def server_port(self) -> int | None:
         """The TCP port of the URL, else the family's default."""
         from urllib.parse import urlsplit
