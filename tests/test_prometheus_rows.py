@@ -174,3 +174,19 @@ def test_scrape_intervals_and_a_misspelled_source():
         HwSpec(dbms="promethus")
     with pytest.raises(ValueError, match="not a series selector"):
         PrometheusSpec(url="http://h:9090", instance="h:9100", queries={"dbms_cpu_s": "rate(x[1m])"})
+
+
+def test_the_legend_names_a_source_only_for_the_figures_it_gave():
+    import pandas as pd
+
+    from benchlib.summaries.hwroles import legend
+    rows = pd.DataFrame({"host": ["db", "db"], "role": ["dbms", "dbms"], "source": ["prometheus"] * 2,
+                         "dbms_cpu_s": [np.nan, np.nan], "dbms_rss_gb": [np.nan, np.nan],
+                         "dbms_vsz_gb": [np.nan, np.nan], "db_size_gb": [0.1, 0.1],
+                         "cpu_user": [5.0, 6.0], "disk_reads": [1.0, 2.0], "ctx_switches": [10.0, 20.0]})
+    line = legend(rows, rows.iloc[:0])
+    assert line == ("hw: DBMS and its host's columns (dbgb cpu disk cs) from db (prometheus); "
+                    "dsec rss vsz blank: no source gave them")
+    both = pd.concat([rows, rows.assign(source="dask", dbms_cpu_s=1.0, dbms_rss_gb=1.0, dbms_vsz_gb=1.0)])
+    assert legend(both, rows.iloc[:0]) == ("hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) "
+                                           "from db (dask), db (prometheus: dbgb cpu disk cs)")

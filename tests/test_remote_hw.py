@@ -296,3 +296,6 @@ def test_prometheus_faults_on_the_real_stack(pg_own_db, prom):
     assert (rows["cpu_user"] > 0).all() and (rows["ctx_switches"] > 0).all()
     assert rows["db_size_gb"].iloc[-1] == pytest.approx(size, rel=0.05), why     # once, not twice
     assert "process-exporter's group" not in why      # the cluster's own group, by its data directory
+    from benchlib.hw.prometheus import short_loops
+    spec = PrometheusSpec(url=prom.url, instance=prom.instance)
+    assert short_loops(spec, 12) is None and "run.loop_secs: 2 or more" in short_loops(spec, 1.5)

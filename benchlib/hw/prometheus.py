@@ -3,7 +3,7 @@ window, differenced per series (:mod:`.promseries`), cut at the step's own secon
 
 Each figure is a series selector (:data:`QUERIES`; a ``sum(…)`` around one is read as
 the selector: benchlib sums the per-series differences itself), asked as a range vector
-(every sample as scraped, :func:`.promapi.raw_samples`) — never ``query_range``, whose
+(every sample as scraped, :func:`.promapi.raw_data`) — never ``query_range``, whose
 lookback carries the last value over a gap for five minutes, so that a gap read as "no
 change". The column's kind:
 
@@ -61,8 +61,8 @@ QUERIES: dict[str, tuple[str, str, float]] = {
     "db_size_gb": ("", "gauge", 1 / GB),     # the target's (postgres_exporter, mysqld_exporter …)
 }
 WHOLE_DISKS = r"(s|v|xv|h)d[a-z]+|nvme[0-9]+n[0-9]+|mmcblk[0-9]+"
-EXPORTERS = {"node": "node_exporter", "namedprocess": "process-exporter", "pg": "postgres_exporter",
-             "mysql": "mysqld_exporter", "redis": "redis_exporter", "container": "cAdvisor"}
+# the exporters the shipped queries name, by the metric's prefix; another's is its job
+EXPORTERS = {"node": "node_exporter", "namedprocess": "process-exporter", "container": "cAdvisor"}
 
 _SEL = r"[A-Za-z_:][A-Za-z0-9_:]*\s*(?:\{[^{}]*\})?"
 _SUM = re.compile(rf"^\s*sum\s*(?:(?:by|without)\s*\([^()]*\)\s*)?\(\s*({_SEL})\s*\)\s*$")
@@ -147,6 +147,22 @@ def choose_group(groups: list[str], hints: list[str], names: list[str]) -> tuple
                   "dsec and rss blank; hw.prometheus.labels.process_group names it")
 
 
+def host_intervals(spec, intervals: dict[str, float]) -> dict[str, float]:
+    """The scrape intervals of the database host's targets (all when none is its)."""
+    host = re.escape(host_of(spec)) + r"(:\d+)?"
+    return {i: s for i, s in intervals.items() if i == spec.instance or re.fullmatch(host, i)} or intervals
+
+
+def short_loops(spec, loop_secs: float | None) -> str | None:
+    """One line when run loops of ``loop_secs`` are shorter than two of the host's scrapes."""
+    iv = max(host_intervals(spec, promapi.scrape_intervals(spec)).values(), default=0.0)
+    if not loop_secs or loop_secs >= 2 * iv:
+        return None
+    return (f"hw.prometheus: run loops of {loop_secs:g} s are shorter than two scrapes of the database "
+            f"host ({iv:g} s): their Prometheus figures will be blank; run.loop_secs: {2 * iv:g} or more, "
+            f"or scrape_interval: {loop_secs / 2:g}s or less in prometheus.yml")
+
+
 @dataclass
 class Fetched:
     rows: pd.DataFrame
@@ -155,8 +171,9 @@ class Fetched:
     lines: list[str] = field(default_factory=list)   # why a figure is blank, a group's choice
 
 
-def _exporter(sel: str) -> str:
-    return EXPORTERS.get(sel.split("_", 1)[0], sel.split("{", 1)[0])
+def _exporter(sel: str, series: list) -> str:
+    jobs = sorted({str(s.labels["job"]) for s in series if "job" in s.labels})
+    return EXPORTERS.get(sel.split("_", 1)[0]) or (f"job {', '.join(jobs)}" if jobs else sel.split("{", 1)[0])
 
 
 def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] | None = None,
@@ -169,9 +186,7 @@ def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] |
     n = max(1, math.ceil((t1 - t0) / step - 1e-6))
     edges = t0 + step * np.arange(n + 1)
     intervals = promapi.scrape_intervals(spec)
-    mine = {i: s for i, s in intervals.items() if i == spec.instance or re.fullmatch(
-        re.escape(host_of(spec)) + r"(:\d+)?", i)} or intervals
-    iv = max(mine.values(), default=step)
+    iv = max(host_intervals(spec, intervals).values(), default=step)
     if wait:   # the scrape after the window's end must be in
         time.sleep(max(0.0, min(edges[-1] + iv + 0.5 - time.time(), 2 * iv + 5)))
     labels = dict(labels or {})
@@ -212,7 +227,7 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
         if cover[col] < 1 and col != "cpu_total":
             insts = ", ".join(sorted({str(s.labels.get("instance", "?")) for s in series}))
             blank = np.isnan(vals).all()
-            lines.append(f"{col}: {_exporter(sel)} ({insts}) has no samples for "
+            lines.append(f"{col}: {_exporter(sel, series)} ({insts}) has no samples for "
                          f"{promseries.describe_gaps(ok, step)} of the step's {t1 - t0:.0f} s "
                          f"({100 * cover[col]:.0f} % covered){': blank' if blank else ''}")
     if t1 - t0 < 2 * iv:

@@ -14,8 +14,8 @@
 ``local`` is today's sampler: the server's processes found on the controller's host
 (a loopback URL), its disks and CPU those of that host. ``dask``: benchlib's sampler
 run by a Dask worker on the database host (``--resources dbms=1``, or the worker named
-``dask.dbms_worker``). ``prometheus``: one ``query_range`` per query after each step
-(:mod:`benchlib.hw.prometheus`). A list measures with each (to compare them); the step
+``dask.dbms_worker``). ``prometheus``: each figure's raw samples over the step's window,
+asked after each step and differenced per series (:mod:`benchlib.hw.prometheus`). A list measures with each (to compare them); the step
 lines take the DBMS figures from a ``dbms`` host's rows before the controller's.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ class PrometheusSpec(BaseModel):
     # None: the instance's host with any port
     match: str | None = Field(None, pattern=r'^\s*[A-Za-z_]\w*\s*(=|!=|=~|!~)\s*"[^"]*"'
                                             r'(\s*,\s*[A-Za-z_]\w*\s*(=|!=|=~|!~)\s*"[^"]*")*\s*$')
-    step_s: float = Field(1.0, gt=0, le=60)   # query_range resolution (the scrape interval)
+    step_s: float = Field(1.0, gt=0, le=60)   # rows' length: the step's own seconds
     timeout_s: float = Field(10.0, gt=0, le=3600)
     queries: dict[str, str] = Field(default_factory=dict)   # hw column -> PromQL
     labels: dict[str, str] = Field(default_factory=dict)    # $name in the queries -> value

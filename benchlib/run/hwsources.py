@@ -6,7 +6,8 @@
   its rows' role is then ``both``, else ``client``;
 - ``dask``: the sampler on the database host (:mod:`.remote_sampler`), role ``dbms``;
 - ``prometheus``: after the step, its window queried (:mod:`benchlib.hw.prometheus`),
-  role ``dbms``; a figure without series is blank, said once per run in one line.
+  role ``dbms``; a figure without series is blank, said once per run in one line; a
+  figure whose samples leave gaps, once per step (which exporter, which seconds).
 """
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ class HwSources:
             from .remote_sampler import DaskDbmsSampler
             self.dask = DaskDbmsSampler.open(exp, executor)
         self.warned: set[str] = set()
+        if "prometheus" in self.spec.dbms:
+            line = prometheus.short_loops(self.spec.prometheus, getattr(getattr(exp, "run", None), "loop_secs", None))
+            if line:
+                print(f"warning: {line}", file=sys.stderr, flush=True)
 
     def step(self, target, run_id: str, step: str, client_pids: list[int], out=sys.stderr) -> StepSampling:
         return StepSampling(self, target, run_id, step, client_pids, out)
