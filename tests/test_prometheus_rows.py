@@ -71,6 +71,15 @@ def test_a_second_exporter_of_the_same_is_counted_once():
     assert sum("as from another instance: one counted" in x for x in got.lines) == 4
 
 
+def test_a_15_s_scrape_under_1_s_rows_is_spread_never_0():
+    got, truth = _replay("scrape_15s")       # Prometheus' default interval, a 40-s step
+    r = got.rows
+    assert len(r) == 40 and got.coverage["dbms_cpu_s"] == 1.0 and not got.lines
+    assert r["dbms_cpu_s"].sum() == pytest.approx(truth, rel=0.10)
+    for col in ("dbms_cpu_s", "cpu_user", "ctx_switches", "disk_write_kb"):
+        assert (r[col] > 0).all(), col       # each 1-s row between two scrapes holds its share
+
+
 def test_a_step_shorter_than_two_scrapes_is_blank_saying_the_fix():
     d = json.loads((DATA / "second_exporters.json").read_text())
     got, _ = _replay("second_exporters", iv=15.0, t1=d["t0"] + 12)

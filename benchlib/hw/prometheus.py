@@ -193,7 +193,7 @@ def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] |
     lines: list[str] = []
     if "process_group" not in spec.labels and (hints or names):
         group, line = process_group(spec, hints or [], names or [], edges[-1] + iv)
-        labels["process_group"] = group or "(none)"
+        labels["process_group"] = group or ""     # none of the server: matches no group
         if line:
             lines.append(line)
     lo, hi = edges[0] - 2 * iv - 1, edges[-1] + 2 * iv + 1
