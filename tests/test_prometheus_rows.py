@@ -199,3 +199,14 @@ def test_the_legend_names_a_source_only_for_the_figures_it_gave():
     both = pd.concat([rows, rows.assign(source="dask", dbms_cpu_s=1.0, dbms_rss_gb=1.0, dbms_vsz_gb=1.0)])
     assert legend(both, rows.iloc[:0]) == ("hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) "
                                            "from db (dask), db (prometheus: dbgb cpu disk cs)")
+
+
+def test_a_series_retired_while_its_exporter_answers_is_not_a_gap():
+    edges = np.arange(0.0, 6.0)
+    old = _s([-0.5, 0.5, 1.5, 2.5], [10, 11, 12, 13], instance="c:8080", container="a")
+    new = _s([2.5, 3.5, 4.5, 5.5], [0, 1, 2, 3], instance="c:8080", container="b")   # a new pod
+    vals, ok, cover = promseries.figure_rows([old, new], edges, "counter", {}, 1.0)
+    assert ok.all() and cover == 1.0 and vals.sum() == pytest.approx(2.5 + 2.5)   # 10.5 -> 13, then 0 -> 2.5 from its first sample
+    gone = _s([-0.5, 0.5, 1.5, 2.5], [10, 11, 12, 13], instance="c:8080")   # its exporter gone too
+    vals, ok, _ = promseries.figure_rows([gone], edges, "counter", {}, 1.0)
+    assert list(ok) == [True, True, False, False, False] and np.isnan(vals).all()

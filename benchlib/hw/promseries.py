@@ -80,35 +80,40 @@ def _cumulative(s: Series, iv: float) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([[0.0], np.cumsum(inc)]), np.concatenate([[False], unknown])
 
 
-def counter_rows(s: Series, edges: np.ndarray, iv: float) -> tuple[np.ndarray, np.ndarray]:
+def counter_rows(s: Series, edges: np.ndarray, iv: float,
+                 until: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(each row's increase, whether the series covers the row: 1 known, 0 not there, -1
-    unknown) for rows ``[edges[k], edges[k+1])``."""
+    unknown) for rows ``[edges[k], edges[k+1])``. ``until``: the last sample of the
+    series' exporter (its instance): a series that ends before it was retired, not lost."""
     n = len(edges) - 1
     if not len(s.t):
         return np.zeros(n), np.zeros(n, dtype=int)
+    until = s.t[-1] if until is None else until
     c, unknown = _cumulative(s, iv)
     k = np.interp(edges, s.t, c)          # before the first sample: its value (counts from it)
     inc = np.diff(k)
     a, b = edges[:-1], edges[1:]
     there = (b > s.t[0]) & (a < s.t[-1] + 1e-9)
     status = np.where(there, 1, 0)
-    status[there & (b > s.t[-1] + 1e-9)] = -1          # the row ends after the last sample
+    status[(b > s.t[-1] + 1e-9) & (b > until + 1e-9)] = -1   # the exporter stopped answering
     for j in np.flatnonzero(unknown):                 # rows overlapping (t[j-1], t[j])
         status[(b > s.t[j - 1]) & (a < s.t[j])] = -1
     return np.where(status == 1, inc, 0.0), status
 
 
-def gauge_rows(s: Series, edges: np.ndarray, iv: float) -> tuple[np.ndarray, np.ndarray]:
+def gauge_rows(s: Series, edges: np.ndarray, iv: float,
+               until: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(the value at each row's end, 1 where a sample gives it, 0 where the series is not
-    there, -1 where it is missing within the series' life)."""
+    there, -1 where it is missing while its exporter answered or after it stopped)."""
     b = edges[1:]
     if not len(s.t):
         return np.zeros(len(b)), np.zeros(len(b), dtype=int)
+    until = s.t[-1] if until is None else until
     i = np.searchsorted(s.t, b + iv + 1e-9, side="right") - 1      # taken by one scrape after
     ok = (i >= 0) & (s.t[np.clip(i, 0, None)] >= b - iv - 1e-9)
     val = np.where(ok, s.v[np.clip(i, 0, None)], 0.0)
     alive = (b >= s.t[0] - iv) & (b <= s.t[-1] + iv)
-    status = np.where(ok, 1, np.where(alive | (b > s.t[-1]), -1, 0))
+    status = np.where(ok, 1, np.where(alive | (b > until + iv), -1, 0))
     return val, status
 
 
@@ -118,9 +123,13 @@ def figure_rows(series: list[Series], edges: np.ndarray, kind: str, intervals: d
     cover, and the share they are of the step (0..1)."""
     n = len(edges) - 1
     total, known, bad = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    until: dict[str, float] = {}
+    for s in series:
+        if len(s.t):
+            until[_inst(s)] = max(until.get(_inst(s), -np.inf), float(s.t[-1]))
     for s in series:
         fn = gauge_rows if kind == "gauge" else counter_rows
-        val, status = fn(s, edges, interval_of(s, intervals, default_iv))
+        val, status = fn(s, edges, interval_of(s, intervals, default_iv), until.get(_inst(s)))
         total += val
         known |= status == 1
         bad |= status == -1
