@@ -210,3 +210,15 @@ def test_a_series_retired_while_its_exporter_answers_is_not_a_gap():
     gone = _s([-0.5, 0.5, 1.5, 2.5], [10, 11, 12, 13], instance="c:8080")   # its exporter gone too
     vals, ok, _ = promseries.figure_rows([gone], edges, "counter", {}, 1.0)
     assert list(ok) == [True, True, False, False, False] and np.isnan(vals).all()
+
+
+def test_a_step_left_blank_by_gaps_is_not_said_unsampled():
+    import pandas as pd
+
+    from benchlib.summaries.hwroles import blank_reasons
+    hw = pd.DataFrame({"run_id": ["a", "a", "a"], "step": ["r.L1", "r.L1", "r.L2"],
+                       "role": ["client", "dbms", "client"], "source": ["local", "prometheus", "local"]})
+    st = pd.DataFrame({"run_id": ["a", "a"], "step": ["r.L1", "r.L2"], "ops": [10, 10], "dsec": [np.nan, np.nan]})
+    ok, msg = blank_reasons({"hw": hw}, st)
+    assert not ok and "blank for a/r.L2: no source sampled" in msg
+    assert "dsec blank for a/r.L1: the database host's prometheus samples covered too little" in msg

@@ -63,18 +63,34 @@ def one_source(results: dict, source: str) -> dict:
 
 def blank_reasons(results: dict, st: pd.DataFrame) -> tuple[bool, str] | None:
     """The experiment summary's test of the DBMS figures: None when every sampled step
-    with operations has them; else failed, saying which steps and why."""
+    with operations has them; else failed, saying which steps and why — no source of the
+    database host, or one whose samples left the server's CPU blank (Prometheus: under
+    90 % of the step covered, an exporter missing)."""
     hw = results.get("hw")
     if not len(st) or hw is None or not len(hw):
         return None
     sampled = set(zip(hw["run_id"].astype("object"), hw["step"].astype("object")))
-    gone = [f"{r}/{s}" for r, s, o, d in zip(st["run_id"], st["step"], st["ops"], st["dsec"])
+    role = hw["role"].astype("object") if "role" in hw else pd.Series("", index=hw.index)
+    dbms = hw[role == DBMS]
+    watched = {(r, s): src for r, s, src in zip(dbms["run_id"].astype("object"), dbms["step"].astype("object"),
+                                                dbms["source"].astype("object"))} if len(dbms) else {}
+    gone = [(f"{r}/{s}", watched.get((r, s))) for r, s, o, d in zip(st["run_id"], st["step"], st["ops"], st["dsec"])
             if o > 0 and pd.isna(d) and (r, s) in sampled]
     if not gone:
         return None
-    return (False, f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(gone[:6])}"
-                   f"{' …' if len(gone) > 6 else ''}: no source sampled the database host (a server "
-                   "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+    parts = []
+    unseen = [g for g, src in gone if src is None]
+    gaps = sorted({src for _, src in gone if src is not None})
+    if unseen:
+        parts.append(f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(unseen[:6])}"
+                     f"{' …' if len(unseen) > 6 else ''}: no source sampled the database host (a server "
+                     "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+    if gaps:
+        seen = [g for g, src in gone if src is not None]
+        parts.append(f"dsec blank for {', '.join(seen[:6])}{' …' if len(seen) > 6 else ''}: the database "
+                     f"host's {', '.join(gaps)} samples covered too little of the step (an exporter missing: "
+                     "the run's warnings say which, when)")
+    return (False, "; ".join(parts))
 
 
 def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
