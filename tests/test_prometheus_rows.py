@@ -179,6 +179,10 @@ def test_scrape_intervals_and_a_misspelled_source():
     data = {"activeTargets": [{"labels": {"instance": "db:9100", "job": "node"}, "scrapeInterval": "15s"},
                               {"labels": {"instance": "db:9256", "job": "p"}, "scrapeInterval": "1m30s"}]}
     assert promapi.parse_targets(data) == {"db:9100": 15.0, "db:9256": 90.0}
+    data["activeTargets"][0].update(health="up", lastScrape="2026-11-28T03:54:48.659894038Z",
+                                    lastScrapeDuration=0.25)
+    data["activeTargets"][1].update(health="down", lastScrape="2026-11-28T03:54:49Z")
+    assert promapi.parse_scrapes(data) == {"db:9100": pytest.approx(1795838088.909894)}   # the one up
     with pytest.raises(ValueError, match="did you mean 'prometheus'"):
         HwSpec(dbms="promethus")
     with pytest.raises(ValueError, match="not a series selector"):

@@ -113,9 +113,36 @@ def parse_targets(data: dict) -> dict[str, float]:
     return out
 
 
-def scrape_intervals(spec) -> dict[str, float]:
-    """instance -> scrape interval (s) as Prometheus says; {} when it cannot say."""
+def _epoch(text: str) -> float | None:
+    """RFC 3339 (``2026-11-28T03:54:48.659894038Z``, nanoseconds) in s since the epoch."""
+    from datetime import datetime
+    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$", text or "")
+    if not m:
+        return None
+    frac = (m.group(2) or ".0")[:7]
+    return datetime.fromisoformat(m.group(1) + frac + (m.group(3).replace("Z", "+00:00"))).timestamp()
+
+
+def parse_scrapes(data: dict) -> dict[str, float]:
+    """instance -> when its last scrape that answered ended (s since the epoch); a target
+    that is down is left out (nothing to wait for)."""
+    out = {}
+    for t in (data or {}).get("activeTargets") or []:
+        inst = (t.get("labels") or {}).get("instance")
+        at = _epoch(t.get("lastScrape") or "")
+        if inst and at is not None and t.get("health") == "up":
+            out[inst] = at + float(t.get("lastScrapeDuration") or 0.0)
+    return out
+
+
+def targets(spec) -> dict:
+    """``/api/v1/targets`` (active ones); {} when it cannot be had."""
     try:
-        return parse_targets(get(spec, "/api/v1/targets", {"state": "active"}))
+        return get(spec, "/api/v1/targets", {"state": "active"}) or {}
     except PrometheusError:
         return {}
+
+
+def scrape_intervals(spec) -> dict[str, float]:
+    """instance -> scrape interval (s) as Prometheus says; {} when it cannot say."""
+    return parse_targets(targets(spec))

@@ -147,15 +147,27 @@ def choose_group(groups: list[str], hints: list[str], names: list[str]) -> tuple
                   "dsec and rss blank; hw.prometheus.labels.process_group names it")
 
 
-def host_intervals(spec, intervals: dict[str, float]) -> dict[str, float]:
-    """The scrape intervals of the database host's targets (all when none is its)."""
+def wait_scrapes(spec, end: float, iv: float) -> None:
+    """Until each of the host's targets that is up has a scrape after ``end`` stored (at
+    most two intervals and 5 s past it): the last row's reading is a sample, not a gap."""
+    deadline = end + 2 * iv + 5
+    while time.time() < deadline:
+        last = host_targets(spec, promapi.parse_scrapes(promapi.targets(spec)))
+        if last and min(last.values()) >= end:
+            return
+        time.sleep(0.25)
+
+
+def host_targets(spec, by_instance: dict[str, float]) -> dict[str, float]:
+    """``by_instance`` (instance -> a figure of its target) of the database host's targets
+    only (all when none is its)."""
     host = re.escape(host_of(spec)) + r"(:\d+)?"
-    return {i: s for i, s in intervals.items() if i == spec.instance or re.fullmatch(host, i)} or intervals
+    return {i: s for i, s in by_instance.items() if i == spec.instance or re.fullmatch(host, i)} or by_instance
 
 
 def short_loops(spec, loop_secs: float | None) -> str | None:
     """One line when run loops of ``loop_secs`` are shorter than two of the host's scrapes."""
-    iv = max(host_intervals(spec, promapi.scrape_intervals(spec)).values(), default=0.0)
+    iv = max(host_targets(spec, promapi.scrape_intervals(spec)).values(), default=0.0)
     if not loop_secs or loop_secs >= 2 * iv:
         return None
     return (f"hw.prometheus: run loops of {loop_secs:g} s are shorter than two scrapes of the database "
@@ -186,9 +198,9 @@ def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] |
     n = max(1, math.ceil((t1 - t0) / step - 1e-6))
     edges = t0 + step * np.arange(n + 1)
     intervals = promapi.scrape_intervals(spec)
-    iv = max(host_intervals(spec, intervals).values(), default=step)
-    if wait:   # the scrape after the window's end must be in
-        time.sleep(max(0.0, min(edges[-1] + iv + 0.5 - time.time(), 2 * iv + 5)))
+    iv = max(host_targets(spec, intervals).values(), default=step)
+    if wait:
+        wait_scrapes(spec, edges[-1], iv)
     labels = dict(labels or {})
     lines: list[str] = []
     if "process_group" not in spec.labels and (hints or names):
