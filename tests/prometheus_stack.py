@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -31,6 +32,33 @@ class Stack:
     url: str
     instance: str                  # node_exporter's target, as Prometheus labels it
     procs: list = field(default_factory=list)
+    workdir: Path | None = None
+    env: dict = field(default_factory=dict)
+
+    def restart(self, i: int, down_s: float) -> None:
+        """Kill program ``i`` (0 node, 1 process, 2 postgres exporter, 3 Prometheus), start it
+        again ``down_s`` later, as it was."""
+        p = self.procs[i]
+        p.kill()
+        p.wait(timeout=10)
+        time.sleep(down_s)
+        self.procs[i] = subprocess.Popen(p.args, stdout=self._log(), stderr=subprocess.STDOUT, env=self.env)
+
+    def add_job(self, job: str, args: list[str]) -> None:
+        """Start one more exporter (``{port}`` in ``args``: a free loopback port) and have
+        Prometheus scrape it (its configuration reloaded)."""
+        port = _free_port()
+        self.procs.insert(len(self.procs) - 1, subprocess.Popen(
+            [a.format(port=port) for a in args], stdout=self._log(), stderr=subprocess.STDOUT, env=self.env))
+        path = self.workdir / "prometheus.yml"
+        config = json.loads(path.read_text())
+        config["scrape_configs"].append({"job_name": job, "scrape_interval": "1s", "scrape_timeout": "1s",
+                                         "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]})
+        path.write_text(json.dumps(config))
+        self.procs[-1].send_signal(signal.SIGHUP)
+
+    def _log(self):
+        return open(self.workdir / "exporters.log", "ab")
 
     def stop(self) -> None:
         for p in self.procs:
@@ -69,7 +97,7 @@ def start(workdir: Path, pg_dsn: str) -> Stack:
     (workdir / "prometheus.yml").write_text(json.dumps(config))   # JSON is YAML
     cmds.append(["prometheus", f"--config.file={workdir / 'prometheus.yml'}",
                  f"--storage.tsdb.path={workdir / 'tsdb'}", f"--web.listen-address=127.0.0.1:{ports['prom']}"])
-    stack = Stack(f"http://127.0.0.1:{ports['prom']}", f"127.0.0.1:{ports['node']}")
+    stack = Stack(f"http://127.0.0.1:{ports['prom']}", f"127.0.0.1:{ports['node']}", workdir=workdir, env=env)
     for c in cmds:
         stack.procs.append(subprocess.Popen(c, stdout=log, stderr=log, env=env))
     try:
@@ -81,9 +109,10 @@ def start(workdir: Path, pg_dsn: str) -> Stack:
 
 
 def _process_config(workdir: Path, pg_dsn: str) -> Path:
-    """process-exporter's group ``postgres``: the postmaster of the DSN's cluster (its data
-    directory on its command line) and its children, not every ``postgres`` of the host (the
-    suite starts embedded clusters beside it: ``-procnames postgres`` summed them all)."""
+    """process-exporter's group ``postgres <data directory>``: the postmaster of the DSN's
+    cluster (its data directory on its command line) and its children, not every ``postgres``
+    of the host (the suite starts embedded clusters beside it: ``-procnames postgres`` summed
+    them all); the name holds the data directory, by which benchlib finds the group."""
     import re
 
     import psycopg
@@ -91,7 +120,10 @@ def _process_config(workdir: Path, pg_dsn: str) -> Path:
         datadir = c.execute("SHOW data_directory").fetchone()[0]
     path = workdir / "process-exporter.yml"
     path.write_text(json.dumps({"process_names": [
-        {"name": "postgres", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]}]}))
+        {"name": f"postgres {datadir}", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]},
+        # the host's other clusters (their postmasters, -D on the command line; backends follow
+        # their parent), as a host-wide setup groups them: "postgres"
+        {"name": "{{.Comm}}", "comm": ["postgres"], "cmdline": [r"\s-D\s"]}]}))
     return path
 
 

@@ -110,7 +110,7 @@ def test_shipped_queries_fill_their_labels():
     from benchlib.hw.spec import PrometheusSpec
     from benchlib.targets.postgres import PostgresTarget
     spec = PrometheusSpec(url="http://h:9090", instance="db:9100", labels={"datname": "bench"})
-    q = prometheus.queries(spec, PostgresTarget.prometheus_queries, {"process_group": "postgres", "datname": "x"})
+    q = prometheus.queries(spec, PostgresTarget.prometheus_queries, {"process_group": "postgres", "datname": "x", "port": "5432"})
     assert set(q) == set(prometheus.QUERIES)
     assert not any("$" in v for v in q.values())
     assert 'datname="bench"' in q["db_size_gb"] and 'instance="db:9100"' in q["disk_write_kb"]
@@ -229,3 +229,73 @@ def test_dask_sampler_streams_rows_and_keeps_them_when_its_worker_is_lost(pg_url
             w.kill()
         client.close()
         cluster.close()
+
+
+def _cluster_cpu_s(postmaster: int) -> float:
+    """The cluster's CPU seconds from /proc: its processes' and the postmaster's reaped children's."""
+    import psutil
+    pm = psutil.Process(postmaster)
+    total = sum(c.user + c.system for c in [pm.cpu_times()])
+    for p in pm.children(recursive=True):
+        try:
+            c = p.cpu_times()
+            total += c.user + c.system
+        except psutil.Error:
+            pass
+    c = pm.cpu_times()
+    return total + c.children_user + c.children_system
+
+
+@pytest.mark.postgres
+def test_prometheus_faults_on_the_real_stack(pg_own_db, prom):
+    """Issue 38 on the real stack: process-exporter killed and restarted mid-step, a second
+    postgres_exporter of the same cluster scraped beside the first: each figure within 10 %
+    of /proc or blank with a line saying why; the size counted once; no row 0 where the host
+    worked."""
+    import threading
+    from datetime import datetime, timezone
+
+    import psycopg
+
+    from benchlib.hw.processes import GB
+    from benchlib.hw.spec import PrometheusSpec
+    from benchlib.run.hwsources import fetch_prometheus
+    from benchlib.targets.postgres import PostgresTarget
+    prom.add_job("postgres2", ["prometheus-postgres-exporter", "--web.listen-address=127.0.0.1:{port}",
+                               "--disable-settings-metrics"])
+    target = PostgresTarget("t", pg_own_db)
+    target.start()
+    stop = threading.Event()
+
+    def busy():
+        with psycopg.connect(pg_own_db, autocommit=True) as c:
+            while not stop.is_set():
+                c.execute("SELECT sum(i) FROM generate_series(1, 300000) i")
+
+    worker = threading.Thread(target=busy, daemon=True)
+    try:
+        worker.start()
+        time.sleep(2)
+        start, before = datetime.now(timezone.utc), _cluster_cpu_s(target._postmaster)
+        time.sleep(3)
+        prom.restart(1, 2.0)                  # process-exporter: killed, back 2 s later
+        time.sleep(5)
+        end, after = datetime.now(timezone.utc), _cluster_cpu_s(target._postmaster)
+        got = fetch_prometheus(PrometheusSpec(url=prom.url, instance=prom.instance), target, start, end)
+        size = target.db_size_bytes() / GB
+    finally:
+        stop.set()
+        worker.join(timeout=30)
+        target.stop()
+    rows, why = got.rows, " | ".join(got.lines)
+    dsec = rows["dbms_cpu_s"].sum(min_count=1)
+    if pd.isna(dsec):
+        assert "dbms_cpu_s: process-exporter" in why and "blank" in why, why
+    else:
+        assert dsec == pytest.approx(after - before, rel=0.10), why
+    assert (rows["cpu_user"] > 0).all() and (rows["ctx_switches"] > 0).all()
+    assert rows["db_size_gb"].iloc[-1] == pytest.approx(size, rel=0.05), why     # once, not twice
+    assert "process-exporter's group" not in why      # the cluster's own group, by its data directory
+    from benchlib.hw.prometheus import short_loops
+    spec = PrometheusSpec(url=prom.url, instance=prom.instance)
+    assert short_loops(spec, 12) is None and "run.loop_secs: 2 or more" in short_loops(spec, 1.5)

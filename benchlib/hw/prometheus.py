@@ -1,152 +1,264 @@
-"""The database host's hw rows from Prometheus: one ``query_range`` per figure over a
-step's window, at the scrape interval's resolution (``hw.prometheus.step_s``, 1 s).
+"""The database host's hw rows from Prometheus: each figure's raw samples over a step's
+window, differenced per series (:mod:`.promseries`), cut at the step's own seconds.
 
-Every query is evaluated on a grid ``t0 = start, t1 = t0 + step …`` up to one step past
-the end, so the last interval holds what the step did until its end. A row covers
-``[t_k, t_k+1)`` (``second`` = k × step since the window's start, ``ts`` = its end,
-as the live sampler's) and is made from the two readings that bound it, by the
-column's kind in :data:`QUERIES`:
+Each figure is a series selector (:data:`QUERIES`; a ``sum(…)`` around one is read as
+the selector: benchlib sums the per-series differences itself), asked as a range vector
+(every sample as scraped, :func:`.promapi.raw_data`) — never ``query_range``, whose
+lookback carries the last value over a gap for five minutes, so that a gap read as "no
+change". The column's kind:
 
-- ``cpu``: a counter of CPU seconds in some modes, in % of the ``cpu_total`` query's
+- ``cpu``: a counter of CPU seconds in some modes, in % of the ``cpu_total`` counter's
   increase (vmstat's us/sy/wa/id, as the live sampler's);
 - ``rate``: a counter's increase per second (context switches, disk operations; bytes
   scaled to KiB);
 - ``delta``: a counter's increase (the server processes' CPU seconds);
-- ``gauge``: the reading at the row's end (RSS, VSZ, database size; bytes scaled to GB).
+- ``gauge``: the value at the row's end (RSS, VSZ, database size; bytes scaled to GB).
 
-Counters are read raw, not through ``rate()``: their differences add up over a step
-exactly, and no extrapolation enters a 1-s window. ``$instance`` in a query is
-``hw.prometheus.instance``, ``$disks`` a regex of whole disks (the live sampler's
-:func:`~benchlib.hw.disks.is_whole_disk`), ``$process_group`` process-exporter's group
-of the server (its program names), ``$datname`` the database; ``hw.prometheus.labels``
-sets any of them, ``hw.prometheus.queries`` replaces any query (Kubernetes: cAdvisor's
-``container_cpu_usage_seconds_total{pod=…}`` for ``dbms_cpu_s`` …). A figure whose query
-finds no series stays blank.
+Every query is scoped to the database host: node_exporter's by ``instance="$instance"``
+(``hw.prometheus.instance``), every other by ``$host`` — ``hw.prometheus.match`` (a label
+matcher: ``job="db-0"``) or else the instance's host with any port — added to any
+selector that names neither ``instance`` nor ``job``; ``$disks`` is a regex of whole
+disks (the live sampler's), ``$datname`` the database, ``$port`` the server's port,
+``$process_group`` process-exporter's group of the server (:func:`process_group`: the
+group named after the server's data directory or port, else its program's name, said in
+a line). ``hw.prometheus.labels`` sets any of them, ``hw.prometheus.queries`` replaces
+any query (Kubernetes: cAdvisor's ``container_cpu_usage_seconds_total{pod=…}`` for
+``dbms_cpu_s`` …). A figure whose query finds no series stays blank.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
+import time
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+import numpy as np
 import pandas as pd
 
+from . import promapi, promseries
 from .processes import GB
+from .promapi import PrometheusError, check  # noqa: F401 - the module's API, as before
 
 _NODE = 'instance="$instance"'
-# hw column -> (PromQL, kind, scale); the server's own figures come from its target too
+# hw column -> (series selector, kind, scale); the server's own figures come from its target too
 QUERIES: dict[str, tuple[str, str, float]] = {
-    "cpu_total": (f"sum(node_cpu_seconds_total{{{_NODE}}})", "counter", 1.0),
-    "cpu_user": (f'sum(node_cpu_seconds_total{{{_NODE},mode=~"user|nice"}})', "cpu", 1.0),
-    "cpu_sys": (f'sum(node_cpu_seconds_total{{{_NODE},mode=~"system|irq|softirq"}})', "cpu", 1.0),
-    "cpu_iowait": (f'sum(node_cpu_seconds_total{{{_NODE},mode="iowait"}})', "cpu", 1.0),
-    "cpu_idle": (f'sum(node_cpu_seconds_total{{{_NODE},mode="idle"}})', "cpu", 1.0),
-    "ctx_switches": (f"sum(node_context_switches_total{{{_NODE}}})", "rate", 1.0),
-    "disk_reads": (f'sum(node_disk_reads_completed_total{{{_NODE},device=~"$disks"}})', "rate", 1.0),
-    "disk_writes": (f'sum(node_disk_writes_completed_total{{{_NODE},device=~"$disks"}})', "rate", 1.0),
-    "disk_read_kb": (f'sum(node_disk_read_bytes_total{{{_NODE},device=~"$disks"}})', "rate", 1 / 1024),
-    "disk_write_kb": (f'sum(node_disk_written_bytes_total{{{_NODE},device=~"$disks"}})', "rate", 1 / 1024),
-    "dbms_cpu_s": ('sum(namedprocess_namegroup_cpu_seconds_total{groupname=~"$process_group"})', "delta", 1.0),
-    "dbms_rss_gb": ('sum(namedprocess_namegroup_memory_bytes{groupname=~"$process_group",memtype="resident"})',
+    "cpu_total": (f"node_cpu_seconds_total{{{_NODE}}}", "counter", 1.0),
+    "cpu_user": (f'node_cpu_seconds_total{{{_NODE},mode=~"user|nice"}}', "cpu", 1.0),
+    "cpu_sys": (f'node_cpu_seconds_total{{{_NODE},mode=~"system|irq|softirq"}}', "cpu", 1.0),
+    "cpu_iowait": (f'node_cpu_seconds_total{{{_NODE},mode="iowait"}}', "cpu", 1.0),
+    "cpu_idle": (f'node_cpu_seconds_total{{{_NODE},mode="idle"}}', "cpu", 1.0),
+    "ctx_switches": (f"node_context_switches_total{{{_NODE}}}", "rate", 1.0),
+    "disk_reads": (f'node_disk_reads_completed_total{{{_NODE},device=~"$disks"}}', "rate", 1.0),
+    "disk_writes": (f'node_disk_writes_completed_total{{{_NODE},device=~"$disks"}}', "rate", 1.0),
+    "disk_read_kb": (f'node_disk_read_bytes_total{{{_NODE},device=~"$disks"}}', "rate", 1 / 1024),
+    "disk_write_kb": (f'node_disk_written_bytes_total{{{_NODE},device=~"$disks"}}', "rate", 1 / 1024),
+    "dbms_cpu_s": ('namedprocess_namegroup_cpu_seconds_total{groupname=~"$process_group"}', "delta", 1.0),
+    "dbms_rss_gb": ('namedprocess_namegroup_memory_bytes{groupname=~"$process_group",memtype="resident"}',
                     "gauge", 1 / GB),
-    "dbms_vsz_gb": ('sum(namedprocess_namegroup_memory_bytes{groupname=~"$process_group",memtype="virtual"})',
+    "dbms_vsz_gb": ('namedprocess_namegroup_memory_bytes{groupname=~"$process_group",memtype="virtual"}',
                     "gauge", 1 / GB),
     "db_size_gb": ("", "gauge", 1 / GB),     # the target's (postgres_exporter, mysqld_exporter …)
 }
 WHOLE_DISKS = r"(s|v|xv|h)d[a-z]+|nvme[0-9]+n[0-9]+|mmcblk[0-9]+"
+# the exporters the shipped queries name, by the metric's prefix; another's is its job
+EXPORTERS = {"node": "node_exporter", "namedprocess": "process-exporter", "container": "cAdvisor"}
+
+_SEL = r"[A-Za-z_:][A-Za-z0-9_:]*\s*(?:\{[^{}]*\})?"
+_SUM = re.compile(rf"^\s*sum\s*(?:(?:by|without)\s*\([^()]*\)\s*)?\(\s*({_SEL})\s*\)\s*$")
+_BARE = re.compile(rf"^\s*({_SEL})\s*$")
+_SCOPED = re.compile(r"[{,]\s*(instance|job)\s*(=|!=|=~|!~)")
 
 
-class PrometheusError(Exception):
-    """Prometheus cannot be asked (unreachable, an error answer); one line."""
+def selector_of(query: str) -> str | None:
+    """The series selector of ``query`` (itself, or inside one ``sum(…)``); None if other."""
+    m = _BARE.match(query) or _SUM.match(query)
+    return m.group(1).strip() if m else None
+
+
+def scoped(selector: str, matcher: str) -> str:
+    """``selector`` with ``matcher`` added, unless it names its instance or job already."""
+    if not matcher or _SCOPED.search(selector):
+        return selector
+    if "{" not in selector:
+        return f"{selector}{{{matcher}}}"
+    name, rest = selector.split("{", 1)
+    rest = rest.strip()
+    return f"{name}{{{matcher}{'' if rest.startswith('}') else ','}{rest}"
+
+
+def promql_re(text: str) -> str:
+    """``text`` as a regex matching itself, written inside a PromQL string."""
+    return re.escape(text).replace("\\", "\\\\")
+
+
+def host_matcher(spec) -> str:
+    """The label matcher of the database host's exporters (hw.prometheus.match, else the
+    instance's host with any port)."""
+    if getattr(spec, "match", None):
+        return spec.match
+    return f'instance=~"{promql_re(host_of(spec))}(:[0-9]+)?"'
 
 
 def queries(spec, target_queries: dict[str, str] | None = None,
             labels: dict[str, str] | None = None) -> dict[str, str]:
-    """column -> PromQL as it is sent: shipped, the target's, the spec's; labels filled."""
+    """column -> series selector as it is sent: shipped, the target's, the spec's; labels
+    filled, scoped to the host."""
     q = {c: p for c, (p, _, _) in QUERIES.items()}
     q.update(target_queries or {})
     q.update(spec.queries)
     values = {"instance": spec.instance, "disks": WHOLE_DISKS, **(labels or {}), **spec.labels}
     fill = re.compile(r"\$([a-z_]+)")
-    return {c: fill.sub(lambda m: values.get(m.group(1), m.group(0)), p) for c, p in q.items() if p}
-
-
-def _get(spec, path: str, params: dict) -> dict:
-    url = spec.url.rstrip("/") + path + "?" + urllib.parse.urlencode(params)
-    try:
-        with urllib.request.urlopen(url, timeout=spec.timeout_s) as r:
-            body = json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        try:
-            body = json.loads(e.read())
-        except ValueError:
-            raise PrometheusError(f"Prometheus {spec.url}: HTTP {e.code}") from None
-    except (OSError, ValueError) as e:
-        raise PrometheusError(f"Prometheus {spec.url} cannot be reached ({getattr(e, 'reason', e)})") from None
-    if body.get("status") != "success":
-        raise PrometheusError(f"Prometheus {spec.url}: {body.get('errorType')}: {body.get('error')}")
-    return body["data"]
-
-
-def check(spec) -> None:
-    """One query: PrometheusError (one line) when Prometheus does not answer."""
-    _get(spec, "/api/v1/query", {"query": "vector(1)"})
-
-
-def _series(spec, query: str, start: float, end: float) -> pd.Series | None:
-    """The query's value at each grid point (series summed); None: no series."""
-    data = _get(spec, "/api/v1/query_range", {"query": query, "start": f"{start:.3f}",
-                                              "end": f"{end:.3f}", "step": f"{spec.step_s:g}"})
-    if not data.get("result"):
-        return None
-    out = None
-    for r in data["result"]:
-        s = pd.Series({round((float(t) - start) / spec.step_s): float(v) for t, v in r["values"]})
-        out = s if out is None else out.add(s, fill_value=0.0)
+    out = {}
+    for c, p in q.items():
+        sel = selector_of(fill.sub(lambda m: values.get(m.group(1), m.group(0)), p)) if p else None
+        if sel:
+            out[c] = scoped(sel, host_matcher(spec))
     return out
 
 
-def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] | None = None,
-          labels: dict[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """The rows of ``[start, end]`` (see the module docstring) and the columns whose
-    query found no series (blank)."""
-    t0, t1 = start.timestamp(), end.timestamp()
-    n = max(1, math.ceil((t1 - t0) / spec.step_s - 1e-6))
-    raw, missing = {}, []
-    for col, q in queries(spec, target_queries, labels).items():
-        s = _series(spec, q, t0, t0 + n * spec.step_s)
-        if s is None:
-            missing.append(col)
-        else:
-            raw[col] = s.reindex(range(n + 1))
-    idx = pd.RangeIndex(n)
-    out = pd.DataFrame({"second": [math.floor(k * spec.step_s + 1e-9) for k in idx],
-                        "ts": [datetime.fromtimestamp(t0 + (k + 1) * spec.step_s, timezone.utc) for k in idx]})
-    total = _diff(raw.get("cpu_total"), n)
-    for col, s in raw.items():
-        kind, scale = QUERIES[col][1:] if col in QUERIES else ("gauge", 1.0)
-        d = _diff(s, n)
-        if kind == "cpu":
-            out[col] = 100 * d / total.where(total > 0) if total is not None else float("nan")
-        elif kind == "rate":
-            out[col] = d * scale / spec.step_s
-        elif kind == "delta":
-            out[col] = d * scale
-        elif kind == "gauge":
-            out[col] = s.iloc[1:].to_numpy() * scale
-    return out, [c for c in missing if c != "cpu_total"]
+def process_group(spec, hints: list[str], names: list[str], at: float) -> tuple[str | None, str | None]:
+    """process-exporter's group of the server on the host (:func:`choose_group` among the
+    host's groups) as a regex, and a line to say; (None, None) when it cannot be asked."""
+    try:
+        found = promapi.instant(spec, "count by (groupname) (namedprocess_namegroup_num_procs"
+                                      f"{{{host_matcher(spec)}}})", at)
+    except PrometheusError:
+        return None, None
+    return choose_group(sorted({r["metric"].get("groupname", "") for r in found} - {""}), hints, names)
 
 
-def _diff(s: pd.Series | None, n: int) -> pd.Series | None:
-    """Increase over each interval; a counter that went back (a restart) is blank."""
-    if s is None:
+def choose_group(groups: list[str], hints: list[str], names: list[str]) -> tuple[str | None, str | None]:
+    """The groups whose name holds the server's data directory or ``:port`` (``hints``),
+    else those named one of ``names`` (the program: every cluster of the host, said in a
+    line), as a PromQL regex; None and a line when none is the server's."""
+    own = [g for g in groups if any(h and h in g for h in hints)]
+    if own:
+        return "|".join(promql_re(g) for g in own), None
+    byname = [g for g in groups if g in names]
+    if byname:
+        return "|".join(promql_re(g) for g in byname), (
+            f"process-exporter's group {byname[0]!r} is named after the program alone: every "
+            f"{byname[0]} of the host counts in dsec and rss; name the group after the server's data "
+            "directory or port (docs: Prometheus) or set hw.prometheus.labels.process_group")
+    if not groups:
+        return None, None
+    return None, (f"process-exporter has no group of the server on the host (groups: {', '.join(groups)}): "
+                  "dsec and rss blank; hw.prometheus.labels.process_group names it")
+
+
+def wait_scrapes(spec, end: float, iv: float) -> None:
+    """Until each of the host's targets that is up has a scrape after ``end`` stored (at
+    most two intervals and 5 s past it): the last row's reading is a sample, not a gap."""
+    deadline = end + 2 * iv + 5
+    while time.time() < deadline:
+        last = host_targets(spec, promapi.parse_scrapes(promapi.targets(spec)))
+        if last and min(last.values()) >= end:
+            return
+        time.sleep(0.25)
+
+
+def host_targets(spec, by_instance: dict[str, float]) -> dict[str, float]:
+    """``by_instance`` (instance -> a figure of its target) of the database host's targets
+    only (all when none is its)."""
+    host = re.escape(host_of(spec)) + r"(:\d+)?"
+    return {i: s for i, s in by_instance.items() if i == spec.instance or re.fullmatch(host, i)} or by_instance
+
+
+def short_loops(spec, loop_secs: float | None) -> str | None:
+    """One line when run loops of ``loop_secs`` are shorter than two of the host's scrapes."""
+    iv = max(host_targets(spec, promapi.scrape_intervals(spec)).values(), default=0.0)
+    if not loop_secs or loop_secs >= 2 * iv:
         return None
-    d = pd.Series(s.to_numpy()[1:] - s.to_numpy()[:-1], index=range(n))
-    return d.where(d >= 0)
+    return (f"hw.prometheus: run loops of {loop_secs:g} s are shorter than two scrapes of the database "
+            f"host ({iv:g} s): their Prometheus figures will be blank; run.loop_secs: {2 * iv:g} or more, "
+            f"or scrape_interval: {loop_secs / 2:g}s or less in prometheus.yml")
+
+
+@dataclass
+class Fetched:
+    rows: pd.DataFrame
+    missing: list[str]                          # columns with no series at all
+    coverage: dict[str, float] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)   # why a figure is blank, a group's choice
+
+
+def _exporter(sel: str, series: list) -> str:
+    jobs = sorted({str(s.labels["job"]) for s in series if "job" in s.labels})
+    return EXPORTERS.get(sel.split("_", 1)[0]) or (f"job {', '.join(jobs)}" if jobs else sel.split("{", 1)[0])
+
+
+def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] | None = None,
+          labels: dict[str, str] | None = None, hints: list[str] | None = None,
+          names: list[str] | None = None, wait: bool = True, keep: dict | None = None) -> Fetched:
+    """The rows of ``[start, end]`` (see the module docstring); ``keep``: filled with what
+    Prometheus answered (to record it for :func:`assemble`)."""
+    step = spec.step_s
+    t0, t1 = start.timestamp(), end.timestamp()
+    n = max(1, math.ceil((t1 - t0) / step - 1e-6))
+    edges = t0 + step * np.arange(n + 1)
+    intervals = promapi.scrape_intervals(spec)
+    iv = max(host_targets(spec, intervals).values(), default=step)
+    if wait:
+        wait_scrapes(spec, edges[-1], iv)
+    labels = dict(labels or {})
+    lines: list[str] = []
+    if "process_group" not in spec.labels and (hints or names):
+        group, line = process_group(spec, hints or [], names or [], edges[-1] + iv)
+        labels["process_group"] = group or ""     # none of the server: matches no group
+        if line:
+            lines.append(line)
+    lo, hi = edges[0] - 2 * iv - 1, edges[-1] + 2 * iv + 1
+    answers = {col: (sel, promapi.raw_data(spec, sel, lo, hi))
+               for col, sel in queries(spec, target_queries, labels).items()}
+    if keep is not None:
+        keep.update(t0=t0, t1=t1, step=step, intervals=intervals, iv=iv, answers=answers)
+    got = assemble(answers, t0, t1, step, intervals, iv)
+    got.lines[:0] = lines
+    return got
+
+
+def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: float,
+             intervals: dict[str, float], iv: float) -> Fetched:
+    """The rows of ``[t0, t1]`` from each column's selector and raw answer (the ``data``
+    of a range-vector query): what :func:`fetch` asked, or a recorded answer."""
+    n = max(1, math.ceil((t1 - t0) / step - 1e-6))
+    edges = t0 + step * np.arange(n + 1)
+    raw, missing, cover, lines = {}, [], {}, []
+    for col, (sel, data) in answers.items():
+        series, left = promseries.dedupe(promapi.parse_matrix(data))
+        if left:
+            lines.append(f"{col}: the same series from {', '.join(left)} as from another instance: one counted")
+        if not series:
+            missing.append(col)
+            continue
+        kind = QUERIES[col][1] if col in QUERIES else "gauge"
+        vals, ok, cover[col] = promseries.figure_rows(series, edges, "gauge" if kind == "gauge" else "counter",
+                                                      intervals, iv)
+        raw[col] = vals
+        if cover[col] < 1 and col != "cpu_total":
+            insts = ", ".join(sorted({str(s.labels.get("instance", "?")) for s in series}))
+            blank = np.isnan(vals).all()
+            lines.append(f"{col}: {_exporter(sel, series)} ({insts}) has no samples for "
+                         f"{promseries.describe_gaps(ok, step)} of the step's {t1 - t0:.0f} s "
+                         f"({100 * cover[col]:.0f} % covered){': blank' if blank else ''}")
+    if t1 - t0 < 2 * iv:
+        lines.append(f"the step lasted {t1 - t0:.1f} s, under two scrapes of {iv:g} s: its Prometheus "
+                     f"figures are blank; run loops of at least {2 * iv:g} s (run.loop_secs) or scrape the "
+                     f"database host every {max((t1 - t0) / 2, 0.5):g} s or less (scrape_interval)")
+        raw = {c: np.full(n, np.nan) for c in raw}
+    out = pd.DataFrame({"second": [math.floor(k * step + 1e-9) for k in range(n)],
+                        "ts": [datetime.fromtimestamp(e, timezone.utc) for e in edges[1:]]})
+    total = raw.get("cpu_total")
+    for col, d in raw.items():
+        kind, scale = QUERIES[col][1:] if col in QUERIES else ("gauge", 1.0)
+        if kind == "cpu":
+            out[col] = 100 * d / np.where(total > 0, total, np.nan) if total is not None else np.nan
+        elif kind == "rate":
+            out[col] = d * scale / step
+        elif kind in ("delta", "gauge"):
+            out[col] = d * scale
+    return Fetched(out, [c for c in missing if c != "cpu_total"], cover, lines)
 
 
 def window(local_rows: pd.DataFrame | None, started: datetime, ended: datetime) -> tuple[datetime, datetime]:

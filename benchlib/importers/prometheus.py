@@ -36,20 +36,31 @@ def _spec(url: str, instance: str, queries: dict[str, str]) -> PrometheusSpec:
 def _target(meta) -> SimpleNamespace:
     """The run's target as far as the queries need it: its family's queries and labels."""
     t = meta.get("target") or {}
-    queries, names = {}, ()
+    queries, names, port = {}, (), None
     try:
         from ..targets.registry import target_class
         cls = target_class(t.get("kind") or "")
-        queries, names = cls.prometheus_queries, cls.server_names
+        queries, names, port = cls.prometheus_queries, cls.server_names, cls.default_port
     except (ImportError, ValueError, KeyError):
         pass
-    return SimpleNamespace(url=t.get("url") or "", server_names=names, prometheus_queries=queries)
+    url = t.get("url") or ""
+    return SimpleNamespace(url=url, server_names=names, prometheus_queries=queries, default_port=port,
+                           server_marks=lambda: _port_mark(url, port))
+
+
+def _port_mark(url: str, default: int | None) -> list[str]:
+    from urllib.parse import urlsplit
+    try:
+        port = urlsplit(url).port or default
+    except ValueError:
+        port = default
+    return [f":{port}"] if port else []
 
 
 def attach(path: str | Path, url: str, instance: str, queries: dict[str, str] | None = None,
            out=sys.stdout) -> list[Path]:
     """Attach Prometheus' rows to every run folder at ``path``; the folders done."""
-    from ..run.hwsources import labels
+    from ..run.hwsources import fetch_prometheus
     spec = _spec(url, instance, queries or {})
     try:
         prometheus.check(spec)
@@ -68,12 +79,16 @@ def attach(path: str | Path, url: str, instance: str, queries: dict[str, str] | 
                 continue
             own = hw[(hw["step"].astype("object") == step) & (hw["source"].astype("object") == "local")] \
                 if len(hw) else None
-            df, missing = prometheus.fetch(spec, *prometheus.window(own, started.to_pydatetime(),
-                                                                     ended.to_pydatetime()),
-                                           target.prometheus_queries, labels(target))
-            if missing and tuple(missing) not in warned:
-                warned.add(tuple(missing))
-                print(f"warning: Prometheus has no series for {', '.join(missing)}: blank", file=out)
+            got = fetch_prometheus(spec, target, *prometheus.window(own, started.to_pydatetime(),
+                                                                    ended.to_pydatetime()), wait=False)
+            if got.missing and tuple(got.missing) not in warned:
+                warned.add(tuple(got.missing))
+                print(f"warning: Prometheus has no series for {', '.join(got.missing)}: blank", file=out)
+            for line in got.lines:
+                if line not in warned:
+                    warned.add(line)
+                    print(f"warning: {rd.name} {step}: {line}", file=out)
+            df = got.rows
             df.insert(0, "run_id", meta.get("run_id"))
             df.insert(1, "step", step)
             df.insert(2, "host", prometheus.host_of(spec))

@@ -6,13 +6,13 @@
   its rows' role is then ``both``, else ``client``;
 - ``dask``: the sampler on the database host (:mod:`.remote_sampler`), role ``dbms``;
 - ``prometheus``: after the step, its window queried (:mod:`benchlib.hw.prometheus`),
-  role ``dbms``; a figure without series is blank, said once per run in one line.
+  role ``dbms``; a figure without series is blank, said once per run in one line; a
+  figure whose samples leave gaps, once per step (which exporter, which seconds).
 """
 from __future__ import annotations
 
 import sys
-import time
-from datetime import datetime, timezone
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from ..hw import prometheus
@@ -40,6 +40,10 @@ class HwSources:
             from .remote_sampler import DaskDbmsSampler
             self.dask = DaskDbmsSampler.open(exp, executor)
         self.warned: set[str] = set()
+        if "prometheus" in self.spec.dbms:
+            line = prometheus.short_loops(self.spec.prometheus, getattr(getattr(exp, "run", None), "loop_secs", None))
+            if line:
+                print(f"warning: {line}", file=sys.stderr, flush=True)
 
     def step(self, target, run_id: str, step: str, client_pids: list[int], out=sys.stderr) -> StepSampling:
         return StepSampling(self, target, run_id, step, client_pids, out)
@@ -71,12 +75,29 @@ def _note(target) -> str | None:
 
 
 def labels(target) -> dict[str, str]:
-    """The Prometheus queries' ``$process_group`` and ``$datname`` for ``target``."""
+    """The Prometheus queries' ``$datname`` and ``$port`` for ``target`` (``$process_group``:
+    :func:`benchlib.hw.prometheus.process_group` finds it)."""
     try:
-        db = urlsplit(target.url).path.strip("/")
+        parts = urlsplit(target.url)
+        db, port = parts.path.strip("/"), parts.port
     except ValueError:
-        db = ""
-    return {"process_group": "|".join(target.server_names) or ".+", "datname": db or ".+"}
+        db, port = "", None
+    port = port or getattr(target, "default_port", None)
+    return {"datname": db or ".+", "port": str(port) if port else "[0-9]+"}
+
+
+def marks(target) -> list[str]:
+    """What names the target's server among its host's (its data directory, ``:port``)."""
+    try:
+        return list(target.server_marks())
+    except Exception:  # noqa: BLE001 - a mark that cannot be had is no mark
+        return []
+
+
+def fetch_prometheus(spec, target, started: datetime, ended: datetime, wait: bool = True):
+    """A step's Prometheus rows for ``target`` (:func:`benchlib.hw.prometheus.fetch`)."""
+    return prometheus.fetch(spec, started, ended, target.prometheus_queries, labels(target),
+                            hints=marks(target), names=list(target.server_names), wait=wait)
 
 
 class StepSampling:
@@ -135,17 +156,18 @@ class StepSampling:
 
     def _prometheus(self, started: datetime, ended: datetime) -> list:
         spec = self.src.spec.prometheus
-        # the scrape after the step's end must be in: one step of the grid and one scrape
-        time.sleep(max(0.0, ended.timestamp() + 2 * spec.step_s - datetime.now(timezone.utc).timestamp()))
-        try:
-            df, missing = prometheus.fetch(spec, started, ended, self.target.prometheus_queries,
-                                           labels(self.target))
+        try:   # it waits for the scrape after the step's end
+            got = fetch_prometheus(spec, self.target, started, ended)
         except prometheus.PrometheusError as e:
             self._warn(str(e))
             return []
-        if missing:
-            self._warn(f"Prometheus has no series for {', '.join(missing)}: blank "
-                       "(hw.prometheus.queries sets each; docs/hardware.md: The database on another host)")
+        if got.missing:
+            self._warn(f"Prometheus has no series for {', '.join(got.missing)}: blank "
+                       "(hw.prometheus.queries sets each; docs/hardware.md: Prometheus)")
+        for line in got.lines:
+            self._warn(f"Prometheus, {self.step}: {line}" if "step" in line or "covered" in line else
+                       f"Prometheus: {line}")
+        df = got.rows
         df.insert(0, "run_id", self.run_id)
         df.insert(1, "step", self.step)
         df.insert(2, "host", prometheus.host_of(spec))

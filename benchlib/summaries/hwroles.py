@@ -20,6 +20,9 @@ import pandas as pd
 from ..hw.roles import BOTH, CLIENT_ROLES, DBMS, upgrade_hw
 
 SOURCE_ORDER = ("dask", "prometheus", "local")
+# the legend's names of the figures and the hw column that says a source gave each
+LEGEND_FIGURES = {"dsec": "dbms_cpu_s", "rss": "dbms_rss_gb", "vsz": "dbms_vsz_gb", "dbgb": "db_size_gb",
+                  "cpu": "cpu_user", "disk": "disk_reads", "cs": "ctx_switches"}
 # the step aggregates that describe the DBMS host, and those of the client hosts
 CLIENT_AGGREGATES = ("csec", "csec_max")
 
@@ -60,18 +63,34 @@ def one_source(results: dict, source: str) -> dict:
 
 def blank_reasons(results: dict, st: pd.DataFrame) -> tuple[bool, str] | None:
     """The experiment summary's test of the DBMS figures: None when every sampled step
-    with operations has them; else failed, saying which steps and why."""
+    with operations has them; else failed, saying which steps and why — no source of the
+    database host, or one whose samples left the server's CPU blank (Prometheus: under
+    90 % of the step covered, an exporter missing)."""
     hw = results.get("hw")
     if not len(st) or hw is None or not len(hw):
         return None
     sampled = set(zip(hw["run_id"].astype("object"), hw["step"].astype("object")))
-    gone = [f"{r}/{s}" for r, s, o, d in zip(st["run_id"], st["step"], st["ops"], st["dsec"])
+    role = hw["role"].astype("object") if "role" in hw else pd.Series("", index=hw.index)
+    dbms = hw[role == DBMS]
+    watched = {(r, s): src for r, s, src in zip(dbms["run_id"].astype("object"), dbms["step"].astype("object"),
+                                                dbms["source"].astype("object"))} if len(dbms) else {}
+    gone = [(f"{r}/{s}", watched.get((r, s))) for r, s, o, d in zip(st["run_id"], st["step"], st["ops"], st["dsec"])
             if o > 0 and pd.isna(d) and (r, s) in sampled]
     if not gone:
         return None
-    return (False, f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(gone[:6])}"
-                   f"{' …' if len(gone) > 6 else ''}: no source sampled the database host (a server "
-                   "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+    parts = []
+    unseen = [g for g, src in gone if src is None]
+    gaps = sorted({src for _, src in gone if src is not None})
+    if unseen:
+        parts.append(f"DBMS figures (dsec, cpupi, rpi, wkbpi …) blank for {', '.join(unseen[:6])}"
+                     f"{' …' if len(unseen) > 6 else ''}: no source sampled the database host (a server "
+                     "on another host, or hw.remote: true; hw.dbms: dask or prometheus gives them)")
+    if gaps:
+        seen = [g for g, src in gone if src is not None]
+        parts.append(f"dsec blank for {', '.join(seen[:6])}{' …' if len(seen) > 6 else ''}: the database "
+                     f"host's {', '.join(gaps)} samples covered too little of the step (an exporter missing: "
+                     "the run's warnings say which, when)")
+    return (False, "; ".join(parts))
 
 
 def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
@@ -87,6 +106,11 @@ def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
     if not len(own):
         return (f"hw: DBMS columns blank: no source sampled the database host{client} "
                 "(hw.dbms: dask or prometheus gives them)")
-    where = ", ".join(sorted({f"{h} ({s})" for h, s in zip(own["host"].astype("object"),
-                                                              own["source"].astype("object"))}))
-    return f"hw: DBMS and its host's columns (dsec rss vsz dbgb cpu disk cs) from {where}{client}"
+    groups = own.groupby([own["host"].astype("object"), own["source"].astype("object")], dropna=False, sort=True)
+    given = {k: [n for n, c in LEGEND_FIGURES.items() if c in g and g[c].notna().any()] for k, g in groups}
+    every = [n for n in LEGEND_FIGURES if any(n in v for v in given.values())]
+    where = ", ".join(f"{h} ({s})" if v == every else f"{h} ({s}: {' '.join(v) or 'none'})"
+                      for (h, s), v in given.items())
+    blank = [n for n in LEGEND_FIGURES if n not in every]
+    none = f"; {' '.join(blank)} blank: no source gave them" if blank else ""
+    return f"hw: DBMS and its host's columns ({' '.join(every)}) from {where}{none}{client}"

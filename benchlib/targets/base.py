@@ -80,6 +80,13 @@ class Target:
     # database (RocksDB's directory lock; its threads share it); None: any number
     client_processes: int | None = None
 
+    def server_marks(self) -> list[str]:
+        """What names this server among others of its program on its host, as a monitoring
+        setup would put it in a process group's name (hw/prometheus.py: process_group): its
+        ``:port``; a family adds its data directory."""
+        port = self.server_port()
+        return [f":{port}"] if port else []
+
     def server_port(self) -> int | None:
         """The TCP port of the URL, else the family's default."""
         from urllib.parse import urlsplit

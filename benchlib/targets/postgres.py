@@ -28,7 +28,8 @@ class PostgresTarget(Target):
     kind = "postgres"
     dialect = Dialect("postgres", placeholder="%s", numbered=True)
     server_names, default_port = ("postgres",), 5432
-    prometheus_queries = {"db_size_gb": 'sum(pg_database_size_bytes{datname="$datname"})'}  # postgres_exporter
+    # postgres_exporter; its ``server`` label (host:port of the cluster it watches, 0.11) when it has one
+    prometheus_queries = {"db_size_gb": 'pg_database_size_bytes{datname="$datname",server=~"(.*:$port)?"}'}
     tracks_tables = True   # benchlib's mark: the table's comment (COMMENT ON TABLE)
 
     @classmethod
@@ -111,6 +112,12 @@ class PostgresTarget(Target):
     def dbms_info(self):
         v = self.admin().execute("SHOW server_version").fetchone()[0]
         return {"name": "PostgreSQL", "version": v}
+
+    def server_marks(self):
+        try:   # superuser or pg_read_all_settings; else the port alone
+            return [self.admin().execute("SHOW data_directory").fetchone()[0], *super().server_marks()]
+        except Exception:  # noqa: BLE001 - a mark that cannot be had is no mark
+            return super().server_marks()
 
     def dbms_pids(self):
         return process_tree(self._postmaster)
