@@ -120,7 +120,6 @@ class NativeThread(RecordingThread):
                     self.svc[inner].extend(x[x >= 0].tolist())
 
 
-
 class NativeMuxThread(NativeThread):
     """All of a process's connections driven from one thread in C (``run_many``: libpq's
     asynchronous API, libmariadb's non-blocking calls or hiredis, and poll), each still a
