@@ -5,13 +5,13 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-YCSB_C := benchlib/workloads/ycsb/bindings
+NATIVE_C := benchlib/workloads/_native
 
 .PHONY: quickstart test test-newcomer install mysql-c docs clean-data
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
-		$(YCSB_C)/_pgloop.c $(YCSB_C)/_myloop.c $(YCSB_C)/_ycsbplan.h \
-		benchlib/workloads/kv/bindings/_redisloop.c benchlib/workloads/_muxconn.h
+		$(NATIVE_C)/_pgloop.c $(NATIVE_C)/_myloop.c $(NATIVE_C)/_redisloop.c \
+		$(NATIVE_C)/_loop.h $(NATIVE_C)/_sqlplan.h $(NATIVE_C)/_muxconn.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
@@ -21,14 +21,14 @@ $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 	touch $@
 
 # MariaDB's C client (mysqlclient) and benchlib's C loop over libmariadb
-# (workloads/ycsb/bindings/_myloop.c) build against libmariadb-dev with pkg-config, which
+# (workloads/_native/_myloop.c) build against libmariadb-dev with pkg-config, which
 # need root to install: tried at each make until it is there, PyMySQL and the Python loop
 # meanwhile
 mysql-c: $(BIN)/.installed
 	@$(BIN)/python -c 'import MySQLdb' 2>/dev/null \
 	  || $(BIN)/python -m pip install --quiet 'mysqlclient>=2.1' >/dev/null 2>&1 \
 	  || echo "mysqlclient not installed, MariaDB goes through PyMySQL: apt-get install libmariadb-dev pkg-config, then make install"
-	@$(BIN)/python -c 'from benchlib.workloads.ycsb.bindings import _myloop' 2>/dev/null \
+	@$(BIN)/python -c 'from benchlib.workloads._native import _myloop' 2>/dev/null \
 	  || { mariadb_config --include >/dev/null 2>&1 && $(BIN)/python -m pip install --quiet --no-deps -e . >/dev/null 2>&1; } \
 	  || echo "the C loop over libmariadb is not built, MariaDB's run loops are Python's: apt-get install libmariadb-dev, then make install"
 
@@ -53,7 +53,7 @@ NEWCOMER ?= /tmp/benchlib-newcomer
 # the tests of the optional parts' files (the fast ones, and every one that names an
 # optional part, which skips); NEWCOMER_TESTS= runs the whole suite so
 NEWCOMER_TESTS ?= -m "not slow or requires" tests/test_mysql_drivers.py tests/test_mysql_native.py \
-  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_importers_linescan.py \
+  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_native_loops.py tests/test_importers_linescan.py \
   tests/test_targets.py tests/test_packaging.py tests/test_reconnect.py tests/faults/test_kill_connections.py \
   tests/faults/test_failed_ops.py tests/faults/test_run_faults.py
 test-newcomer:

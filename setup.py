@@ -3,19 +3,17 @@ summary lines (benchlib/importers/linescan.py). It is optional: without a C comp
 benchlib installs all the same and reads those lines by regular expressions, slower.
 (setuptools' ext-modules table in pyproject.toml is still experimental.)
 
-YCSB's C hot loop over libpq (benchlib/workloads/ycsb/bindings/_pgloop.c, see
-bindings/postgres_native.py beside it) is
-optional too: it needs libpq's headers (Debian: libpq-dev) and a C compiler; without
-them the PostgreSQL run loops go through psycopg in Python, as before. Its twin over
-libmariadb (bindings/_myloop.c, see bindings/mysql_native.py) needs
-libmariadb-dev; without it MariaDB's run loops go through mysqlclient or PyMySQL.
-Both include bindings/_ycsbplan.h, what the two loops share; they and kv's loop
-include benchlib/workloads/_muxconn.h, what the loops that multiplex share. kv's loop on Redis
-(benchlib/workloads/kv/bindings/_redisloop.c, see bindings/redis_native.py) needs
-hiredis's headers (Debian: libhiredis-dev); without them kv on Redis runs redis-py.
-ybio's sessions on PostgreSQL run on the same loop over libpq: _pgloop.c built a second
-time into ybio's bindings (benchlib/workloads/ybio/bindings/_pgloop, see
-postgres_native.py there), LOOP_PKG naming its package.
+The C loops (benchlib/workloads/_native/, owned by no workload; each built once here
+and used by every workload that runs it) are optional too, each on its own: without its
+client library's headers (or a C compiler) its build fails with the compiler's message,
+the others are built all the same, and its workloads run their Python loops:
+- _pgloop over libpq (Debian: libpq-dev): YCSB's and ybio's loops on PostgreSQL;
+- _myloop over libmariadb (libmariadb-dev): YCSB's on MariaDB (else mysqlclient or PyMySQL);
+- _redisloop over hiredis (libhiredis-dev): kv's on Redis (else redis-py).
+What they share: _loop.h (all three), _sqlplan.h (the two SQL loops' plan), _muxconn.h
+(one thread, many connections). Each source is one extension's alone, so its object file
+is too: a parallel build (build_ext -j N) cannot link another extension's object
+(tests/test_native_loops.py holds it).
 
 BENCHLIB_C_LOOPS=0 in the environment installs none of the loops (the scanner still), as a
 machine without the client libraries' headers would (`make test-newcomer` tests that machine)."""
@@ -42,24 +40,20 @@ def _mariadb_include() -> list[str]:
         return ["/usr/include/mariadb"]
 
 
-YCSB = "benchlib/workloads/ycsb/bindings"
-PLAN_H = [f"{YCSB}/_ycsbplan.h"]
-MUX_H = ["benchlib/workloads/_muxconn.h"]   # what the multiplexing loops share
+NATIVE = "benchlib/workloads/_native"
+LOOP_H = [f"{NATIVE}/_loop.h", f"{NATIVE}/_muxconn.h"]   # what every loop includes
+SQL_H = LOOP_H + [f"{NATIVE}/_sqlplan.h"]                # and the SQL loops' plan
+
+
+def _loop(name: str, depends: list[str], **kw) -> Extension:
+    return Extension(f"benchlib.workloads._native.{name}", [f"{NATIVE}/{name}.c"], depends=depends,
+                     extra_compile_args=["-O2"], optional=True, **kw)
+
 
 EXTENSIONS = [Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
-                             extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.workloads.ycsb.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
-                             include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
-                             extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.workloads.ybio.bindings._pgloop", [f"{YCSB}/_pgloop.c"],
-                             include_dirs=_pg_include(), libraries=["pq"], depends=PLAN_H + MUX_H,
-                             define_macros=[("LOOP_PKG", '"benchlib.workloads.ybio.bindings"')],
-                             extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.workloads.ycsb.bindings._myloop", [f"{YCSB}/_myloop.c"],
-                             include_dirs=_mariadb_include(), libraries=["mariadb"], depends=PLAN_H + MUX_H,
-                             extra_compile_args=["-O2"], optional=True),
-                   Extension("benchlib.workloads.kv.bindings._redisloop",
-                             ["benchlib/workloads/kv/bindings/_redisloop.c"], libraries=["hiredis"], depends=MUX_H,
-                             extra_compile_args=["-O2"], optional=True)]
+                        extra_compile_args=["-O2"], optional=True),
+              _loop("_pgloop", SQL_H, include_dirs=_pg_include(), libraries=["pq"]),
+              _loop("_myloop", SQL_H, include_dirs=_mariadb_include(), libraries=["mariadb"]),
+              _loop("_redisloop", LOOP_H, libraries=["hiredis"])]
 
 setup(ext_modules=EXTENSIONS[:1] if os.environ.get("BENCHLIB_C_LOOPS") == "0" else EXTENSIONS)

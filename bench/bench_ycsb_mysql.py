@@ -2,7 +2,7 @@
 
 YCSB workload C (100% read, zipfian; 100k records) for ``--secs`` at 1, 4, 16 and 64
 clients, through benchlib's C loop over libmariadb (``run.driver: c``,
-workloads/ycsb/bindings/_myloop.c; one thread per client process driving its connections,
+workloads/_native/_myloop.c; one thread per client process driving its connections,
 ``run.multiplex: true``, and a thread per connection, ``multiplex: false``, what ``auto``
 takes on MariaDB; ``run.processes: auto``, one client process per core) and its Python loop on each client library (mysqlclient, C; PyMySQL, pure Python), next to
 the reference: sysbench (C, LuaJIT) running a script that sends the same statement —

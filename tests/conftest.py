@@ -15,12 +15,17 @@ MYSQL_URL = os.environ.get("BENCHLIB_TEST_MYSQL", "mysql://root@127.0.0.1:3306/t
 REDIS_URL = os.environ.get("BENCHLIB_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
 
-def _c_loop(module: str):
-    """Why a C loop of benchlib is not there (its binding's MISSING), or None."""
+def _c_loop(loop: str, headers: str):
+    """Why a C loop of benchlib (``benchlib/workloads/_native/<loop>``) is not there, in
+    the words its bindings refuse ``run.driver: c`` with, or None."""
     def missing() -> str | None:
         import importlib
-        mod = importlib.import_module(module)
-        return None if mod.AVAILABLE else mod.MISSING
+        from benchlib.workloads import _native
+        try:
+            importlib.import_module(f"{_native.__name__}.{loop}")
+        except ImportError:
+            return _native.missing(loop, headers)
+        return None
     return missing
 
 
@@ -50,10 +55,11 @@ def _prometheus() -> str | None:
 # a test that needs one skips, saying why, where it is absent (README: what make test needs)
 OPTIONAL_PARTS = {
     "mysqlclient": _mysqlclient,
-    "c-libpq": _c_loop("benchlib.workloads.ycsb.bindings.postgres_native"),
-    "c-libpq-ybio": _c_loop("benchlib.workloads.ybio.bindings.postgres_native"),
-    "c-libmariadb": _c_loop("benchlib.workloads.ycsb.bindings.mysql_native"),
-    "c-hiredis": _c_loop("benchlib.workloads.kv.bindings.redis_native"),
+    # the C loops, each built once for every workload that runs it (YCSB's and ybio's
+    # over libpq, YCSB's over libmariadb, kv's over hiredis)
+    "c-libpq": _c_loop("_pgloop", "libpq-dev"),
+    "c-libmariadb": _c_loop("_myloop", "libmariadb-dev"),
+    "c-hiredis": _c_loop("_redisloop", "libhiredis-dev"),
     "chromium": _chromium,
     "rocksdict": _rocksdict,   # RocksDB, embedded (tests/test_rocksdb.py)
     "prometheus": _prometheus,

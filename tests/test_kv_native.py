@@ -19,7 +19,6 @@ from benchlib.workloads.kv.bindings import redis_native
 from benchlib.workloads.kv.bindings.redis import RedisKv
 
 pytestmark = pytest.mark.skipif(not redis_native.AVAILABLE, reason=redis_native.MISSING)
-F_NEED, F_IDLE = 8, 16
 
 
 def _table() -> str:
@@ -99,7 +98,7 @@ def test_one_connection_gives_what_redis_py_gives(two_tables, redis_url):
 def test_one_thread_drives_several_connections(two_tables, redis_url):
     """Three connections on disjoint keys through run_many: each connection's statuses
     are those of its operations run one after the other in Python."""
-    from benchlib.workloads.kv.bindings import _redisloop
+    from benchlib.workloads._native import _redisloop
     r, (tp, tc), keys = two_tables
     work = [_ops(11 + j, 300, keys[j::3]) for j in range(3)]
     want = [_python(redis_url, tp, c, _prefixed(tp, a)) for c, a in work]
@@ -111,9 +110,9 @@ def test_one_thread_drives_several_connections(two_tables, redis_url):
             conn.assign(plan)
         while True:
             flags, _, k = _redisloop.run_many(conns, 1 << 62, 0, 1)
-            if flags & F_NEED:
+            if flags & _redisloop.F_NEED:
                 conns[k].assign(None)
-            if flags & F_IDLE:
+            if flags & _redisloop.F_IDLE:
                 break
         got = [list(np.frombuffer(p.results(0, len(p))[1], np.int8)) for p in plans]
     finally:

@@ -22,6 +22,7 @@ LAYERS = {
     "benchlib.workloads.registry": 0, "benchlib.targets.registry": 0, "benchlib.run.registry": 0,
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
+    "benchlib.workloads._native": 2,     # the C loops no workload owns: below every workload folder
     "benchlib.params": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.matrix": 3,
     "benchlib.store": 4,
     "benchlib.run": 5,
@@ -127,6 +128,21 @@ def test_no_upward_import():
     assert not upward, "imports that run upward:\n  " + "\n  ".join(upward)
 
 
+def test_the_shared_c_is_owned_by_no_workload():
+    """``workloads/_native/`` (the C loops and their thin Python side) serves every
+    workload and imports none of their folders; no workload folder holds C of its own
+    (a loop is built once there, used by all: setup.py)."""
+    native = [m for m in MODULES if m.startswith("benchlib.workloads._native")]
+    assert "benchlib.workloads._native.ops" in native
+    up = sorted(f"{m} imports {t}" for m in native for t in GRAPH[m]
+                if t.startswith("benchlib.workloads.") and not t.startswith("benchlib.workloads._native"))
+    assert not up, "the shared C's Python imports a workload's folder:\n  " + "\n  ".join(up)
+    c_in_workloads = sorted(str(p.relative_to(PKG.parent)) for p in (PKG / "workloads").rglob("*.[ch]")
+                            if "_native" not in p.parts)
+    assert not c_in_workloads, "C in a workload's folder (its place: workloads/_native/): " \
+        + ", ".join(c_in_workloads)
+
+
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One import circle of ``graph`` (a list that ends where it starts), or None."""
     WHITE, GREY, BLACK = 0, 1, 2
@@ -162,6 +178,10 @@ def test_the_checks_see_what_they_look_for():
     # the walker finds a function-level relative import and the package __init__ (10)
     assert "benchlib.run.experiment" in GRAPH["benchlib"]
     assert layer_of("benchlib.workloads.ycsb.text") == 2 and layer_of("benchlib.workloads.registry") == 0
+    assert layer_of("benchlib.workloads._native.ops") == 2
+    # a binding's import of a loop is an extension's (a leaf), its import of _native's Python an arrow
+    assert "benchlib.workloads._native.ops" in GRAPH["benchlib.workloads.ybio.bindings.postgres_native"]
+    assert _is_extension("benchlib.workloads._native._pgloop")
     # a workload's own plots sit on the plots layer, its other modules (its tables) on its own
     assert layer_of("benchlib.workloads.ybio.plots_interactive") == layer_of("benchlib.plots") == 8
     assert layer_of("benchlib.workloads.ybio.summary") == 2 == layer_of("benchlib.workloads.ybio.plotsx")

@@ -75,16 +75,16 @@ def _natives(url: str, table: str, n: int) -> list:
 def _plan(b, j: int):
     """Connection j's operations on keys of its own: every kind, with a read that finds
     nothing (NOT_FOUND) and an insert of a key that is there (ERROR)."""
-    from benchlib.workloads.ycsb.bindings.native_ops import KINDS
+    kinds = b.loop.KINDS     # the loop's operations, by YCSB's names
     codes, args = [], []
     for i in range(60):
         k, v = f"k{j}_{i}".encode(), [f"v{j}_{i}_{f}".encode() for f in range(10)]
         ops = [("INSERT", (k, v)), ("READ", (k, -1)), ("UPDATE", (k, i % 10, [b"u" + k])),
                ("SCAN", (k, 5, -1)), ("READ-MODIFY-WRITE", (k, 3, -1, v[::-1])),
                ("READ", (k + b"-", 0)), ("INSERT", (k, v))]
-        codes += [KINDS[o] for o, _ in ops]
+        codes += [kinds[o] for o, _ in ops]
         args += [a for _, a in ops]
-    ops = b.native(list(KINDS))
+    ops = b.native(list(kinds))
     return ops, ops.plan(SimpleNamespace(codes=codes, args=args))
 
 

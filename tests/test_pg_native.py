@@ -130,7 +130,7 @@ def test_without_the_extension_auto_runs_the_python_binding(pg_own_db, monkeypat
 
 @needs_c
 def test_a_server_that_is_not_there_is_libpqs_first_line():
-    from benchlib.workloads.ycsb.bindings import _pgloop
+    from benchlib.workloads._native import _pgloop
     with pytest.raises(ConnectionError) as e:
         _pgloop.Conn("host=127.0.0.1 port=1 user=nobody dbname=none connect_timeout=2")
     msg = str(e.value)

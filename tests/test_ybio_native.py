@@ -24,7 +24,6 @@ pytestmark = [pytest.mark.postgres,
               pytest.mark.skipif(not native.AVAILABLE, reason=native.MISSING)]
 PG = PostgresTarget.dialect
 ROWS, BATCH = 300, 7
-F_NEED, F_IDLE = 8, 16
 
 
 def _load(url: str, table: str):
@@ -97,7 +96,7 @@ def test_one_thread_drives_two_sessions_as_one_after_the_other(pg_own_db):
             o.conn.assign(o.plan(_chunk(calls)))
         while True:
             flags, _, _ = ops[0].run_many(conns, 1 << 62, 0, 1)
-            if flags & F_IDLE or all(c.done == len(calls) for c in conns):
+            if flags & ops[0].loop.F_IDLE or all(c.done == len(calls) for c in conns):
                 break
         for c in conns:
             assert c.done == len(calls)

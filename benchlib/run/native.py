@@ -1,7 +1,8 @@
 """A thread per connection whose operations run in C, a chunk at a time.
 
-Where the workload's client has ``native`` ops (YCSB on PostgreSQL with the C
-extension built: ``workloads/ycsb/bindings/postgres_native.py``), this thread hands each chunk of prepared
+Where the workload's client has ``native`` ops (a binding over one of the C loops of
+``workloads/_native/``, built: YCSB's on PostgreSQL, ``workloads/ycsb/bindings/postgres_native.py``;
+``workloads/_native/ops.LoopOps``), this thread hands each chunk of prepared
 operations to C, which issues, awaits and times them without the GIL and returns at
 the end of the chunk, at the first completion in a new second, when the paced
 schedule passes the step's end, or on a lost connection (opened again by the one
@@ -23,7 +24,6 @@ import numpy as np
 from ..schema import NOT_ERRORS
 from .recording import CHUNK_OPS, NS, RecordingThread, reopen
 
-F_TICK, F_BROKEN, F_END = 1, 2, 4      # why the C loop returned (_pgloop.c)
 COUNTED = np.array(sorted(NOT_ERRORS), np.int8)   # statuses whose units count
 
 
@@ -45,6 +45,7 @@ class NativeThread(RecordingThread):
         pacing = (start, int(self.gindex * NS / rate), self.total * NS / rate) if rate else (0, 0, 0.0)
         next_tick = start + NS if end is None else min(start + NS, end)
         chunk, self.first = self.first, None
+        f = self.client.native.loop            # why the C loop returned: its F_* constants
         issued = 0
         self.last_ns = start
         while chunk is not None:
@@ -55,7 +56,7 @@ class NativeThread(RecordingThread):
                 issued += i1 - i
                 if i1 > i:
                     self.last_ns = t1
-                if flags & F_TICK:
+                if flags & f.F_TICK:
                     # as ClientThread: the operation that ended in a new second is its
                     # first; the inner statements of a compound one were recorded as it ran
                     self._file_ops(plan, i, i1 - 1, chunk.units)
@@ -66,9 +67,9 @@ class NativeThread(RecordingThread):
                     self._file_ops(plan, i, i1, chunk.units)
                     self._file_inner(plan, i, i1)
                 self._ack(self.client, plan, i, i1)
-                if flags & F_BROKEN:
+                if flags & f.F_BROKEN:
                     reopen(self.client, f"client {self.gindex}")
-                if flags & F_END or (flags & F_TICK and next_tick is None):
+                if flags & f.F_END or (flags & f.F_TICK and next_tick is None):
                     return
                 i = i1
             chunk = self.client.next_chunk(CHUNK_OPS)
@@ -119,9 +120,6 @@ class NativeThread(RecordingThread):
                     self.svc[inner].extend(x[x >= 0].tolist())
 
 
-F_NEED, F_IDLE, F_WAIT = 8, 16, 32
-
-
 class NativeMuxThread(NativeThread):
     """All of a process's connections driven from one thread in C (``run_many``: libpq's
     asynchronous API, libmariadb's non-blocking calls or hiredis, and poll), each still a
@@ -143,11 +141,12 @@ class NativeMuxThread(NativeThread):
         end = start + int(self.step.loop_secs * NS) if self.step.loop_secs else None
         next_tick = start + NS if end is None else min(start + NS, end)
         run_many = self.clients[0].native.run_many
+        f = self.clients[0].native.loop        # why run_many returned: its F_* constants
         conns = [c.native.conn for c in self.clients]
         sending = 1
         while True:
             flags, t1, k = run_many(conns, next_tick, end or 0, sending)
-            if flags & F_TICK:
+            if flags & f.F_TICK:
                 self._file_all(conns, but=k)          # the one that crossed: the new second's
                 next_tick = self._tick(t1, start, end)
                 if next_tick is None:                 # over: the operations in flight finish
@@ -155,13 +154,13 @@ class NativeMuxThread(NativeThread):
             self._file_all(conns)
             if t1:
                 self.last_ns = max(self.last_ns, t1)
-            if flags & F_NEED:
+            if flags & f.F_NEED:
                 self._next_plan(k)
-            if flags & F_BROKEN:
+            if flags & f.F_BROKEN:
                 conns[k] = self._reconnect_one(k)
-            if flags & F_WAIT and (self.stop_flag or (end is not None and time.perf_counter_ns() >= end)):
+            if flags & f.F_WAIT and (self.stop_flag or (end is not None and time.perf_counter_ns() >= end)):
                 sending = 0
-            if flags & F_IDLE:
+            if flags & f.F_IDLE:
                 return
 
     def _file_all(self, conns: list, but: int | None = None) -> None:

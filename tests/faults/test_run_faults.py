@@ -282,7 +282,7 @@ def test_embedded_server_left_by_a_kill_9_is_stopped_before_the_next(tmp_path):
 @pytest.mark.parametrize("driver,multiplex", [("python", True), ("c", True), ("c", False)])
 def test_clients_reconnect_when_the_server_ends_their_connections(driver, multiplex, pg_own_db, tmp_path):
     """One thread multiplexing the connections, in Python (psycopg) or in C, or a thread
-    per connection running each chunk in C (workloads/ycsb/bindings/_pgloop.c)."""
+    per connection running each chunk in C (workloads/_native/_pgloop.c)."""
     import threading
 
     import psycopg

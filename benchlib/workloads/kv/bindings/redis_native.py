@@ -1,4 +1,5 @@
-"""kv on Redis with its run loop in C (``_redisloop.c``, over hiredis).
+"""kv on Redis with its run loop in C (``_redisloop.c`` over hiredis, in
+``benchlib/workloads/_native/``).
 
 The Python binding (:class:`.redis.RedisKv`) does one interpreter round per operation;
 this one hands a whole chunk to C, where each operation's commands (the same as
@@ -13,36 +14,27 @@ runs the Python path and ``c`` is refused with that reason.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
+from ..._native import missing
+from ..._native.ops import LoopOps
 
 try:
-    from . import _redisloop
+    from ..._native import _redisloop
 except ImportError:   # built without libhiredis-dev or a C compiler: redis-py runs
     _redisloop = None
 
 AVAILABLE = _redisloop is not None
 DRIVER_PATH = "c-hiredis"
-MISSING = ("the C extension benchlib.workloads.kv.bindings._redisloop is not built (it needs "
-           "libhiredis-dev and a C compiler when benchlib is installed; see README)")
-RUN_OPS = ("READ", "INSERT", "DELETE", "UPDATE", "SCAN")   # the codes _redisloop.c knows
+MISSING = missing("_redisloop", "libhiredis-dev")
+# the operations the loop knows, in code order (its KINDS): kv's run operations
+RUN_OPS = tuple(_redisloop.KINDS) if AVAILABLE else ()
 CONNECT_TIMEOUT_S = 5.0
 
 
-class KvNativeOps:
-    """A chunk's operations run in C on one connection, as ``benchlib.run.native``
-    drives them: ``plan(chunk)``, ``run(plan, i, …)``, ``run_many`` (one thread, all the
-    process's connections); kv has no compound operation."""
-
-    path = DRIVER_PATH
-    compound: dict = {}
+class KvNativeOps(LoopOps):
+    """A chunk's operations run in C on one connection; kv has no compound operation."""
 
     def __init__(self, binding: RedisKvNative):
-        self.binding = binding
-        self.run_many = _redisloop.run_many
-
-    @property
-    def conn(self):
-        return self.binding.conn
+        super().__init__(binding, _redisloop, DRIVER_PATH)
 
     def plan(self, chunk):
         """The chunk's commands. Its args: a tuple per operation, or, from the run client,
@@ -53,11 +45,6 @@ class KvNativeOps:
             return _redisloop.Plan(chunk.codes, None, self.binding.index,
                                    (prefix.encode(), digits, pad, nums), values, scan_n)
         return _redisloop.Plan(chunk.codes, chunk.args, self.binding.index)
-
-    def run(self, plan, i: int, next_tick: int, end: int | None, pacing=(0, 0, 0.0),
-            issued: int = 0) -> tuple[int, int, int]:
-        start, offset, period = pacing
-        return self.binding.conn.run(plan, i, next_tick, end or 0, start, offset, period, issued)
 
 
 class RedisKvNative:
@@ -86,27 +73,24 @@ class RedisKvNative:
             raise ValueError(f"the C loop runs {RUN_OPS}, not {tuple(op_names)}")
         return KvNativeOps(self)
 
-    def _single(self, code: int, args: tuple) -> int:
+    def _single(self, op: str, args: tuple) -> int:
         """One operation, a plan of one (not the hot path: the driver runs chunks)."""
-        ops = KvNativeOps(self)
-        plan = ops.plan(SimpleNamespace(codes=[code], args=[args]))
-        ops.run(plan, 0, 1 << 62, None)
-        return plan.results(0, 1)[1][0]
+        return KvNativeOps(self).one(_redisloop.KINDS[op], args)
 
     def read(self, key):
-        return self._single(0, (key,))
+        return self._single("READ", (key,))
 
     def insert(self, key, value):
-        return self._single(1, (key, value))
+        return self._single("INSERT", (key, value))
 
     def delete(self, key):
-        return self._single(2, (key,))
+        return self._single("DELETE", (key,))
 
     def update(self, key, value):
-        return self._single(3, (key, value))
+        return self._single("UPDATE", (key, value))
 
     def scan(self, key, n):
-        return self._single(4, (key, n))
+        return self._single("SCAN", (key, n))
 
     def close(self):
         self.conn.close()

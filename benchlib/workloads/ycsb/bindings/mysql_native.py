@@ -1,4 +1,5 @@
-"""MariaDB/MySQL's YCSB binding with its run loop in C (``_myloop.c``, over libmariadb).
+"""MariaDB/MySQL's YCSB binding with its run loop in C (``_myloop.c`` over libmariadb, in
+``benchlib/workloads/_native/``).
 
 The twin of :mod:`.postgres_native`: a whole chunk of operations goes into C, where each
 statement is built (keys and values escaped by the connection and quoted, as
@@ -17,18 +18,18 @@ runs the Python path and ``c`` is refused with that reason.
 from __future__ import annotations
 
 from ....targets.mysql import MysqlTarget
+from ..._native import missing
 from .native_ops import NativeYcsb
 from .statements import YcsbStatements
 
 try:
-    from . import _myloop
+    from ..._native import _myloop
 except ImportError:   # built without libmariadb-dev or a C compiler: the Python path runs
     _myloop = None
 
 AVAILABLE = _myloop is not None
 DRIVER_PATH = "c-libmariadb"
-MISSING = ("the C extension benchlib.workloads.ycsb.bindings._myloop is not built (it needs libmariadb-dev and "
-           "a C compiler when benchlib is installed; see README)")
+MISSING = missing("_myloop", "libmariadb-dev")
 
 
 class MysqlYcsbNative(NativeYcsb):

@@ -1,4 +1,5 @@
-"""PostgreSQL's YCSB binding with its run loop in C (``_pgloop.c``, over libpq).
+"""PostgreSQL's YCSB binding with its run loop in C (``_pgloop.c`` over libpq, in
+``benchlib/workloads/_native/``: the loop ybio's sessions run too).
 
 The Python binding (:class:`.postgres.PostgresYcsb`) does one interpreter round per
 operation; this one takes a whole chunk of operations into C, where each is sent,
@@ -13,18 +14,18 @@ the Python path and ``c`` is refused with that reason.
 from __future__ import annotations
 
 from ....targets.postgres import PostgresTarget
+from ..._native import missing
 from .native_ops import NativeYcsb
 from .statements import YcsbStatements
 
 try:
-    from . import _pgloop
+    from ..._native import _pgloop
 except ImportError:   # built without libpq-dev or a C compiler: the Python path runs
     _pgloop = None
 
 AVAILABLE = _pgloop is not None
 DRIVER_PATH = "c-libpq"
-MISSING = ("the C extension benchlib.workloads.ycsb.bindings._pgloop is not built (it needs libpq-dev and a "
-           "C compiler when benchlib is installed; see README)")
+MISSING = missing("_pgloop", "libpq-dev")
 
 
 class PostgresYcsbNative(NativeYcsb):

@@ -1,9 +1,10 @@
-/* YCSB's operations on MariaDB/MySQL, a chunk at a time, in C over libmariadb.
+/* Operations on MariaDB/MySQL, a chunk at a time, in C over libmariadb (YCSB's; COUNT,
+ * ybio's, is libpq's loop's alone).
  *
  * The twin of _pgloop.c (libpq) for MariaDB: the driver hands over a Plan (a chunk
- * of operations parsed once, _ycsbplan.h) and run_plan issues, awaits and times each
- * of them without the GIL. What a statement is on the wire is what the Python path
- * (bindings/mysql.py, mysqlclient or PyMySQL) sends: the statement's text with each
+ * of operations parsed once, _sqlplan.h) and the paced loop (_loop.h) issues, awaits
+ * and times each of them without the GIL. What a statement is on the wire is what the Python path
+ * (YCSB's bindings/mysql.py, mysqlclient or PyMySQL) sends: the statement's text with each
  * key and value escaped by the connection (mysql_real_escape_string, which follows
  * the connection's character set and NO_BACKSLASH_ESCAPES) and quoted, a scan's
  * length as a number; results fetched whole (mysql_store_result). Statuses are judged
@@ -16,13 +17,13 @@
  * or not); run_many drives several from one thread with libmariadb's non-blocking API
  * (mysql_real_query_start/_cont, mysql_store_result_start/_cont) and poll() on each
  * connection's socket, each connection a closed loop, as sysbench's and pgbench's
- * threads drive theirs (_muxconn.h, shared with _pgloop.c and kv's _redisloop.c).
+ * threads drive theirs (_muxconn.h, shared with _pgloop.c and _redisloop.c).
  *
  * The connection is the extension's own (mysqlclient links the same library, but its
  * MYSQL handle is not to be shared).
  */
-#define PLAN_TYPE_NAME "benchlib.workloads.ycsb.bindings._myloop.Plan"
-#include "_ycsbplan.h"
+#define LOOP_NAME "_myloop"
+#include "_sqlplan.h"
 
 #include <errmsg.h>
 #include <mysql.h>
@@ -260,37 +261,25 @@ static int conn_bad(Conn *c) {
     return c->gone;
 }
 
-#include "../../_muxconn.h"   /* assign, after_op, run_many: shared with _pgloop.c, kv's _redisloop.c */
+#include "_muxconn.h"   /* assign, after_op, run_many: shared with _pgloop.c, _redisloop.c */
 
 static int mux_ready(const Conn *c) { return c->t && c->m; }
 
-static int exec_fn_my(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
+static int exec_stmt(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
     return exec_sync((Conn *)c, kind, idx, np, vals);
 }
 
-static int bad_fn_my(void *c) { return conn_bad((Conn *)c); }
+static int conn_lost(void *c) { return conn_bad((Conn *)c); }
 
 /* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
- * run_plan (_ycsbplan.h) on this connection */
+ * the paced loop (_loop.h) of this connection's statements (_sqlplan.h) */
 static PyObject *conn_run(Conn *c, PyObject *args) {
-    Plan *p;
-    Py_ssize_t i;
-    run_args a;
-    if (parse_run(args, &p, &i, &a)) return NULL;
-    if (!c->t) {
-        PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
-        return NULL;
-    }
-    if (p->nf != c->nf) {
+    PyObject *p = PyTuple_Check(args) && PyTuple_GET_SIZE(args) ? PyTuple_GET_ITEM(args, 0) : NULL;
+    if (c->t && p && PyObject_TypeCheck(p, &PlanType) && ((Plan *)p)->nf != c->nf) {
         PyErr_SetString(PyExc_ValueError, "the plan was made for another number of fields");
         return NULL;
     }
-    int flags;
-    int64_t t1;
-    Py_BEGIN_ALLOW_THREADS
-    i = run_plan(c, exec_fn_my, bad_fn_my, p, i, a, &t1, &flags);
-    Py_END_ALLOW_THREADS
-    return Py_BuildValue("nLi", i, (long long)t1, flags);
+    return sql_run(c, c->t != NULL, args);
 }
 
 static PyObject *conn_close(Conn *c, PyObject *unused) {
@@ -467,33 +456,16 @@ static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map
 
 static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "the statements' texts"},
-    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
-    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
     MUX_CONN_METHODS,
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
-    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {"thread_id", (getter)conn_get_thread_id, NULL, "the server's connection id", NULL},
     MUX_CONN_GETSET,
     {NULL}};
 
-static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.ycsb.bindings._myloop.Conn",
-    .tp_basicsize = sizeof(Conn),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a libmariadb connection with YCSB's statements",
-    .tp_new = conn_new,
-    .tp_dealloc = (destructor)conn_dealloc,
-    .tp_methods = conn_methods,
-    .tp_getset = conn_getset,
-};
-
-static PyMethodDef methods[] = {
-    {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
-    {NULL}};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_myloop", NULL, -1, methods, NULL, NULL, NULL, NULL};
+static PyTypeObject ConnType =
+    CONN_TYPE(Conn, "a libmariadb connection with YCSB's statements", conn_new, conn_dealloc, conn_methods, conn_getset);
 
 PyMODINIT_FUNC PyInit__myloop(void) {
     /* once, under the GIL: mysql_init would do it on first use, not thread-safely */
@@ -501,5 +473,5 @@ PyMODINIT_FUNC PyInit__myloop(void) {
         PyErr_SetString(PyExc_ImportError, "libmariadb could not be initialised");
         return NULL;
     }
-    return loop_module(&module, &ConnType);
+    return loop_module(&loop_def, &PlanType, &ConnType, sql_kinds);
 }

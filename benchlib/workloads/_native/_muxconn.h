@@ -1,23 +1,21 @@
 /* What the C loops that drive all of a process's connections from one thread share
- * (workloads/ycsb/bindings/_pgloop.c over libpq, _myloop.c over libmariadb,
- * workloads/kv/bindings/_redisloop.c over hiredis): each connection's plan and place in it (conn.assign, .done, .plan),
- * what to do after one of its operations completed (after_op), and run_many, the
- * call that polls them (benchlib.run.native.NativeMuxThread drives it).
+ * (_pgloop.c over libpq, _myloop.c over libmariadb, _redisloop.c over hiredis): each
+ * connection's plan and place in it (conn.assign, .done, .plan), what to do after one of
+ * its operations completed (after_op), and run_many, the call that polls them
+ * (benchlib.run.native.NativeMuxThread drives it).
  *
- * The including file defines, before it includes this one: its Plan (with n, st, lat
- * and itd) and PlanType; its Conn, with the fields `Plan *plan; Py_ssize_t pos, done,
- * cur; int64_t t0;` (cur: the operation in flight, -1 none; t0: when it was sent);
- * ST_ERROR, F_TICK, F_BROKEN; now_ns(); conn_bad(c).
+ * The including file includes _loop.h and defines, before it includes this one: its Plan
+ * (starting with PLAN_OUTCOMES) and PlanType; its Conn, with the fields `Plan *plan;
+ * Py_ssize_t pos, done, cur; int64_t t0;` (cur: the operation in flight, -1 none; t0:
+ * when it was sent); conn_bad(c).
  * It defines after: ConnType, start_next(c) (send the next operation of its plan, 0
  * when that failed, recorded as an ERROR), mux_ready(c) (may run_many drive it) and
- * poll_many, the loop itself.
+ * poll_many, the loop itself. Its module is loop_def (run_many, its one function).
  */
 #ifndef MUXCONN_H
 #define MUXCONN_H
 
 #include <poll.h>
-
-enum { F_NEED = 8, F_IDLE = 16, F_WAIT = 32 };
 
 static PyTypeObject ConnType;
 static int start_next(Conn *c);
@@ -60,9 +58,14 @@ static PyObject *conn_get_plan(Conn *c, void *unused) {
     return p;
 }
 
+/* every Conn's methods and attributes: the loop's conn_run, conn_close and
+ * conn_get_closed, and run_many's (conn.assign, .done, .plan) */
 #define MUX_CONN_METHODS \
+    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"}, \
+    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"}, \
     {"assign", (PyCFunction)conn_assign, METH_VARARGS, "the plan run_many runs on it, from pos"}
 #define MUX_CONN_GETSET \
+    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL}, \
     {"done", (getter)conn_get_done, NULL, "operations of its plan completed (run_many)", NULL}, \
     {"plan", (getter)conn_get_plan, NULL, "the plan run_many runs on it (assign)", NULL}
 
@@ -137,5 +140,9 @@ out:
     free(cs), free(pf), free(map);
     return flags < 0 ? NULL : Py_BuildValue("iLn", flags, (long long)t1, k);
 }
+
+/* the loop's module: its function run_many (and, added by loop_module, its types and constants) */
+static PyMethodDef loop_functions[] = {{"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC}, {NULL}};
+static struct PyModuleDef loop_def = {PyModuleDef_HEAD_INIT, LOOP_NAME, NULL, -1, loop_functions};
 
 #endif

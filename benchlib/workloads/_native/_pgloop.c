@@ -1,4 +1,6 @@
-/* YCSB's operations on PostgreSQL, a chunk at a time, in C over libpq.
+/* Operations on PostgreSQL, a chunk at a time, in C over libpq: YCSB's (read, update,
+ * insert, scan, read-modify-write) and ybio's (COUNT: a range read or updated, its
+ * rows counted), one loop for both, owned by neither (benchlib/workloads/_native/).
  *
  * The Python hot loop (benchlib/run/clients.py) pays the interpreter for every
  * operation: the call into the binding, psycopg's wrapping of libpq, the clock
@@ -9,25 +11,19 @@
  * the second in progress ends (the driver hands each second's latencies to its
  * process), the paced schedule passes the step's end, or the connection is lost.
  *
- * What it records per operation is what the Python path records (_ycsbplan.h, the
- * Plan and the loop it shares with _myloop.c), statuses judged as bindings/postgres.py
- * judges them.
+ * What it records per operation is what the Python path records (_sqlplan.h, the
+ * Plan it shares with _myloop.c; _loop.h, the paced loop every loop shares), statuses
+ * judged as the workloads' PostgreSQL bindings judge them.
  *
  * Conn.run drives one connection with libpq's synchronous PQexecPrepared (a thread
  * per connection); run_many drives several from one thread with
  * PQsendQueryPrepared and poll(), each connection a closed loop, as pgbench -j does.
  * The connection is the extension's own (psycopg's binary wheel bundles another
- * libpq, whose PGconn this one must not touch).
- *
- * ybio's sessions run on the same loop (K_COUNT operations, statements given by
- * conn.prepare_counts): setup.py builds this file a second time as
- * benchlib.workloads.ybio.bindings._pgloop, LOOP_PKG naming the package it is in.
+ * libpq, whose PGconn this one must not touch). Its statements: conn.prepare_ycsb
+ * (read, scan, update by field, insert) and conn.prepare_counts (COUNT's, by index).
  */
-#ifndef LOOP_PKG
-#define LOOP_PKG "benchlib.workloads.ycsb.bindings"
-#endif
-#define PLAN_TYPE_NAME LOOP_PKG "._pgloop.Plan"
-#include "_ycsbplan.h"
+#define LOOP_NAME "_pgloop"
+#include "_sqlplan.h"
 
 #include <libpq-fe.h>
 #include <poll.h>
@@ -180,8 +176,8 @@ static inline const char *stmt(const Conn *c, int kind, int idx) {
     }
 }
 
-/* the status of a statement's result, as bindings/postgres.py judges it (K_COUNT as
- * ybio's bindings/postgres.py: its count must be `want`) */
+/* the status of a statement's result, as YCSB's bindings/postgres.py judges it (K_COUNT
+ * as ybio's bindings/postgres.py: its count must be `want`) */
 static int judge(PGresult *r, int kind, int64_t want) {
     if (!r) return ST_ERROR;
     ExecStatusType s = PQresultStatus(r);
@@ -214,34 +210,19 @@ static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals
 
 static inline int conn_bad(const Conn *c) { return !c->pg || PQstatus(c->pg) != CONNECTION_OK; }
 
-#include "../../_muxconn.h"   /* assign, after_op, run_many: shared with kv's _redisloop.c */
+#include "_muxconn.h"   /* assign, after_op, run_many: shared with _myloop.c, _redisloop.c */
 
 static int mux_ready(const Conn *c) { return (c->names || c->ncount) && c->pg; }
 
-static int exec_fn_pg(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
+static int exec_stmt(void *c, int kind, int idx, int np, const char *const *vals, int64_t want) {
     return exec_sync((Conn *)c, kind, idx, np, vals, want);
 }
 
-static int bad_fn_pg(void *c) { return conn_bad((Conn *)c); }
+static int conn_lost(void *c) { return conn_bad((Conn *)c); }
 
 /* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
- * run_plan (_ycsbplan.h) on this connection */
-static PyObject *conn_run(Conn *c, PyObject *args) {
-    Plan *p;
-    Py_ssize_t i;
-    run_args a;
-    if (parse_run(args, &p, &i, &a)) return NULL;
-    if (!c->names && !c->ncount) {
-        PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
-        return NULL;
-    }
-    int flags;
-    int64_t t1;
-    Py_BEGIN_ALLOW_THREADS
-    i = run_plan(c, exec_fn_pg, bad_fn_pg, p, i, a, &t1, &flags);
-    Py_END_ALLOW_THREADS
-    return Py_BuildValue("nLi", i, (long long)t1, flags);
-}
+ * the paced loop (_loop.h) of this connection's statements (_sqlplan.h) */
+static PyObject *conn_run(Conn *c, PyObject *args) { return sql_run(c, c->names || c->ncount, args); }
 
 static PyObject *conn_close(Conn *c, PyObject *unused) {
     conn_close_pg(c);
@@ -257,27 +238,16 @@ static PyObject *conn_get_backend_pid(Conn *c, void *unused) {
 static PyMethodDef conn_methods[] = {
     {"prepare_ycsb", (PyCFunction)conn_prepare_ycsb, METH_VARARGS, "prepare the statements"},
     {"prepare_counts", (PyCFunction)conn_prepare_counts, METH_VARARGS, "prepare K_COUNT's statements"},
-    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
-    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
     MUX_CONN_METHODS,
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
-    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {"backend_pid", (getter)conn_get_backend_pid, NULL, "the server process", NULL},
     MUX_CONN_GETSET,
     {NULL}};
 
-static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = LOOP_PKG "._pgloop.Conn",
-    .tp_basicsize = sizeof(Conn),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a libpq connection with its statements prepared",
-    .tp_new = conn_new,
-    .tp_dealloc = (destructor)conn_dealloc,
-    .tp_methods = conn_methods,
-    .tp_getset = conn_getset,
-};
+static PyTypeObject ConnType =
+    CONN_TYPE(Conn, "a libpq connection with its statements prepared", conn_new, conn_dealloc, conn_methods, conn_getset);
 
 /* ------------------------------------------------------------------ run_many */
 
@@ -384,10 +354,4 @@ static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map
     }
 }
 
-static PyMethodDef methods[] = {
-    {"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC},
-    {NULL}};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pgloop", NULL, -1, methods, NULL, NULL, NULL, NULL};
-
-PyMODINIT_FUNC PyInit__pgloop(void) { return loop_module(&module, &ConnType); }
+PyMODINIT_FUNC PyInit__pgloop(void) { return loop_module(&loop_def, &PlanType, &ConnType, sql_kinds); }

@@ -1,14 +1,16 @@
-/* What the C loops over a database's client library share (_pgloop.c over libpq,
- * _myloop.c over libmariadb): a Plan — a chunk of YCSB operations parsed once from the
- * workload's codes and argument tuples, with room for their outcomes — and the
- * synchronous loop that runs a plan's operations on one connection, paced or not,
- * until the chunk ends, a second ends, the schedule passes the step's end or the
- * connection is lost. A loop includes this file after defining PLAN_TYPE_NAME and
- * gives run_plan its own statement executor.
+/* The op plan of the C loops over a SQL database's client library (_pgloop.c over
+ * libpq, _myloop.c over libmariadb): a Plan — a chunk of operations parsed once from a
+ * workload's codes and argument tuples, with room for their outcomes (_loop.h) — and
+ * what one operation is on one connection (sql_op, the step of _loop.h's paced loop).
+ * A loop includes this file after _loop.h and defines the two functions it declares:
+ * exec_stmt (one statement, its status) and conn_lost.
  *
- * Beside YCSB's kinds, K_COUNT: a statement over a range of keys whose result's first
- * column counts the rows it touched (ybio's read and update, run by the same loop over
- * libpq), OK when that is the count planned, else NOT_FOUND.
+ * The kinds of operation (KINDS in the module, by these names, in this order):
+ *   READ, UPDATE, INSERT, SCAN: a row by key (some fields or all), a range from a key;
+ *   READ-MODIFY-WRITE: a read then an update of the same key, each timed on its own;
+ *   COUNT: a statement over a range of keys whose result's first column counts the
+ *   rows it touched, OK when that is the count planned, else NOT_FOUND.
+ * YCSB runs the first five, ybio the last (its read and its update), on the same loop.
  *
  * What is recorded per operation is what the Python path records: the service time
  * (ns, from just before the statement is sent to its result), the time since its
@@ -16,34 +18,14 @@
  * read-modify-write the latencies of its read and its update. Clocks are
  * CLOCK_MONOTONIC, Python's perf_counter_ns.
  */
-#ifndef YCSBPLAN_H
-#define YCSBPLAN_H
+#ifndef SQLPLAN_H
+#define SQLPLAN_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "_loop.h"
 
 enum { K_READ, K_UPDATE, K_INSERT, K_SCAN, K_RMW, K_COUNT, NKINDS };
-enum { ST_OK = 0, ST_NOT_FOUND = 1, ST_ERROR = 2 };
-/* why Conn.run returned (bits) */
-enum { F_TICK = 1, F_BROKEN = 2, F_END = 4 };
-
-static inline int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void sleep_until(int64_t t) {
-    struct timespec ts = {(time_t)(t / 1000000000LL), (long)(t % 1000000000LL)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
-    }
-}
+static const char *const sql_kinds[NKINDS + 1] = {"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE",
+                                                  "COUNT", NULL};
 
 /* ------------------------------------------------------------------ Plan */
 
@@ -57,13 +39,11 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    Py_ssize_t n;
+    PLAN_OUTCOMES
     int nf;               /* the table's fields: what the statements take */
     op_t *ops;
     const char **params;  /* pointers into the bytes objects of `keep` (NUL-terminated) */
     char (*nums)[24];     /* numbers as text, two slots per operation (scan length; range) */
-    int8_t *codes, *st;
-    int64_t *lat, *itd, *in1, *in2;
     PyObject *keep;       /* the argument list: its bytes stay alive while the plan does */
 } Plan;
 
@@ -71,12 +51,7 @@ static void plan_dealloc(Plan *p) {
     free(p->ops);
     free(p->params);
     free(p->nums);
-    free(p->codes);
-    free(p->st);
-    free(p->lat);
-    free(p->itd);
-    free(p->in1);
-    free(p->in2);
+    outcomes_free((PlanHead *)p);
     Py_XDECREF(p->keep);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
@@ -219,7 +194,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     PyObject *as = cs ? PySequence_Fast(argl, "args must be a sequence") : NULL;
     Plan *p = as ? (Plan *)type->tp_alloc(type, 0) : NULL;
     if (!p) goto fail;
-    Py_ssize_t n = p->n = PySequence_Fast_GET_SIZE(cs);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cs);
     p->nf = nf;
     if (PySequence_Fast_GET_SIZE(as) != n) {
         PyErr_SetString(PyExc_ValueError, "codes and args differ in length");
@@ -229,14 +204,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     p->ops = calloc(n + 1, sizeof *p->ops);
     p->params = calloc(n * per + 1, sizeof *p->params);
     p->nums = calloc(2 * n + 1, sizeof *p->nums);
-    p->codes = calloc(n + 1, 1);
-    p->st = calloc(n + 1, 1);
-    p->lat = calloc(n + 1, 8);
-    p->itd = calloc(n + 1, 8);
-    p->in1 = calloc(n + 1, 8);
-    p->in2 = calloc(n + 1, 8);
-    if (!p->ops || !p->params || !p->nums || !p->codes || !p->st || !p->lat || !p->itd
-        || !p->in1 || !p->in2) {
+    if (outcomes_alloc((PlanHead *)p, n, 1) || !p->ops || !p->params || !p->nums) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -263,39 +231,8 @@ fail:
     return NULL;
 }
 
-/* plan.results(a, b): the outcomes of operations a..b-1 as bytes of packed arrays:
- * codes (int8), statuses (int8), latency, intended latency, the read and the update
- * of a read-modify-write (int64 ns; -1: not recorded) */
-static PyObject *plan_results(Plan *p, PyObject *args) {
-    Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "nn", &a, &b)) return NULL;
-    if (a < 0 || b > p->n || a > b) {
-        PyErr_SetString(PyExc_IndexError, "results out of range");
-        return NULL;
-    }
-    Py_ssize_t k = b - a;
-    return Py_BuildValue("y#y#y#y#y#y#", (char *)(p->codes + a), k, (char *)(p->st + a), k,
-                         (char *)(p->lat + a), k * 8, (char *)(p->itd + a), k * 8,
-                         (char *)(p->in1 + a), k * 8, (char *)(p->in2 + a), k * 8);
-}
-
-static Py_ssize_t plan_len(Plan *p) { return p->n; }
-
-static PyMethodDef plan_methods[] = {
-    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of operations a..b-1, packed"},
-    {NULL}};
-static PySequenceMethods plan_seq = {.sq_length = (lenfunc)plan_len};
-
-static PyTypeObject PlanType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = PLAN_TYPE_NAME,
-    .tp_basicsize = sizeof(Plan),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a chunk of YCSB operations parsed for the C loop",
-    .tp_new = plan_new,
-    .tp_dealloc = (destructor)plan_dealloc,
-    .tp_methods = plan_methods,
-    .tp_as_sequence = &plan_seq,
-};
+static PyTypeObject PlanType =
+    PLAN_TYPE(Plan, "a chunk of operations parsed for the C loop", plan_new, plan_dealloc);
 
 /* operation i of the plan about to be sent (by run_many): its inner latencies not yet taken */
 static inline const op_t *plan_begin(Plan *p, Py_ssize_t i) {
@@ -303,98 +240,53 @@ static inline const op_t *plan_begin(Plan *p, Py_ssize_t i) {
     return &p->ops[i];
 }
 
-/* ------------------------------------------------------------------ the loop */
+/* ------------------------------------------------------------------ an operation */
 
-/* a statement on a connection: its status (want: the rows a K_COUNT must count); and
- * whether the connection is lost */
-typedef int (*exec_fn)(void *conn, int kind, int idx, int np, const char *const *vals, int64_t want);
-typedef int (*bad_fn)(void *conn);
+/* a statement on a connection: its status (want: the rows a COUNT must count); whether
+ * the connection is lost. The loop that includes this file defines them. */
+static int exec_stmt(void *conn, int kind, int idx, int np, const char *const *vals, int64_t want);
+static int conn_lost(void *conn);
 
-/* one operation of the plan, synchronously; the read and update of a
+/* operation i of the plan, synchronously (_loop.h's op_fn); the read and update of a
  * read-modify-write are timed into in1/in2 */
-static int run_op(void *c, exec_fn ex, bad_fn bad, Plan *p, Py_ssize_t i) {
+static int sql_op(void *c, PlanHead *ph, Py_ssize_t i) {
+    Plan *p = (Plan *)ph;
     const op_t *op = &p->ops[i];
     const char *const *pa = p->params + op->p;
     if (op->kind != K_RMW) {
         p->in1[i] = p->in2[i] = -1;
-        return ex(c, op->kind, op->f1, op->np1, pa, op->want);
+        return exec_stmt(c, op->kind, op->f1, op->np1, pa, op->want);
     }
     int64_t t0 = now_ns();
-    int s1 = ex(c, K_READ, op->f1, op->np1, pa, 0);
+    int s1 = exec_stmt(c, K_READ, op->f1, op->np1, pa, 0);
     int64_t tm = now_ns();
-    if (s1 == ST_ERROR && bad(c)) {  /* no update on a lost connection */
+    if (s1 == ST_ERROR && conn_lost(c)) {  /* no update on a lost connection */
         p->in1[i] = p->in2[i] = -1;
         return s1;
     }
-    int s2 = ex(c, K_UPDATE, op->f2, op->np2, pa + 1, 0);
+    int s2 = exec_stmt(c, K_UPDATE, op->f2, op->np2, pa + 1, 0);
     p->in1[i] = tm - t0;
     p->in2[i] = now_ns() - tm;
     return s1 ? s1 : s2;
 }
 
-typedef struct {
-    long long next_tick, end, start, offset, issued;
-    double period;
-} run_args;
-
-/* Operations i, i+1 … of the plan, until the plan ends, one completes at or after
- * next_tick (F_TICK: it is the last one done), one fails on a lost connection
- * (F_BROKEN) or, paced (period > 0: operation k's intended start is start + offset
- * + k × period, k counted from `issued`), the next one's intended start is at or
- * past `end` (F_END: not issued). end = 0: no end. Called without the GIL; returns
- * the next operation's index, the last completion's time in *t1 and why in *flags. */
-static Py_ssize_t run_plan(void *c, exec_fn ex, bad_fn bad, Plan *p, Py_ssize_t i, run_args a,
-                           int64_t *t1, int *flags) {
-    *flags = 0;
-    *t1 = 0;
-    for (; i < p->n && !*flags; i++) {
-        int64_t intended = 0;
-        if (a.period > 0) {
-            intended = a.start + a.offset + (int64_t)((double)a.issued * a.period);
-            if (a.end && intended >= a.end) {
-                *flags = F_END;
-                break;
-            }
-            if (now_ns() < intended) sleep_until(intended);
-        }
-        int64_t t0 = now_ns();
-        int st = run_op(c, ex, bad, p, i);
-        *t1 = now_ns();
-        p->lat[i] = *t1 - t0;
-        p->itd[i] = a.period > 0 ? *t1 - intended : -1;
-        p->st[i] = (int8_t)st;
-        a.issued++;
-        if (st == ST_ERROR && bad(c)) *flags |= F_BROKEN;
-        if (*t1 >= a.next_tick) *flags |= F_TICK;
-    }
-    return i;
-}
-
-/* conn.run's arguments: (plan, i, next_tick, end, start, offset, period, issued) */
-static int parse_run(PyObject *args, Plan **p, Py_ssize_t *i, run_args *a) {
-    if (!PyArg_ParseTuple(args, "O!nLLLLdL", &PlanType, p, i, &a->next_tick, &a->end, &a->start,
-                          &a->offset, &a->period, &a->issued))
-        return -1;
-    if (*i < 0 || *i > (*p)->n) {
-        PyErr_SetString(PyExc_IndexError, "operation index out of range");
-        return -1;
-    }
-    return 0;
-}
-
-/* a loop's module: its Plan and Conn types */
-static PyObject *loop_module(struct PyModuleDef *def, PyTypeObject *conn_type) {
-    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(conn_type) < 0) return NULL;
-    PyObject *m = PyModule_Create(def);
-    if (!m) return NULL;
-    Py_INCREF(&PlanType);
-    Py_INCREF(conn_type);
-    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0
-        || PyModule_AddObject(m, "Conn", (PyObject *)conn_type) < 0) {
-        Py_DECREF(m);
+/* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
+ * _loop.h's paced loop of sql_op on connection c (ready: its statements are prepared) */
+static PyObject *sql_run(void *c, int ready, PyObject *args) {
+    PlanHead *p;
+    Py_ssize_t i;
+    run_args a;
+    if (parse_run(args, &PlanType, &p, &i, &a)) return NULL;
+    if (!ready) {
+        PyErr_SetString(PyExc_RuntimeError, "statements not prepared");
         return NULL;
     }
-    return m;
+    int flags;
+    int64_t t1;
+    Py_BEGIN_ALLOW_THREADS
+    i = run_paced(c, sql_op, conn_lost, p, i, a, &t1, &flags);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("nLi", i, (long long)t1, flags);
 }
 
 #endif

@@ -1,11 +1,15 @@
-/* kv's operations on Redis, a chunk at a time, in C over hiredis.
+/* Operations on Redis, a chunk at a time, in C over hiredis: a table as Redis holds one
+ * for benchlib (each record a string key, the table's keys in a sorted set, its index,
+ * for scans) read and written by key — the operations of kv's run loops, which this
+ * loop serves (owned by no workload: benchlib/workloads/_native/).
  *
- * The twin of YCSB's loops over libpq and libmariadb (workloads/ycsb/bindings/_pgloop.c):
- * the driver hands over a chunk of operations (a Plan: the workload's codes and
- * argument tuples, each turned once into its commands in RESP, the Redis protocol) and
- * the loop sends, awaits and times each of them without the GIL until the chunk ends,
- * the second in progress ends, the paced schedule passes the step's end, or the
- * connection is lost. The commands and the statuses are those of bindings/redis.py:
+ * The twin of the loops over libpq and libmariadb (_pgloop.c): the driver hands over a
+ * chunk of operations (a Plan: the workload's codes and argument tuples, each turned
+ * once into its commands in RESP, the Redis protocol) and the loop sends, awaits and
+ * times each of them without the GIL until the chunk ends, the second in progress
+ * ends, the paced schedule passes the step's end, or the connection is lost (_loop.h:
+ * the clock, the outcomes, the paced loop). The commands and the statuses are those of
+ * kv's bindings/redis.py:
  *
  *   READ    GET k                                  OK, EMPTY (nil)
  *   INSERT  MULTI; SET k v NX; ZADD idx 0 k; EXEC  OK, ERROR (the key was there)
@@ -15,40 +19,31 @@
  *
  * an error reply is an ERROR. Conn.run drives one connection, blocking (a thread per
  * connection, paced or not); run_many drives all of a process's connections from one
- * thread with poll(), each a closed loop, as redis-benchmark's event loop does.
+ * thread with poll(), each a closed loop, as redis-benchmark's event loop does
+ * (_muxconn.h, shared with the SQL loops).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#define LOOP_NAME "_redisloop"
+#include "_loop.h"
 
 #include <hiredis/hiredis.h>
-#include <stdint.h>
-#include <string.h>
-#include <time.h>
 
+/* the operations by code (KINDS in the module, by these names) */
 enum { K_READ, K_INSERT, K_DELETE, K_UPDATE, K_SCAN, NKINDS };
-enum { ST_OK = 0, ST_ERROR = 2, ST_EMPTY = 4 };   /* benchlib.schema's numbers */
-enum { F_TICK = 1, F_BROKEN = 2, F_END = 4 };   /* why Conn.run returned; run_many's: _muxconn.h */
-
-static inline int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+static const char *const redis_kinds[NKINDS + 1] = {"READ", "INSERT", "DELETE", "UPDATE", "SCAN", NULL};
 
 /* ------------------------------------------------------------------ Plan */
 
 typedef struct {
     PyObject_HEAD
-    Py_ssize_t n;
+    PLAN_OUTCOMES         /* no compound operation: in1, in2 NULL */
     char *buf;            /* every operation's commands, one after the other */
     size_t *off;          /* operation i's are buf[off[i] .. off[i + 1]) */
     size_t len, cap;
-    int8_t *codes, *st;
-    int64_t *lat, *itd;
 } Plan;
 
 static void plan_dealloc(Plan *p) {
-    free(p->buf), free(p->off), free(p->codes), free(p->st), free(p->lat), free(p->itd);
+    free(p->buf), free(p->off);
+    outcomes_free((PlanHead *)p);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -157,9 +152,7 @@ static int put_tuple(Plan *p, int kind, PyObject *a, const char *idx, Py_ssize_t
 
 static int plan_alloc(Plan *p, Py_ssize_t n) {
     p->off = calloc(n + 1, sizeof *p->off);
-    p->codes = calloc(n + 1, 1), p->st = calloc(n + 1, 1);
-    p->lat = calloc(n + 1, 8), p->itd = calloc(n + 1, 8);
-    return p->off && p->codes && p->st && p->lat && p->itd ? 0 : -1;
+    return outcomes_alloc((PlanHead *)p, n, 0) || !p->off ? -1 : 0;
 }
 
 /* Plan(codes, args, index_key[, keys, values, scan_n]): codes 0 READ, 1 INSERT,
@@ -178,7 +171,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     as = !cs ? NULL : PySequence_Fast(tuples ? argl : c.values ? c.values : Py_None, "args or values: a sequence");
     Plan *p = as ? (Plan *)type->tp_alloc(type, 0) : NULL;
     if (!p) goto fail;
-    Py_ssize_t n = p->n = PySequence_Fast_GET_SIZE(cs);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(cs);
     if (PySequence_Fast_GET_SIZE(as) != n || (!tuples && (!c.scan_n || c.digits < 1 || c.digits > 16
                                                           || c.pad < 0 || c.nums.len != n * 8))) {
         PyErr_SetString(PyExc_ValueError, "codes, args or the columns differ in length");
@@ -212,38 +205,8 @@ fail:
     return NULL;
 }
 
-/* plan.results(a, b): operations a..b-1's codes, statuses (int8), service times and
- * times since their intended starts (int64 ns, -1 unpaced), then two empty arrays
- * (kv has no compound operation: the shape of the YCSB loops' results) */
-static PyObject *plan_results(Plan *p, PyObject *args) {
-    Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "nn", &a, &b)) return NULL;
-    if (a < 0 || b > p->n || a > b) {
-        PyErr_SetString(PyExc_IndexError, "results out of range");
-        return NULL;
-    }
-    Py_ssize_t k = b - a;
-    return Py_BuildValue("y#y#y#y#y#y#", (char *)(p->codes + a), k, (char *)(p->st + a), k,
-                         (char *)(p->lat + a), k * 8, (char *)(p->itd + a), k * 8, "", 0, "", 0);
-}
-
-static Py_ssize_t plan_len(Plan *p) { return p->n; }
-
-static PyMethodDef plan_methods[] = {
-    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of operations a..b-1, packed"},
-    {NULL}};
-static PySequenceMethods plan_seq = {.sq_length = (lenfunc)plan_len};
-
-static PyTypeObject PlanType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.kv.bindings._redisloop.Plan",
-    .tp_basicsize = sizeof(Plan),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a chunk of kv operations as Redis commands",
-    .tp_new = plan_new,
-    .tp_dealloc = (destructor)plan_dealloc,
-    .tp_methods = plan_methods,
-    .tp_as_sequence = &plan_seq,
-};
+static PyTypeObject PlanType =
+    PLAN_TYPE(Plan, "a chunk of operations as Redis commands", plan_new, plan_dealloc);
 
 /* ------------------------------------------------------------------ Conn */
 
@@ -260,7 +223,7 @@ typedef struct {
 
 static inline int conn_bad(const Conn *c) { return !c->ctx || c->ctx->err; }
 
-#include "../../_muxconn.h"
+#include "_muxconn.h"
 
 static int mux_ready(const Conn *c) { return !conn_bad(c); }
 
@@ -392,48 +355,34 @@ static int exec_one(Conn *c, Py_ssize_t i) {
     }
 }
 
+/* operation i of the connection's plan, blocking (_loop.h's op_fn): its status */
+static int redis_op(void *conn, PlanHead *p, Py_ssize_t i) {
+    Conn *c = conn;
+    int st = exec_one(c, i);
+    c->cur = -1;
+    return st;
+}
+
+static int conn_lost(void *c) { return conn_bad((Conn *)c); }
+
 /* conn.run(plan, i, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
- * operations i, i+1 … until the plan ends, one completes at or after next_tick
- * (F_TICK: the last one done), one fails on a lost connection (F_BROKEN) or, paced
- * (period > 0: operation k's intended start is start + offset + k × period, k
- * counted from `issued`), the next one's intended start is at or past `end` (F_END:
- * not sent); end 0: none. Returns the next operation's index, the last completion's
- * time and why (as the YCSB loops' Conn.run). */
+ * the paced loop (_loop.h) of plan's operations on this connection (as the SQL loops'
+ * Conn.run) */
 static PyObject *conn_run(Conn *c, PyObject *args) {
-    Plan *p;
+    PlanHead *p;
     Py_ssize_t i;
-    long long next_tick, end, start, offset, issued;
-    double period;
-    if (!PyArg_ParseTuple(args, "O!nLLLLdL", &PlanType, &p, &i, &next_tick, &end, &start, &offset,
-                          &period, &issued))
-        return NULL;
-    if (i < 0 || i > p->n || c->cur >= 0) {
-        PyErr_SetString(PyExc_IndexError, i < 0 || i > p->n ? "operation index out of range" : "busy");
+    run_args a;
+    if (parse_run(args, &PlanType, &p, &i, &a)) return NULL;
+    if (c->cur >= 0) {
+        PyErr_SetString(PyExc_IndexError, "busy");
         return NULL;
     }
     Plan *own = c->plan;
-    int flags = 0;
-    int64_t t1 = 0;
-    c->plan = p;
+    int flags;
+    int64_t t1;
+    c->plan = (Plan *)p;
     Py_BEGIN_ALLOW_THREADS
-    for (; i < p->n && !flags; i++, issued++) {
-        int64_t intended = period > 0 ? start + offset + (int64_t)((double)issued * period) : 0;
-        if (period > 0 && end && intended >= end) {
-            flags = F_END;
-            break;
-        }
-        if (period > 0 && now_ns() < intended) {
-            struct timespec ts = {(time_t)(intended / 1000000000LL), (long)(intended % 1000000000LL)};
-            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
-            }
-        }
-        int st = exec_one(c, i);
-        t1 = now_ns();
-        finish_op(c, st, t1);
-        p->itd[i] = period > 0 ? t1 - intended : -1;
-        if (st == ST_ERROR && conn_bad(c)) flags |= F_BROKEN;
-        if (t1 >= next_tick) flags |= F_TICK;
-    }
+    i = run_paced(c, redis_op, conn_lost, p, i, a, &t1, &flags);
     Py_END_ALLOW_THREADS
     c->plan = own;
     return Py_BuildValue("nLi", i, (long long)t1, flags);
@@ -447,26 +396,15 @@ static PyObject *conn_close(Conn *c, PyObject *u) {
 }
 
 static PyMethodDef conn_methods[] = {
-    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's operations from i"},
     MUX_CONN_METHODS,
-    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
     {NULL}};
 
 static PyGetSetDef conn_getset[] = {
-    {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     MUX_CONN_GETSET,
     {NULL}};
 
-static PyTypeObject ConnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchlib.workloads.kv.bindings._redisloop.Conn",
-    .tp_basicsize = sizeof(Conn),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "a hiredis connection that runs kv's plans",
-    .tp_new = conn_new,
-    .tp_dealloc = (destructor)conn_dealloc,
-    .tp_methods = conn_methods,
-    .tp_getset = conn_getset,
-};
+static PyTypeObject ConnType =
+    CONN_TYPE(Conn, "a hiredis connection that runs plans of Redis commands", conn_new, conn_dealloc, conn_methods, conn_getset);
 
 /* ------------------------------------------------------------------ run_many */
 
@@ -521,19 +459,4 @@ static int poll_many(Conn **cs, Py_ssize_t n, struct pollfd *pf, Py_ssize_t *map
     }
 }
 
-static PyMethodDef methods[] = {{"run_many", (PyCFunction)run_many, METH_VARARGS, RUN_MANY_DOC}, {NULL}};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_redisloop", NULL, -1, methods};
-
-PyMODINIT_FUNC PyInit__redisloop(void) {
-    if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&ConnType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    Py_INCREF(&PlanType), Py_INCREF(&ConnType);
-    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0
-        || PyModule_AddObject(m, "Conn", (PyObject *)&ConnType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__redisloop(void) { return loop_module(&loop_def, &PlanType, &ConnType, redis_kinds); }
