@@ -140,7 +140,7 @@ def choose_group(groups: list[str], hints: list[str], names: list[str]) -> tuple
         return "|".join(promql_re(g) for g in byname), (
             f"process-exporter's group {byname[0]!r} is named after the program alone: every "
             f"{byname[0]} of the host counts in dsec and rss; name the group after the server's data "
-            "directory or port (docs: Prometheus) or set hw.prometheus.labels.process_group")
+            "directory or port (docs/hardware.md: Prometheus) or set hw.prometheus.labels.process_group")
     if not groups:
         return None, None
     return None, (f"process-exporter has no group of the server on the host (groups: {', '.join(groups)}): "
