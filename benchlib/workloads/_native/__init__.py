@@ -24,4 +24,4 @@ def missing(loop: str, headers: str) -> str:
     """Why the loop ``loop`` (``"_pgloop"``) is not there, where it could not be built: the
     line ``run.driver: c`` is refused with and the tests of that loop skip with."""
     return (f"the C extension {__name__}.{loop} is not built (it needs {headers} and a C compiler "
-            "when benchlib is installed; see README)")
+            "when benchlib is installed; see docs/install.md, The C loops)")
