@@ -31,13 +31,12 @@ def kill_mysql(db: str, *, pattern: str | None = None, want: int = 2, wait_s: fl
                ready=None) -> list[int]:
     import pymysql
     killed: list[int] = []
-    end = time.monotonic() + wait_s
-    end = _wait_ready(ready, end)   # the run says its loop is at work (its own folder, not a count)
+    gathering = Gathering(wait_s, ready)
     c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
     try:
         with c.cursor() as cur:
             seen: set[int] = set()
-            while len(seen) < want and time.monotonic() < end:
+            while gathering.more(seen, want):
                 time.sleep(poll_s)
                 now = set(_ids(cur, db, pattern))
                 seen = seen | now if pattern else now   # statements are brief: gathered
@@ -79,18 +78,26 @@ def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120, *
 GATHER_S = 1.0   # once the loop is at work: how long the killer gathers its connections
 
 
-def _wait_ready(ready, end: float) -> float:
-    """Until ``ready()`` says the run's loop is at work (or the wait is over): before it,
-    the controller's, preflight's, the load's and the sampler's connections are not the
-    loop's, and a killer that counted them fired before the loop began. The end of the
-    gathering that follows: ``GATHER_S`` after the loop is seen at work (the killer then
-    kills what it saw, while the loop still runs, rather than wait for a count a loaded
-    machine may not show before the loop ends), else ``end``."""
-    if ready is None:
-        return end
-    while not ready() and time.monotonic() < end:
-        time.sleep(0.05)
-    return min(end, time.monotonic() + GATHER_S)
+class Gathering:
+    """When a killer stops looking for the run's connections and kills what it saw.
+
+    It first waits until ``ready()`` says the run's loop is at work (its seconds in the
+    run's own folder): before it, the controller's, preflight's, the load's and the
+    sampler's connections are not the loop's, and a killer that counted them fired before
+    the loop began. Then it gathers until it has seen ``want`` of them, or ``GATHER_S``
+    has passed and it has seen at least one (it kills what it saw while the loop still
+    runs, rather than wait for a count a loaded machine may not show before the loop
+    ends), or ``wait_s`` is over. Without ``ready``: until ``want`` or ``wait_s``."""
+
+    def __init__(self, wait_s: float, ready=None):
+        self.hard = time.monotonic() + wait_s
+        while ready is not None and not ready() and time.monotonic() < self.hard:
+            time.sleep(0.05)
+        self.soft = self.hard if ready is None else min(self.hard, time.monotonic() + GATHER_S)
+
+    def more(self, seen, want: int) -> bool:
+        now = time.monotonic()
+        return len(seen) < want and now < self.hard and (now < self.soft or not seen)
 
 
 def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready=None) -> list:
@@ -99,11 +106,10 @@ def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready
     import psycopg
     mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
             "AND backend_type = 'client backend'")
-    end = time.monotonic() + wait_s
-    end = _wait_ready(ready, end)
+    gathering = Gathering(wait_s, ready)
     with psycopg.connect(url, autocommit=True) as c:
         seen = set()
-        while len(seen) < want and time.monotonic() < end:
+        while gathering.more(seen, want):
             seen |= {r[0] for r in c.execute(f"SELECT pid {mine} AND query LIKE %s", (pattern + "%",))}
             time.sleep(0.05)
         time.sleep(0.3)
@@ -116,13 +122,12 @@ def kill_redis(url: str, pattern: str = "", want: int = 4, wait_s: float = 120, 
     server is shared) seen running a workload's command (``pattern`` unused: Redis shows
     commands, not statements); the ids it killed."""
     import redis
-    end = time.monotonic() + wait_s
-    end = _wait_ready(ready, end)
+    gathering = Gathering(wait_s, ready)
     r = redis.Redis.from_url(url)
     try:
         seen = set()
         me, db = r.client_id(), r.connection_pool.connection_kwargs.get("db", 0)
-        while len(seen) < want and time.monotonic() < end:
+        while gathering.more(seen, want):
             seen |= {c["id"] for c in r.client_list(_type="normal")
                      if c["cmd"] in ("get", "exec", "set", "zrangebylex", "mget") and int(c["id"]) != me
                      and int(c.get("db", -1)) == int(db)}
