@@ -30,12 +30,12 @@ def test_target_throughput_within_1_percent(data_dir):
 
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_stall_shows_in_intended_latency_not_service_time(pg_url, data_dir):
+def test_stall_shows_in_intended_latency_not_service_time(pg_own_db, data_dir):
     props = {"recordcount": 2000, "operationcount": 10**9, "readproportion": 1.0,
              "updateproportion": 0.0, "requestdistribution": "uniform", "table": f"stalltable_{os.getpid()}"}
-    load = validate(small_experiment("stall-load", pg_url, properties=props, run={"skip": True}), "t")
+    load = validate(small_experiment("stall-load", pg_own_db, properties=props, run={"skip": True}), "t")
     assert run_experiment(load, data_dir, progress=False).ok
-    exp = validate(small_experiment("stall", pg_url, properties=props, load={"skip": True},
+    exp = validate(small_experiment("stall", pg_own_db, properties=props, load={"skip": True},
                                     run={"threads": [4], "processes": 1, "target_factors": [1],
                                          "target_base": 400, "loop_secs": 9}), "t")
     stalled = threading.Event()
@@ -50,7 +50,7 @@ def test_stall_shows_in_intended_latency_not_service_time(pg_url, data_dir):
                 break
             time.sleep(0.05)
         assert log is not None
-        with psycopg.connect(pg_url) as conn:
+        with psycopg.connect(pg_own_db) as conn:
             conn.execute(f"LOCK TABLE {props['table']} IN ACCESS EXCLUSIVE MODE")
             stalled.set()
             time.sleep(2.0)

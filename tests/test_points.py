@@ -139,7 +139,7 @@ def test_a_binding_prefix_still_passes():
 
 
 @pytest.mark.slow
-def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_url, tmp_path, capsys):
+def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_own_db, tmp_path, capsys):
     """The real YCSB A (-threads 4, 100,000 records on PostgreSQL) beside benchlib's own
     YCSB A at 4 threads on the same server: one point, compared."""
     imp = tmp_path / "d" / "imported" / "run1"
@@ -150,7 +150,7 @@ def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_url, tmp_path, capsys):
     assert meta["workload_properties"]["recordcount"] == "100000"
     pts = u.point_summary(load_results(imp.parent))
     assert pts["threads"].tolist() == [4] and pts["ops_per_s_n"].iloc[0] > 1
-    own = small_experiment("own", pg_url, workload_file=str(SAMPLES / "workloada"),
+    own = small_experiment("own", pg_own_db, workload_file=str(SAMPLES / "workloada"),
                            properties={"recordcount": 2000, "operationcount": 10**9,
                                        "table": f"points_usertable_{os.getpid()}"},
                            run={"threads": [4], "loop_secs": 3})

@@ -72,7 +72,7 @@ def _stored_kv(url: str, kind: str, table: str) -> int:
             keys = list(r.scan_iter(match=f"{table}:*", count=5000))
             n = r.zcard(f"{table}:index")
             assert len(keys) - 1 == n   # the index kept in step with the keys
-            r.unlink(*keys)
+            r.unlink(*keys, table)   # and benchlib's mark
             return n
         finally:
             r.close()

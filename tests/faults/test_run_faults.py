@@ -148,14 +148,14 @@ SECRET = "s3cr3t-Pw"
 
 @pytest.mark.postgres
 @pytest.mark.parametrize("form", ["query", "userinfo-with-at", "property"])
-def test_no_secret_reaches_a_file_or_a_line(pg_url, tmp_path, form):
-    host = pg_url.split("@", 1)[1]
+def test_no_secret_reaches_a_file_or_a_line(pg_own_db, tmp_path, form):
+    host = pg_own_db.split("@", 1)[1]
     if form == "query":   # libpq's own form; trust auth ignores the password
         url = f"postgresql://postgres@{host}?password={SECRET}"
     elif form == "userinfo-with-at":
         url = f"postgresql://postgres:{SECRET}@x@{host}"
     else:
-        url = pg_url
+        url = pg_own_db
     exp = small_experiment("sec", url, properties={
         "recordcount": 100, "operationcount": 100, "table": f"sec_{os.getpid()}",
         "db.passwd": SECRET})
