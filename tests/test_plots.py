@@ -47,8 +47,8 @@ def _png(fig: Figure) -> bytes:
 
 
 def _panels(fig: Figure) -> list:
-    """The visible axes that are not colour bars."""
-    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    """The visible axes that are not colour bars (nor the throughput's load axis)."""
+    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() not in ("<colorbar>", "<load axis>")]
 
 
 def _texts(fig: Figure) -> str:

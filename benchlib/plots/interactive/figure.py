@@ -63,12 +63,15 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
-def new_figure(rows: int = 1, *, titles=None, height: int = 420, shared_x: bool = True):
-    """An empty figure of ``rows`` panels over one x axis, benchlib's look."""
+def new_figure(rows: int = 1, *, titles=None, height: int = 420, shared_x: bool = True,
+               right_axis: bool = False):
+    """An empty figure of ``rows`` panels over one x axis, benchlib's look;
+    ``right_axis``: the first panel has a second y axis, on the right."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
+    specs = [[{"secondary_y": right_axis and r == 0}] for r in range(rows)]
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=shared_x, vertical_spacing=0.06 if rows > 1 else 0.1,
-                        subplot_titles=titles) if rows > 1 or titles else go.Figure()
+                        subplot_titles=titles, specs=specs) if rows > 1 or titles or right_axis else go.Figure()
     fig.update_layout(template="plotly_white", height=height, font=FONT, hovermode="closest",
                       legend={"groupclick": "toggleitem", "font": {"size": 11}},
                       margin={"l": 70, "r": 20, "t": 80, "b": 50})

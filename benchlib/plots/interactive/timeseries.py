@@ -12,7 +12,8 @@ import pandas as pd
 
 from ...schema import TOTAL_OP
 from ..style import _main_ops
-from ..timeseries import _hw_time, _intervals_in_time, _pick_run, step_offsets
+from ..timeseries import (LOAD_AXIS_LABEL, MIN_RATE_S, _hw_time, _intervals_in_time, _pick_run,
+                          all_operations, own_scale_steps, step_offsets)
 from .figure import COLORS, MAX_POINTS, Interactive, decimate, hover, new_figure, note, title
 
 # an interval of its real length (start and length in s, from the step's start) is
@@ -31,26 +32,28 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
     the main ones). A trace longer than ``max_points`` seconds is decimated (min and
     max of each bucket kept: :func:`.figure.decimate`); the subtitle says so."""
     ids = [run_id] if run_id is None or isinstance(run_id, str) else list(run_id)
-    fig = new_figure(4, height=1000)
     runs = [_pick_run(results, r) for r in ids]
     runs = [(rid, one) for rid, one in runs if rid is not None and len(one.get("steps", ()))]
+    runs = [(rid, one, step_offsets(one["steps"])) for rid, one in runs]
+    rates = [_rates(one.get("intervals", pd.DataFrame()), st) for _, one, st in runs]
+    own = set().union(*(own_scale_steps(st, iv) for (_, _, st), iv in zip(runs, rates)))
+    fig = new_figure(4, height=1000, right_axis=bool(own))
     if not runs:
         note(fig, "no steps in these results")
         title(fig, "Time series: no run")
         return Interactive(fig, "time series: no run")
     many = len(runs) > 1
-    state = {"decimated": False, "max_points": max_points}
+    state = {"decimated": False, "max_points": max_points, "own": own}
     end = 0.0
-    for k, (rid, one) in enumerate(runs):
-        st = step_offsets(one["steps"])
+    for k, ((rid, one, st), iv) in enumerate(zip(runs, rates)):
         if k == 0:
             _mark_steps(fig, st)
         end = max(end, float(st["t_end"].max()))
         style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)]}
-        _rate_traces(fig, _rates(one.get("intervals", pd.DataFrame()), st), ops, style, state)
+        _rate_traces(fig, iv, ops, style, state)
         _hw_traces(fig, one.get("hw", pd.DataFrame()), st, style, state)
-    _axes(fig, end)
-    names = ", ".join(r for r, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
+    _axes(fig, end, bool(own))
+    names = ", ".join(r for r, _, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
     sub = "hover a point for its value · drag to zoom the time axis, double-click for all · click a legend entry to hide it"
     if state["decimated"]:
         sub += f"<br>long traces decimated to ≤{max_points:,} points: each bucket's min and max second kept"
@@ -71,7 +74,9 @@ def _rates(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
         ok = length > 0
         step_start = iv["step"].astype("object").map(dict(zip(st["step"].astype("object"), st["t_start"])))
         iv["t"] = (step_start + start + length / 2).where(ok & start.notna(), iv["t"])
-        iv["rate"] = (pd.to_numeric(iv["ops"], errors="coerce") / length).where(ok, iv["rate"])
+        # a sliver too short for a rate has none (left out), as on the static page
+        rate = (pd.to_numeric(iv["ops"], errors="coerce") / length).where(length >= MIN_RATE_S)
+        iv["rate"] = rate.where(ok, iv["rate"])
     return iv
 
 
@@ -80,8 +85,18 @@ def _name(style: dict, series: str) -> str:
 
 
 def _add(fig, row: int, frame: pd.DataFrame, y: str, style: dict, state: dict, **trace) -> None:
-    """One trace of ``frame`` (decimated past ``max_points``) in panel ``row``."""
+    """One trace of ``frame`` (decimated past ``max_points``) in panel ``row``; in the
+    throughput panel, the rows of load and index steps (``state["own"]``) are a trace of
+    their own on the right axis (their rate would flatten the run loops' on one axis)."""
+    if row == 1 and state["own"] and not trace.get("_own"):
+        own = frame["step"].astype("object").isin(state["own"]).to_numpy()
+        if own.any():
+            _add(fig, row, frame[~own], y, style, state, **trace)
+            _add(fig, row, frame[own], y, style, state, _own=True,
+                 **{**trace, "name": f"{trace['name']} · {LOAD_AXIS_LABEL}"})
+            return
     import plotly.graph_objects as go
+    right = trace.pop("_own", False)
     frame = frame[pd.to_numeric(frame[y], errors="coerce").notna()]
     if not len(frame):
         return
@@ -93,7 +108,7 @@ def _add(fig, row: int, frame: pd.DataFrame, y: str, style: dict, state: dict, *
                              y=pd.to_numeric(frame[y]).to_numpy(dtype="float64"),
                              customdata=frame[["_run", "step", "_sec", "_extra"]].to_numpy(dtype="object"),
                              legendgroup=group, legendgrouptitle_text=group, connectgaps=False,
-                             **trace), row=row, col=1)
+                             **trace), row=row, col=1, **({"secondary_y": right} if state["own"] and row == 1 else {}))
 
 
 def _broken_between_steps(frame: pd.DataFrame, y: str) -> pd.DataFrame:
@@ -143,14 +158,10 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
 
 
 def _all_operations(iv: pd.DataFrame) -> pd.DataFrame:
-    """All operations' rate per interval: a tool's own TOTAL where a step has one, else
-    the sum of the ops (never both)."""
-    is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
-    counted = set(iv.loc[is_total, "step"].astype("object"))
-    in_step = iv["step"].astype("object").isin(counted).to_numpy()
-    part = iv[is_total == in_step]
-    tot = part.groupby(["step", "t"], sort=False).agg(
-        rate=("rate", "sum"), ops=("ops", "sum"), second=("_sec", "first")).reset_index()
+    """All operations' rate per interval (:func:`..timeseries.all_operations`: a sliver
+    with no rate has none, a stall's rows of 0 ops are 0) with each its second."""
+    sec = iv.groupby(["step", "t"], sort=False)["_sec"].first().rename("second").reset_index()
+    tot = all_operations(iv).merge(sec, on=["step", "t"], how="left")
     return tot.assign(_run=iv["_run"].iloc[0], _sec=tot["second"],
                       _extra=pd.to_numeric(tot["ops"], errors="coerce").map("{:,.0f} ops".format)).sort_values("t")
 
@@ -198,20 +209,27 @@ _EMPTY = ["no per-second intervals in this run", "no latency per second in this 
           "no disk samples for this run (e.g. imported without iostat)"]
 
 
-def _axes(fig, end: float) -> None:
-    """Axis titles, one time range for all panels, and a note in a panel left empty."""
+def _axes(fig, end: float, right: bool = False) -> None:
+    """Axis titles, one time range for all panels, and a note in a panel left empty;
+    ``right``: the throughput panel's load steps are on its right axis."""
     import plotly.graph_objects as go
     used = {t.yaxis for t in fig.data}
     for row, text in enumerate(_EMPTY, start=1):
-        axis = "y" if row == 1 else f"y{row}"
+        panel = fig.get_subplot(row, 1)
+        axis, xaxis = (a.plotly_name.replace("axis", "") for a in (panel.yaxis, panel.xaxis))
         if axis not in used:   # an invisible trace, so the panel and its axes are drawn
             fig.add_trace(go.Scatter(x=[0, end], y=[0, 1], mode="none", showlegend=False, hoverinfo="skip"),
                           row=row, col=1)
             fig.update_yaxes(showticklabels=False, showgrid=False, row=row, col=1)
             fig.add_annotation(text=text, showarrow=False, font={"color": "#666"}, x=0.5, y=0.5,
-                               xref=f"x{'' if row == 1 else row} domain", yref=f"{axis} domain")
+                               xref=f"{xaxis} domain", yref=f"{axis} domain")
     fig.update_xaxes(range=[0, end * 1.01 or 1])
-    fig.update_yaxes(title_text="throughput (ops/s)", rangemode="tozero", row=1, col=1)
+    if right:
+        fig.update_yaxes(title_text="run loops (ops/s)", rangemode="tozero", secondary_y=False, row=1, col=1)
+        fig.update_yaxes(title_text=LOAD_AXIS_LABEL, rangemode="tozero", secondary_y=True, showgrid=False,
+                         row=1, col=1)
+    else:
+        fig.update_yaxes(title_text="throughput (ops/s)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="latency (µs, log)", type="log", row=2, col=1)
     fig.update_yaxes(title_text="CPU (% of all CPUs)", rangemode="tozero", row=3, col=1)
     fig.update_yaxes(title_text="disk I/O (per s)", rangemode="tozero", row=4, col=1)
