@@ -20,6 +20,8 @@ from .style import (
     _tick,
     note,
 )
+from ..summaries.loops_latency import PACED, RULE
+from ..summaries.response import op_latency
 from ..summaries.uncertainty import mean_ci
 from .values import PARAM_LABELS, points, value_spec
 
@@ -59,11 +61,20 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_xlabel(_label(x))
         ax.set_ylabel(_label(y) if i % cols == 0 else "")  # once per row of panels
         ax.set_title(title)
-    sub = f"{_experiments(pts)} · {_describe_steps(step)}"
+    sub = f"{_experiments(pts)} · {_describe_steps(step)}" + _rule(spec, step, results)
     if per_cell > 1:
         sub += f"\nmean of up to {per_cell} runs a cell, its 95% t-interval (log scale) under it"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
+
+
+def _rule(spec, step, results: dict) -> str:
+    """A latency's rule (:mod:`..summaries.loops_latency`), said: over the run loops, and
+    from the intended start where paced."""
+    if spec.source != "latency":
+        return ""
+    paced = len(op_latency(results, intended=True)) > 0
+    return (f" · {RULE}" if step is None else "") + (f" · {PACED}" if paced else "")
 
 
 def _panels(pts, spec, x: str, y: str, op: str | None) -> tuple:

@@ -9,6 +9,7 @@ from .. import measure
 from ..points import workload_point
 from ..summaries import eff_op, eff_sec
 from ..summaries.formatting import to_float
+from ..summaries.loops_latency import loops_percentile
 from ..summaries.metainfo import run_metas
 from ..summaries.response import op_latency
 from ..summaries.stepstats import step_stats
@@ -130,7 +131,10 @@ def _select_steps(df: pd.DataFrame, step) -> pd.DataFrame:
 
 
 def _latency_points(results: dict, column: str, step, keys: list[str]) -> pd.DataFrame:
-    lat = op_latency(results)
+    """Per run (and op): the latency ``column`` of its selected steps by the one rule
+    (:mod:`..summaries.loops_latency`: the loops merged); a paced step's from the intended
+    start (what a client of the schedule waited), as the headline and ``compare`` give it."""
+    lat = _paced_from_intended(op_latency(results), op_latency(results, intended=True))
     if len(lat) == 0:
         return pd.DataFrame(columns=[*keys, "op", "value"])
     if "phase" not in lat:
@@ -141,14 +145,20 @@ def _latency_points(results: dict, column: str, step, keys: list[str]) -> pd.Dat
     rows = []
     for key, g in lat.groupby([lat[k].astype("object") for k in (*keys, "op")],
                               sort=False, dropna=False):
-        vals = pd.to_numeric(g[column], errors="coerce")
-        hdrs = g["hdr"].astype("object").tolist() if "hdr" in g else []
-        if len(g) > 1 and hdrs and all(isinstance(h, str) and h for h in hdrs):
-            v = measure.summarize(measure.merge(hdrs))[column]   # exact: merged histograms
-        else:
-            v = vals.max()  # one step, or no histograms: the worst loop, never an average
+        v, _ = loops_percentile(g, column)   # the one rule: the loops merged (summaries.loops_latency)
         rows.append({**dict(zip((*keys, "op"), key)), "value": v})
     return pd.DataFrame(rows, columns=[*keys, "op", "value"])
+
+
+def _paced_from_intended(lat: pd.DataFrame, intended: pd.DataFrame) -> pd.DataFrame:
+    """``lat`` with the rows of each (run, step, op) that has an intended-start row (a
+    paced step) replaced by that row."""
+    if not len(intended) or not len(lat):
+        return lat
+    k = [c for c in ("experiment", "run_id", "step", "op") if c in lat and c in intended]
+    paced = set(intended[k].astype("object").itertuples(index=False, name=None))
+    served = [key not in paced for key in lat[k].astype("object").itertuples(index=False, name=None)]
+    return pd.concat([lat[served], intended], ignore_index=True)
 
 
 def points(results: dict, value: str = "ops_per_s", *, step=None,

@@ -9,7 +9,8 @@ A run's figures (:func:`run_samples`), one row per run with its point
   batched workload; ``ops_per_s_batches``: the batch means of its whole seconds, which
   give a run alone its interval (:func:`.uncertainty.batch_means`), never its figure;
 - ``cpu_us_per_op``, ``io_kb_per_op``;
-- ``<call>_p99_us`` of each main call (:func:`.uncertainty.main_calls`): for a paced run
+- ``<call>_p99_us`` of each main call (:func:`.uncertainty.main_calls`), of the run's
+  loops merged (:mod:`.loops_latency`, the one rule of every page): for a paced run
   (its latency has ``Intended-`` rows) the p99 from the intended start, coordinated
   omission corrected, with the service time beside it in ``<call>_service_p99_us`` — as
   YCSB's ``measurement.interval=both`` prints both; a percentile that a tool printed as a
@@ -24,6 +25,7 @@ import pandas as pd
 
 from ..measure import throughput
 from ..schema import INTENDED_PREFIX, POINT
+from .loops_latency import loops_percentile
 from .uncertainty import (BATCH_MEANS, ONE_RUN, RUNS, Estimate, METRICS, batch_means, call_ops,
                           interval_rates, main_calls, _unit_ops)
 
@@ -84,16 +86,17 @@ def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
 
 
 def p99s(lat: pd.DataFrame) -> dict:
-    """The p99 of each main call over a run's loops (the worst loop's: never an average):
-    from the intended start where the run was paced, the service time beside it; a
-    bucket's bounds where the source printed one."""
+    """The p99 of each main call over a run's loops (:mod:`.loops_latency`'s one rule: the
+    loops' histograms merged; never an average): from the intended start where the run
+    was paced, the service time beside it; a bucket's bounds where the source printed one."""
     calls = call_ops(lat)
     ops = lat["op"].astype(str)
     row = {}
     for op in main_calls(lat):
         svc = calls[calls["op"].astype(str) == op]
-        p_svc = pd.to_numeric(svc["p99_us"], errors="coerce").max()
-        p_int = pd.to_numeric(lat.loc[ops == INTENDED_PREFIX + op, "p99_us"], errors="coerce").max()
+        p_svc, _ = loops_percentile(svc)
+        paced = lat[ops == INTENDED_PREFIX + op]
+        p_int = loops_percentile(paced)[0] if len(paced) else math.nan
         if pd.notna(p_int):   # paced: what a client of the schedule waited
             row[op + P99], row[op + SERVICE_P99] = float(p_int), float(p_svc)
         else:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...summaries.uncertainty import label, mean_ci
-from ..heatmap import _panels
+from ..heatmap import _panels, _rule
 from ..style import _axis_values, _cap, _describe_steps, _experiments, _label, _order, _tick
 from ..values import points, value_spec
 from .figure import Interactive, fmt_number, hover, new_figure, note, title
@@ -29,7 +29,7 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads", y: str 
     return heat_panels([(" · ".join(map(str, k)), c) for (k, _), c in zip(groups, cells)],
                        label=spec.label, unit=_unit(spec.label), xlabel=_label(x), ylabel=_label(y),
                        scale=_SCALES.get(spec.cmap, "Viridis"), ncols=ncols,
-                       heading=(_cap(spec.label), f"{_experiments(pts)} · {_describe_steps(step)}"))
+                       heading=(_cap(spec.label), f"{_experiments(pts)} · {_describe_steps(step)}" + _rule(spec, step, results)))
 
 
 def _unit(label: str) -> str:
