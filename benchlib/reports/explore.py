@@ -17,11 +17,16 @@ AXES_SKIPPED = {"experiment", "run_id", "path", "status", "source", "started", "
 
 
 def experiments(data_dir) -> list[str]:
-    """The experiments of a data folder: its sub-folders holding runs, by name."""
+    """The experiments of a data folder: each folder whose sub-folders are runs, by its
+    path under ``data_dir`` — a folder of several experiments (an archive) offers each of
+    them, never one blend; "." when ``data_dir`` is an experiment's folder itself."""
     root = Path(data_dir)
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and folders.find_runs(p))
+    runs = folders.find_runs(root)
+    if runs == [root]:   # a run's own folder: no experiment to pick
+        return []
+    return sorted({run.parent.relative_to(root).as_posix() for run in runs})
 
 
 def axes(results: dict) -> list[str]:
