@@ -81,6 +81,34 @@ def test_figures_are_interactive_plots(rendered):
         assert text in summary
 
 
+# what a page would load or link to over the network: any http(s) URL left once the
+# inline plotly.js bundle (its own strings: licences, the cloud's default address), CSS
+# comments (nbconvert's theme credits) and XML namespaces (names, never fetched) are gone
+_BUNDLE = re.compile(r"<script[^>]*>\s*/\*\*?\s*\n?\s*\*?\s*plotly\.js v.*?</script>", re.S)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_XMLNS = re.compile(r'xmlns(:\w+)?="http[^"]*"')
+
+
+def _network_references(html: str) -> list[str]:
+    text = _XMLNS.sub("", _CSS_COMMENT.sub("", _BUNDLE.sub("", html)))
+    return re.findall(r"https?://[^\s\"'<>)]*", text)
+
+
+def test_nothing_leaves_the_machine(rendered):
+    pages = sorted(rendered.rglob("*.html"))
+    assert len(pages) == 1 + len(reports.REPORT_NOTEBOOKS)
+    for page in pages:
+        html = page.read_text()
+        assert _network_references(html) == [], page.name
+        assert str(rendered) not in html, f"{page.name}: an absolute local path"
+        # every plot's config: no "Share chart…" (plotly.js's upload to its cloud)
+        configs = re.findall(r"Plotly\.newPlot\(.*?(\{[^{}]*\"displaylogo\"[^{}]*\})\s*\)", html, re.S)
+        assert len(configs) == html.count("Plotly.newPlot("), page.name
+        for config in map(json.loads, configs):
+            assert config["showSendToCloud"] is False and "sendChartToCloud" in config["modeBarButtonsToRemove"]
+    assert str(rendered) not in (rendered / "sample" / "reports" / "report.json").read_text()
+
+
 needs_chromium = pytest.mark.skipif(browser.chromium() is None,
                                     reason="no chromium (apt-get install -y chromium; .ci/run installs it)")
 
@@ -96,6 +124,7 @@ def test_pages_in_headless_chromium(rendered):
         assert "</main>" in page.dom, f"{name}: not rendered"
         if name in ("heatmaps", "timeseries"):   # each plot drawn by the page's own plotly.js
             assert page.dom.count('class="main-svg"') >= {"heatmaps": 3, "timeseries": 8}[name]
+            assert 'class="modebar' in page.dom and 'data-title="Share chart' not in page.dom, name
         if name == "summary":
             assert "<table" in page.dom and "Configurations side by side" in page.dom
         shot = browser.screenshot(path, browser.ARTIFACTS / f"report-{name}.png",

@@ -72,7 +72,7 @@ def write_index(data_dir) -> Path:
                              autoescape=True, keep_trailing_newline=True)
     page = env.get_template("data_index.html.j2").render(
         rows=_index_rows(data_dir),
-        data_name=data_dir.resolve().name, data_path=str(data_dir.resolve()),
+        data_name=data_dir.resolve().name,   # never its absolute path: the index is published
         version=__version__, now=f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M}")
     return publish(data_dir / "index.html", page)
 

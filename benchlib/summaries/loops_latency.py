@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import measure
 
-RULE = "each run's loops merged"   # said beside a p99 in the headline, heatmaps, compare
+RULE = "loops merged per run"   # said beside a p99 in the headline, heatmaps, compare
 LEGEND = (f"p99: {RULE} (their histograms added: all its operations), a point's the mean of "
           "its runs'")
 PACED = "a paced run's from the intended start"

@@ -19,8 +19,12 @@ import pandas as pd
 # 300 s loops is 7,200 seconds per trace; the browser stays quick under a few thousand
 MAX_POINTS = 3000
 MIME = "application/vnd.plotly.v1+json"
+# plotly.js offers "Share chart…" by default (showSendToCloud), a button that uploads the
+# figure to a public cloud service: benchlib's figures are numbers users keep to
+# themselves, so it is off in every figure's config, and removed from the mode bar
 CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+          "showSendToCloud": False,
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendChartToCloud"]}
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
           "#7f7f7f", "#bcbd22", "#17becf"]
 FONT = {"family": "system-ui, -apple-system, 'Segoe UI', sans-serif", "size": 12}
