@@ -197,3 +197,48 @@ def points(results: dict, value: str = "ops_per_s", *, step=None,
         out["value"] = pd.to_numeric(out["value"], errors="coerce") * cores / 100
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype("float64")
     return out
+
+
+# ---------------------------------------------------------------- axes and units
+
+NOT_AXES = {"experiment", "run_id", "path", "status", "source", "started", "ended", "workload", "point",
+            "target", "dbms", "dbms_version", "format_version", "benchlib_version", "config"}
+USUAL_AXES = ("threads", "target_ops_per_s", "batch_size", "pct_update", "processes")
+
+
+def varying_parameters(results: dict) -> list[str]:
+    """Run parameters that vary between the runs (heatmap axes), the usual ones first."""
+    params = run_parameters(results)
+    varying = [c for c in params.columns if c not in NOT_AXES and not c.startswith("_")
+               and params[c].astype("object").map(str).nunique() > 1]
+    usual = [c for c in USUAL_AXES if c in varying]
+    return usual + [c for c in varying if c not in usual]
+
+
+def heat_axes(results: dict, x: str | None = None, y: str | None = None) -> tuple[str, str]:
+    """A heatmap's axes: those given, else the parameters the matrix varies (ybio's batch
+    size × pct_update; threads × target rate where they vary), else threads × target."""
+    varying = varying_parameters(results) if x is None or y is None else []
+    x = x or next(iter(varying), "threads")
+    y = y or next((v for v in varying if v != x), "target_ops_per_s" if x != "target_ops_per_s" else "threads")
+    return x, y
+
+
+def work_unit(results: dict, step=None) -> str:
+    """What the throughput of the selected steps (None: the run loops) counts: "rows"
+    where their calls are batches of units (ybio's READ-BATCH of batch_size rows: steps
+    count the rows), else "ops"."""
+    from ..schema import is_batch
+    lat = results.get("latency")
+    if lat is None or not len(lat):
+        return "ops"
+    names = lat["step"].astype("object").astype(str)
+    mine = names.str.startswith("r.") if step is None else names.isin({step} if isinstance(step, str) else set(step))
+    return "rows" if any(is_batch(str(o)) for o in lat.loc[mine.to_numpy(), "op"].dropna().unique()) else "ops"
+
+
+def label_for(value: str, results: dict, step=None) -> str:
+    """``value``'s label with its unit as the headline gives it (rows/s for a batched
+    workload's throughput)."""
+    label = value_spec(value).label
+    return label.replace("(ops/s)", f"({work_unit(results, step)}/s)") if value == "ops_per_s" else label

@@ -12,10 +12,6 @@ import pandas as pd
 
 from ..store import folders
 
-AXES_SKIPPED = {"experiment", "run_id", "path", "status", "source", "started", "ended", "workload",
-                "target", "dbms", "dbms_version", "format_version", "benchlib_version", "config"}
-
-
 def experiments(data_dir) -> list[str]:
     """The experiments of a data folder: each folder whose sub-folders are runs, by its
     path under ``data_dir`` — a folder of several experiments (an archive) offers each of
@@ -31,12 +27,8 @@ def experiments(data_dir) -> list[str]:
 
 def axes(results: dict) -> list[str]:
     """Run parameters that vary between the runs (heatmap axes), the usual ones first."""
-    from ..plots import run_parameters
-    params = run_parameters(results)
-    varying = [c for c in params.columns if c not in AXES_SKIPPED and not c.startswith("_")
-               and params[c].astype("object").map(str).nunique() > 1]
-    usual = [c for c in ("threads", "target_ops_per_s", "batch_size", "pct_update", "processes") if c in varying]
-    return usual + [c for c in varying if c not in usual]
+    from ..plots.values import varying_parameters
+    return varying_parameters(results)
 
 
 class Explorer:
