@@ -62,6 +62,7 @@ def test_report_files(rendered):
 
 
 PLOTS = re.compile(r'<div[^>]* id="benchlib-plot-\d+"')
+SHARED_JS = re.compile(r'<script[^>]* src="(plotly-[\d.]+\.min\.js)"[^>]*>')
 
 
 def test_figures_are_interactive_plots(rendered):
@@ -71,10 +72,11 @@ def test_figures_are_interactive_plots(rendered):
         html = (out / f"{name}.html").read_text()
         assert not _pngs(html), name
         counts[name] = len(PLOTS.findall(html))
-        # plotly.js inline, once, in a page that has plots; none in one that has not
-        assert html.count("Plotly.newPlot") >= counts[name] and html.count("plotly.js v") <= 1, name
-        assert ("plotly.js v" in html) == (counts[name] > 0), name
+        # the folder's one plotly.js file, loaded by a page that has plots; none by one that has not
+        assert html.count("Plotly.newPlot") >= counts[name] and "plotly.js v" not in html, name
+        assert len(SHARED_JS.findall(html)) == (counts[name] > 0), name
     assert counts == {"summary": 0, "heatmaps": 3, "timeseries": 8}
+    assert [p.name for p in out.glob("plotly*.js")] == SHARED_JS.findall((out / "timeseries.html").read_text())
     summary = (out / "summary.html").read_text()
     assert summary.count("<table") >= 5                  # side by side + the seed's sections
     for text in ("l.pre.eff.op", "r.L2.eff.sec", "r.L1.rt", "r.L2.run", "TEST passed"):
@@ -160,6 +162,7 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
     pngs = _pngs((out / "timeseries.html").read_text())
     assert len(pngs) == 2 and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs)
     assert "plotly.js v" not in (out / "timeseries.html").read_text()
+    assert not SHARED_JS.search((out / "timeseries.html").read_text())
     failed = nbformat.read(out / "heatmaps.ipynb", as_version=4)
     assert any(o.get("ename") == "RuntimeError" for c in failed.cells for o in c.get("outputs", []))
     assert "broken on purpose" in (out / "heatmaps.html").read_text()

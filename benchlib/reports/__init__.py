@@ -40,8 +40,8 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
            static: bool = False) -> Path:
     """Execute the analysis notebooks on an experiment, render them, update the index.
 
-    The plots are interactive (plotly: hover, zoom, legend toggles; plotly.js inline in
-    each page, nothing from the network); ``static=True`` draws them as PNG images.
+    The plots are interactive (plotly: hover, zoom, legend toggles; one plotly.js file in
+    the reports folder that the pages share, nothing from the network); ``static=True`` draws them as PNG images.
 
     Returns ``<experiment_dir>/reports/summary.html``. A notebook that fails keeps its
     executed copy with the error (and its page shows it); the others are still made,

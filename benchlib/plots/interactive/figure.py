@@ -4,8 +4,9 @@ HTML, plotly's own JavaScript for a page, hover texts with units, and decimation
 A plot returns an :class:`Interactive`: in JupyterLab it is drawn by plotly's own
 renderer (the ``application/vnd.plotly.v1+json`` output; the extension ships in the
 plotly wheel); in a rendered report page it is its ``text/html`` output, a ``<div>``
-and the call that draws it, while the page carries plotly.js once, inline, in its head
-(:func:`plotly_js`; ``reports.html`` puts it there): no script comes from the network.
+and the call that draws it, while the page loads plotly.js from the file beside it
+(:func:`plotly_js`, written once per report folder by ``reports.html``): no script comes
+from the network.
 """
 from __future__ import annotations
 
