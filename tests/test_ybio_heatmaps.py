@@ -54,3 +54,9 @@ def test_ram_in_gb_and_a_small_database_in_mb():
     meta = {"config": "c", "host": {"ram_bytes": 16 * 1024 ** 3}, "dbms": {"name": "x", "version": "1"}}
     assert connections([meta]).loc["c", "RAM"] == "16.0 GB"
     assert gigabytes(15 / 1024) == "15m" and gigabytes(3.0) == "3.0g" and gigabytes(0) == "0.0g"
+
+
+def test_time_series_in_rows_per_s(ybio):
+    fig = interactive.timeseries(ybio).figure
+    assert fig.layout.yaxis.title.text.endswith("(rows/s)") and "rows/s" in fig.data[0].hovertemplate
+    assert plots.timeseries(ybio).axes[0].get_ylabel().endswith("(rows/s)")

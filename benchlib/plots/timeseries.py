@@ -8,6 +8,7 @@ from matplotlib.ticker import LogLocator, NullFormatter
 from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP, phase_of
 from ..summaries.stepstats import step_sort_key
 from .style import _THOUSANDS, _figure, _main_ops, note
+from .values import work_unit
 
 # ---------------------------------------------------------------- timeseries
 
@@ -148,7 +149,8 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         fig.suptitle("Time series: no run", fontsize=12)
         return fig
     st = step_offsets(steps)
-    _rate_panels(axes[0], axes[1], _intervals_in_time(one.get("intervals", pd.DataFrame()), st), st, ops)
+    _rate_panels(axes[0], axes[1], _intervals_in_time(one.get("intervals", pd.DataFrame()), st), st, ops,
+                 work_unit(one))
     _hw_panels(*axes[2:], one.get("hw", pd.DataFrame()), st)
     _mark_steps(axes, st)
     axes[-1].set_xlabel("time since the first step began (s)" if not st.attrs.get("breaks") else
@@ -211,9 +213,11 @@ def own_scale_steps(st: pd.DataFrame, iv: pd.DataFrame | None = None) -> set[str
     return set(names[~run]) if run.any() and (~run).any() else set()
 
 
-def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[str] | None) -> None:
+def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[str] | None,
+                 unit: str = "ops") -> None:
     """Throughput (all operations, each op, the target) and latency per op per second;
-    load and index steps on their own axis (right) when the run has run loops too."""
+    load and index steps on their own axis (right) when the run has run loops too.
+    ``unit``: what the run loops count (rows for a batched workload, as the headline)."""
     kinds = {"p99"}
     if len(iv):
         own = own_scale_steps(st, iv)
@@ -243,7 +247,7 @@ def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[st
     else:
         note(ax_tp, "no per-second intervals in this run")
         note(ax_lat, "no per-second intervals in this run")
-    ax_tp.set_ylabel("run loops (ops/s)" if len(iv) and own_scale_steps(st, iv) else "throughput (ops/s)")
+    ax_tp.set_ylabel(f"run loops ({unit}/s)" if len(iv) and own_scale_steps(st, iv) else f"throughput ({unit}/s)")
     ax_tp.yaxis.set_major_formatter(_THOUSANDS)
     ax_lat.set_ylabel("mean latency (µs)" if kinds == {"mean"} else
                       "p99 latency (µs)" if kinds <= {"p99"} else "p99, or mean (--), latency (µs)")

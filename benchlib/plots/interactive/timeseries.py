@@ -14,6 +14,7 @@ from ...schema import TOTAL_OP
 from ..style import _main_ops
 from ..timeseries import (LOAD_AXIS_LABEL, MIN_RATE_S, _hw_time, _intervals_in_time, _pick_run,
                           all_operations, own_scale_steps, step_offsets)
+from ..values import work_unit
 from .figure import COLORS, MAX_POINTS, Interactive, decimate, hover, new_figure, note, title
 
 # an interval of its real length (start and length in s, from the step's start) is
@@ -49,10 +50,10 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
         if k == 0:
             _mark_steps(fig, st)
         end = max(end, float(st["t_end"].max()))
-        style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)]}
+        style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)], "unit": work_unit(one)}
         _rate_traces(fig, iv, ops, style, state)
         _hw_traces(fig, one.get("hw", pd.DataFrame()), st, style, state)
-    _axes(fig, end, bool(own))
+    _axes(fig, end, bool(own), work_unit(runs[0][1]))
     names = ", ".join(r for r, _, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
     sub = "hover a point for its value · drag to zoom the time axis, double-click for all · click a legend entry to hide it"
     if state["decimated"]:
@@ -137,7 +138,7 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
     total = _all_operations(iv)
     _add(fig, 1, total, "rate", style, state, name=_name(style, "all operations"), mode="lines",
          line={"color": "black" if not style["many"] else style["color"], "width": 2},
-         hovertemplate=hover("all operations", "%{y:,.0f} ops/s", *_WHERE))
+         hovertemplate=hover("all operations", f"%{{y:,.0f}} {style['unit']}/s", *_WHERE))
     chosen = ops or [o for o in _main_ops(iv) if o != TOTAL_OP]
     for i, op in enumerate(chosen):
         g = iv[iv["op"].astype("object") == op].sort_values("t")
@@ -146,7 +147,7 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
         where = [*_WHERE, "%{customdata[3]}"]
         _add(fig, 1, g, "rate", style, state, name=_name(style, op), mode="lines+markers",
              marker={"size": 4}, line={"color": color, "width": 1, "dash": dash},
-             hovertemplate=hover(op, "%{y:,.0f} ops/s", *where))
+             hovertemplate=hover(op, f"%{{y:,.0f}} {style['unit']}/s", *where))
         lat = "p99_us" if pd.to_numeric(g["p99_us"], errors="coerce").notna().any() else "mean_us"
         _add(fig, 2, g, lat, style, state, name=_name(style, f"{op} {lat[:-3]}"), mode="lines+markers",
              marker={"size": 4}, line={"color": color, "width": 1.2, "dash": dash},
@@ -209,7 +210,7 @@ _EMPTY = ["no per-second intervals in this run", "no latency per second in this 
           "no disk samples for this run (e.g. imported without iostat)"]
 
 
-def _axes(fig, end: float, right: bool = False) -> None:
+def _axes(fig, end: float, right: bool = False, unit: str = "ops") -> None:
     """Axis titles, one time range for all panels, and a note in a panel left empty;
     ``right``: the throughput panel's load steps are on its right axis."""
     import plotly.graph_objects as go
@@ -225,11 +226,11 @@ def _axes(fig, end: float, right: bool = False) -> None:
                                xref=f"{xaxis} domain", yref=f"{axis} domain")
     fig.update_xaxes(range=[0, end * 1.01 or 1])
     if right:
-        fig.update_yaxes(title_text="run loops (ops/s)", rangemode="tozero", secondary_y=False, row=1, col=1)
+        fig.update_yaxes(title_text=f"run loops ({unit}/s)", rangemode="tozero", secondary_y=False, row=1, col=1)
         fig.update_yaxes(title_text=LOAD_AXIS_LABEL, rangemode="tozero", secondary_y=True, showgrid=False,
                          row=1, col=1)
     else:
-        fig.update_yaxes(title_text="throughput (ops/s)", rangemode="tozero", row=1, col=1)
+        fig.update_yaxes(title_text=f"throughput ({unit}/s)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="latency (µs, log)", type="log", row=2, col=1)
     fig.update_yaxes(title_text="CPU (% of all CPUs)", rangemode="tozero", row=3, col=1)
     fig.update_yaxes(title_text="disk I/O (per s)", rangemode="tozero", row=4, col=1)
