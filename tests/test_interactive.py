@@ -71,7 +71,8 @@ def test_long_run_is_decimated_and_says_so():
     assert np.nanmax(read.y) == 5000                                          # the spike kept
     assert "decimated" in fig.layout.title.text
     assert {t.name for t in fig.data} >= {"all operations", "READ", "UPDATE", "READ p99", "CPU user",
-                                          "disk writes/s"}
+                                          "disk write"}
+    assert fig.layout.yaxis4.title.text == "disk (MB/s)" and fig.layout.yaxis5.title.text == "memory, size (GB)"
 
 
 def test_intervals_of_their_own_length_are_rates_over_it():
@@ -249,6 +250,7 @@ def test_a_panel_without_figures_says_why():
     fig = interactive.timeseries(res).figure
     notes = [a.text for a in fig.layout.annotations]
     assert any(n.startswith("no hardware samples") for n in notes) and any(n.startswith("no disk") for n in notes)
+    assert any(n.startswith("no DBMS memory") for n in notes)
     assert "r.L2" in notes and fig.layout.xaxis.range[1] >= 10
     empty = interactive.timeseries({"runs": pd.DataFrame(), "steps": pd.DataFrame()}).figure
     assert "no run" in empty.layout.title.text

@@ -1,6 +1,7 @@
 """The time series of runs, interactive: per second throughput, p99 per operation (and
-from the intended start, when paced), CPU and disk I/O per second, every step of a run
-on one time axis, several runs overlaid (each from its own first step).
+from the intended start, when paced), CPU, disk MB/s, the DBMS's memory and the
+database's size, as the static page draws them: every step of a run on one time axis,
+several runs overlaid (each from its own first step).
 
 Hover a point: its value with its unit, the run, step, second of the step and op.
 Drag to zoom the time axis (double-click: all of it), a legend click hides a series.
@@ -20,10 +21,13 @@ from .figure import COLORS, MAX_POINTS, Interactive, decimate, hover, new_figure
 # an interval of its real length (start and length in s, from the step's start) is
 # drawn at its middle and its rate is ops / length; else the row is a second
 START_COLS, LENGTH_COLS = ("start_s", "interval_start_s"), ("length_s", "interval_s")
-PANELS = ["throughput", "latency", "CPU", "disk I/O"]
+PANELS = ["throughput", "latency", "CPU", "disk I/O", "memory"]
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 _CPU = {"cpu_user": ("user", "#1f77b4"), "cpu_sys": ("sys", "#ff7f0e"), "cpu_iowait": ("iowait", "#d62728")}
-_IO = {"disk_reads": ("reads/s", "disk_read_kb", "#2ca02c"), "disk_writes": ("writes/s", "disk_write_kb", "#9467bd")}
+# disk in MB/s as the static page draws it, the operations per second in the hover
+_IO = {"disk_read_kb": ("read", "disk_reads", "reads/s", "#2ca02c"),
+       "disk_write_kb": ("write", "disk_writes", "writes/s", "#9467bd")}
+_MEM = {"dbms_rss_gb": ("DBMS RSS", "#8c564b"), "db_size_gb": ("database size", "#e377c2")}
 
 
 def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
@@ -38,7 +42,7 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
     runs = [(rid, one, step_offsets(one["steps"])) for rid, one in runs]
     rates = [_rates(one.get("intervals", pd.DataFrame()), st) for _, one, st in runs]
     own = set().union(*(own_scale_steps(st, iv) for (_, _, st), iv in zip(runs, rates)))
-    fig = new_figure(4, height=1000, right_axis=bool(own))
+    fig = new_figure(len(PANELS), height=1200, right_axis=bool(own))
     if not runs:
         note(fig, "no steps in these results")
         title(fig, "Time series: no run")
@@ -168,7 +172,8 @@ def _all_operations(iv: pd.DataFrame) -> pd.DataFrame:
 
 
 def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict) -> None:
-    """CPU user/sys/iowait (%) and disk reads and writes per second (with KB/s in the hover)."""
+    """CPU user/sys/iowait (%), disk MB/s read and written (operations per second in the
+    hover), the DBMS's resident memory and the database's size (GB; MB in the hover)."""
     if hw is None or not len(hw):
         return
     hw = hw.assign(t=_hw_time(hw, st), _run=style["run"],
@@ -179,12 +184,20 @@ def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict
                  name=_name(style, f"CPU {label}"), mode="lines",
                  line=_hw_line(style, color, i),
                  hovertemplate=hover(f"CPU {label}", "%{y:.1f} %", *_WHERE, "host %{customdata[3]}"))
-    for i, (col, (label, kb, color)) in enumerate(_IO.items()):
+    for i, (col, (label, ops, per_s, color)) in enumerate(_IO.items()):
         if col in hw:
-            extra = pd.to_numeric(hw.get(kb), errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:,.0f} KB/s")
-            _add(fig, 4, hw.assign(_extra=extra), col, style, state, name=_name(style, f"disk {label}"),
+            extra = pd.to_numeric(hw.get(ops), errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:,.0f} {per_s}")
+            mb = hw.assign(_mb=pd.to_numeric(hw[col], errors="coerce") / 1024, _extra=extra)
+            _add(fig, 4, mb, "_mb", style, state, name=_name(style, f"disk {label}"),
                  mode="lines", line=_hw_line(style, color, i),
-                 hovertemplate=hover(f"disk {label}", f"%{{y:,.1f}} {label}", *_WHERE, "%{customdata[3]}"))
+                 hovertemplate=hover(f"disk {label}", "%{y:,.2f} MB/s", *_WHERE, "%{customdata[3]}"))
+    for i, (col, (label, color)) in enumerate(_MEM.items()):
+        if col in hw:
+            gb = pd.to_numeric(hw[col], errors="coerce")
+            extra = (gb * 1024).map(lambda v: "" if pd.isna(v) else f"{v:,.1f} MB")
+            _add(fig, 5, hw.assign(_extra=extra), col, style, state, name=_name(style, label),
+                 mode="lines", line=_hw_line(style, color, i),
+                 hovertemplate=hover(label, "%{y:,.3f} GB", *_WHERE, "%{customdata[3]}"))
 
 
 def _hw_line(style: dict, color: str, i: int) -> dict:
@@ -207,7 +220,8 @@ def _mark_steps(fig, st: pd.DataFrame) -> None:
 
 _EMPTY = ["no per-second intervals in this run", "no latency per second in this run",
           "no hardware samples for this run (e.g. imported without vmstat/iostat)",
-          "no disk samples for this run (e.g. imported without iostat)"]
+          "no disk samples for this run (e.g. imported without iostat)",
+          "no DBMS memory or size samples for this run (a remote server, an import?)"]
 
 
 def _axes(fig, end: float, right: bool = False, unit: str = "ops") -> None:
@@ -233,6 +247,7 @@ def _axes(fig, end: float, right: bool = False, unit: str = "ops") -> None:
         fig.update_yaxes(title_text=f"throughput ({unit}/s)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="latency (µs, log)", type="log", row=2, col=1)
     fig.update_yaxes(title_text="CPU (% of all CPUs)", rangemode="tozero", row=3, col=1)
-    fig.update_yaxes(title_text="disk I/O (per s)", rangemode="tozero", row=4, col=1)
-    fig.update_xaxes(title_text="time since the run's first step began (s)", row=4, col=1)
+    fig.update_yaxes(title_text="disk (MB/s)", rangemode="tozero", row=4, col=1)
+    fig.update_yaxes(title_text="memory, size (GB)", rangemode="tozero", row=5, col=1)
+    fig.update_xaxes(title_text="time since the run's first step began (s)", row=len(PANELS), col=1)
     fig.update_xaxes(showspikes=True, spikemode="across", spikethickness=1, spikecolor="#999")
