@@ -108,7 +108,10 @@ class Explorer:
         with self.out:
             clear_output(wait=True)
             if not self.results or not self.runs.value:
-                display(Markdown(f"*no runs in {self.data.value or 'this folder'}*"))
+                folder = Path(self.data.value or ".")
+                why = "" if folder.is_dir() else \
+                    f": no such folder (a relative path is from the notebook's folder, {Path.cwd()})"
+                display(Markdown(f"*no runs in {self.data.value or 'this folder'}{why}*"))
                 return
             ops = None if self.op.value in (None, "(every op)") else [self.op.value]
             for make in (lambda: interactive.timeseries(self.results, list(self.runs.value), ops=ops),
