@@ -103,7 +103,10 @@ def _add_report(sub):
     p.add_argument("experiment_dir", help="the experiment's folder, data/<experiment>")
     p.add_argument("--open", action="store_true", help="open the report in a browser")
     p.add_argument("--static", action="store_true",
-                   help="plots as PNG images (default: interactive, plotly.js inline in each page)")
+                   help="plots as PNG images (default: interactive, one plotly.js file beside the pages)")
+    p.add_argument("--runs", action="append", default=[], metavar="PATTERN",
+                   help="the runs the time series page draws: a run id or a pattern (*t4*), "
+                        "again for more (default: every run, the best first, at most 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_report)
 
@@ -112,7 +115,7 @@ def cmd_report(args) -> int:
     from . import reports
     try:
         path = reports.report(args.experiment_dir, open_browser=args.open, static=args.static,
-                              progress=False if args.no_progress else None)
+                              progress=False if args.no_progress else None, runs=args.runs or None)
     except reports.ReportError as e:
         print(f"benchlib: {e}", file=sys.stderr)
         return EXIT_FAILED

@@ -190,3 +190,36 @@ def test_analysis_notebook_interactive(name, smoke_run, tmp_path):
     plots = [d for d in data if MIME in d]
     assert len(plots) == {"heatmaps": 3, "timeseries": 1, "kv": 1, "ybio": 2}[name]
     assert all("text/html" in d for d in plots)
+
+
+# ---------------------------------------------------------------- the papermill command line
+
+PASSWORD = "Sw0rdf1sh-pm"   # trust auth takes any: it only has to travel
+
+
+def test_papermill_command_as_the_readme_writes_it_keeps_no_password(tmp_path, pg_own_db):
+    """README's command on a fresh experiment (its folder not there yet), a target URL
+    with a password: it runs, and the password is in no file under the data folder; the
+    executed notebook is the owner's (0600)."""
+    readme = (ROOT / "README.md").read_text()
+    assert ("papermill --engine benchlib notebooks/experiment.ipynb data/ycsb-a/experiment.ipynb "
+            "-f parameters/ycsb-a.yaml\n-p data_dir data") in readme
+    url = pg_own_db.replace("postgres@", f"postgres:{PASSWORD}@", 1)
+    exp = {"experiment": "pm-secret", "workload": "ycsb", "targets": [{"name": "pg", "url": url}],
+           "properties": {"recordcount": 200, "operationcount": 400, "readproportion": 0.5,
+                          "updateproportion": 0.5},
+           "load": {"threads": 1}, "run": {"threads": [1], "loops": 1, "loop_secs": 1}}
+    (tmp_path / "pm.yaml").write_text(yaml.safe_dump(exp))
+    papermill_cli = Path(sys.executable).parent / "papermill"
+    done = subprocess.run([str(papermill_cli), "--engine", "benchlib", str(NOTEBOOKS / "experiment.ipynb"),
+                           "data/pm-secret/experiment.ipynb", "-f", "pm.yaml", "-p", "data_dir", "data",
+                           "--no-progress-bar"], cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert PASSWORD not in done.stdout + done.stderr
+    log = tmp_path / "data" / "pm-secret" / "experiment.ipynb"
+    nb = nbformat.read(log, as_version=4)
+    assert not _errors(nb) and list((tmp_path / "data" / "pm-secret").glob("pg-*/steps.parquet"))
+    assert "***" in next(c.source for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    leaks = [p for p in (tmp_path / "data").rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
+    assert leaks == []
+    assert oct(log.stat().st_mode & 0o777) == "0o600"

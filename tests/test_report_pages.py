@@ -52,3 +52,14 @@ def test_to_float_says_what_an_unknown_is():
     inf = float("inf")
     assert [to_float(v, 0.0) for v in (None, float("nan"), pd.NA, "x", "16", 2)] == [0.0, 0.0, 0.0, 0.0, 16.0, 2.0]
     assert to_float(None, inf) == inf and to_float("abc", "abc") == "abc"
+
+
+def test_time_series_page_draws_the_best_first_and_says_what_it_left_out():
+    import benchlib
+    from benchlib.reports import time_series_runs
+    ybio = benchlib.load_results(Path(__file__).resolve().parents[1] / "data" / "samples" / "ybio")
+    best = "sqlite-t1-p1-l1-tgt0-batch_size10000-pct_update0-r1"          # the headline's
+    shown, said = time_series_runs(ybio)
+    assert len(shown) == 8 and shown[0] == best and "7 not drawn" in said and best in said
+    shown, said = time_series_runs(ybio, ["*batch_size10000*"], max_runs=2)
+    assert shown == [best, best.replace("update0", "update10")] and "1 not drawn" in said

@@ -62,6 +62,7 @@ def test_report_files(rendered):
 
 
 PLOTS = re.compile(r'<div[^>]* id="benchlib-plot-\d+"')
+SHARED_JS = re.compile(r'<script[^>]* src="(plotly-[\d.]+\.min\.js)"[^>]*>')
 
 
 def test_figures_are_interactive_plots(rendered):
@@ -71,14 +72,43 @@ def test_figures_are_interactive_plots(rendered):
         html = (out / f"{name}.html").read_text()
         assert not _pngs(html), name
         counts[name] = len(PLOTS.findall(html))
-        # plotly.js inline, once, in a page that has plots; none in one that has not
-        assert html.count("Plotly.newPlot") >= counts[name] and html.count("plotly.js v") <= 1, name
-        assert ("plotly.js v" in html) == (counts[name] > 0), name
+        # the folder's one plotly.js file, loaded by a page that has plots; none by one that has not
+        assert html.count("Plotly.newPlot") >= counts[name] and "plotly.js v" not in html, name
+        assert len(SHARED_JS.findall(html)) == (counts[name] > 0), name
     assert counts == {"summary": 0, "heatmaps": 3, "timeseries": 8}
+    assert [p.name for p in out.glob("plotly*.js")] == SHARED_JS.findall((out / "timeseries.html").read_text())
     summary = (out / "summary.html").read_text()
     assert summary.count("<table") >= 5                  # side by side + the seed's sections
     for text in ("l.pre.eff.op", "r.L2.eff.sec", "r.L1.rt", "r.L2.run", "TEST passed"):
         assert text in summary
+
+
+# what a page would load or link to over the network: any http(s) URL left once the
+# inline plotly.js bundle (its own strings: licences, the cloud's default address), CSS
+# comments (nbconvert's theme credits) and XML namespaces (names, never fetched) are gone
+_BUNDLE = re.compile(r"<script[^>]*>\s*/\*\*?\s*\n?\s*\*?\s*plotly\.js v.*?</script>", re.S)
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_XMLNS = re.compile(r'xmlns(:\w+)?="http[^"]*"')
+
+
+def _network_references(html: str) -> list[str]:
+    text = _XMLNS.sub("", _CSS_COMMENT.sub("", _BUNDLE.sub("", html)))
+    return re.findall(r"https?://[^\s\"'<>)]*", text)
+
+
+def test_nothing_leaves_the_machine(rendered):
+    pages = sorted(rendered.rglob("*.html"))
+    assert len(pages) == 1 + len(reports.REPORT_NOTEBOOKS)
+    for page in pages:
+        html = page.read_text()
+        assert _network_references(html) == [], page.name
+        assert str(rendered) not in html, f"{page.name}: an absolute local path"
+        # every plot's config: no "Share chart…" (plotly.js's upload to its cloud)
+        configs = re.findall(r"Plotly\.newPlot\(.*?(\{[^{}]*\"displaylogo\"[^{}]*\})\s*\)", html, re.S)
+        assert len(configs) == html.count("Plotly.newPlot("), page.name
+        for config in map(json.loads, configs):
+            assert config["showSendToCloud"] is False and "sendChartToCloud" in config["modeBarButtonsToRemove"]
+    assert str(rendered) not in (rendered / "sample" / "reports" / "report.json").read_text()
 
 
 needs_chromium = pytest.mark.skipif(browser.chromium() is None,
@@ -96,6 +126,7 @@ def test_pages_in_headless_chromium(rendered):
         assert "</main>" in page.dom, f"{name}: not rendered"
         if name in ("heatmaps", "timeseries"):   # each plot drawn by the page's own plotly.js
             assert page.dom.count('class="main-svg"') >= {"heatmaps": 3, "timeseries": 8}[name]
+            assert 'class="modebar' in page.dom and 'data-title="Share chart' not in page.dom, name
         if name == "summary":
             assert "<table" in page.dom and "Configurations side by side" in page.dom
         shot = browser.screenshot(path, browser.ARTIFACTS / f"report-{name}.png",
@@ -131,6 +162,7 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
     pngs = _pngs((out / "timeseries.html").read_text())
     assert len(pngs) == 2 and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs)
     assert "plotly.js v" not in (out / "timeseries.html").read_text()
+    assert not SHARED_JS.search((out / "timeseries.html").read_text())
     failed = nbformat.read(out / "heatmaps.ipynb", as_version=4)
     assert any(o.get("ename") == "RuntimeError" for c in failed.cells for o in c.get("outputs", []))
     assert "broken on purpose" in (out / "heatmaps.html").read_text()

@@ -472,7 +472,7 @@ def test_experiment_summary_all_passed():
     for sentence in ("    Number of rows to insert is 1000.", "    Ordering of inserts is hashed.",
                      "    Workload is 'workloada'.", "    Experiment is run once.",
                      "    Duration: 100s", "pg uses PostgreSQL 16.1", "    Cores:8",
-                     "    host:6.1.0-test", "    RAM:16000000000",
+                     "    host:6.1.0-test", "    RAM:14.9 GB",
                      "    url:postgresql://bench:***@127.0.0.1/test"):
         assert sentence in s.text.splitlines(), sentence
     ex = s.sections["execution"]

@@ -1,6 +1,8 @@
 """Heatmaps over the matrix: a value over two run parameters, a panel per configuration."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -20,15 +22,19 @@ from .style import (
     _tick,
     note,
 )
+from ..summaries.loops_latency import PACED, RULE
+from ..summaries.response import op_latency
 from ..summaries.uncertainty import mean_ci
-from .values import PARAM_LABELS, points, value_spec
+from .values import PARAM_LABELS, heat_axes, label_for, points, value_spec
 
 # ---------------------------------------------------------------- heatmap
 
-def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
-            y: str = "target_ops_per_s", op: str | None = None, step=None,
+def heatmap(results: dict, value: str = "ops_per_s", x: str | None = None,
+            y: str | None = None, op: str | None = None, step=None,
             *, ncols: int = 3) -> Figure:
-    """A heatmap of ``value`` over two parameters of the matrix (``x`` × ``y``).
+    """A heatmap of ``value`` over two parameters of the matrix (``x`` × ``y``; None: the
+    parameters the matrix varies, :func:`.values.heat_axes` — threads × target rate,
+    ybio's batch size × pct_update).
 
     One panel per configuration (and per experiment) unless ``x`` or ``y`` is that
     parameter, and, for a latency value, one panel per operation (``op`` picks one).
@@ -39,7 +45,8 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
     Σ ops / Σ secs; latency from the merged histograms), or a step name or list.
     """
 
-    spec = value_spec(value)
+    spec = replace(value_spec(value), label=label_for(value, results, step))   # rows/s where batched
+    x, y = heat_axes(results, x, y)
     pts, groups = _panels(points(results, value, step=step), spec, x, y, op)
     n = len(groups)
     cols = max(1, min(ncols, n))
@@ -59,11 +66,20 @@ def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads",
         ax.set_xlabel(_label(x))
         ax.set_ylabel(_label(y) if i % cols == 0 else "")  # once per row of panels
         ax.set_title(title)
-    sub = f"{_experiments(pts)} · {_describe_steps(step)}"
+    sub = f"{_experiments(pts)} · {_describe_steps(step)}" + _rule(spec, step, results)
     if per_cell > 1:
         sub += f"\nmean of up to {per_cell} runs a cell, its 95% t-interval (log scale) under it"
     fig.suptitle(f"{_cap(spec.label)}\n{sub}", fontsize=12)
     return fig
+
+
+def _rule(spec, step, results: dict) -> str:
+    """A latency's rule (:mod:`..summaries.loops_latency`), said: over the run loops, and
+    from the intended start where paced."""
+    if spec.source != "latency":
+        return ""
+    paced = len(op_latency(results, intended=True)) > 0
+    return (f" · {RULE}" if step is None else "") + (f" · {PACED}" if paced else "")
 
 
 def _panels(pts, spec, x: str, y: str, op: str | None) -> tuple:

@@ -97,11 +97,11 @@ def _main_ops(df: pd.DataFrame) -> list[str]:
 
 def _main_calls(df: pd.DataFrame) -> list[str]:
     """The ops whose latency a plot shows (:func:`_main_ops`), but where a workload
-    counts units inside calls and the units have no latency of their own (ybio's rows),
-    the call (``READ-BATCH``) in their place."""
+    counts units inside calls (ybio's rows of a ``READ-BATCH``), the call in their place:
+    a latency a client waits for, as the headline and ``compare`` give it
+    (:func:`..summaries.uncertainty.call_ops`)."""
     ops = _main_ops(df)
     has = df.groupby(df["op"].astype("object"))["value"].apply(lambda v: v.notna().any()) \
         if len(df) and "value" in df else pd.Series(dtype=bool)
-    calls = [f"{o}{BATCH_SUFFIX}" if not has.get(o, True) and has.get(f"{o}{BATCH_SUFFIX}", False)
-             else o for o in ops]
+    calls = [f"{o}{BATCH_SUFFIX}" if has.get(f"{o}{BATCH_SUFFIX}", False) else o for o in ops]
     return list(dict.fromkeys(calls))

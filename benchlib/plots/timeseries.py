@@ -5,9 +5,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullFormatter
 
-from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP
+from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, TOTAL_OP, phase_of
 from ..summaries.stepstats import step_sort_key
 from .style import _THOUSANDS, _figure, _main_ops, note
+from .values import work_unit
 
 # ---------------------------------------------------------------- timeseries
 
@@ -148,7 +149,8 @@ def timeseries(results: dict, run_id: str | None = None, *, ops: list[str] | Non
         fig.suptitle("Time series: no run", fontsize=12)
         return fig
     st = step_offsets(steps)
-    _rate_panels(axes[0], axes[1], _intervals_in_time(one.get("intervals", pd.DataFrame()), st), st, ops)
+    _rate_panels(axes[0], axes[1], _intervals_in_time(one.get("intervals", pd.DataFrame()), st), st, ops,
+                 work_unit(one))
     _hw_panels(*axes[2:], one.get("hw", pd.DataFrame()), st)
     _mark_steps(axes, st)
     axes[-1].set_xlabel("time since the first step began (s)" if not st.attrs.get("breaks") else
@@ -189,17 +191,55 @@ def _intervals_in_time(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
     return iv
 
 
-def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[str] | None) -> None:
-    """Throughput (all operations, each op, the target) and latency per op per second."""
+LOAD_AXIS_LABEL = "load, index (ops/s, right axis)"
+LOAD_AXIS = "<load axis>"   # the label of the throughput panel's second axis (not a panel)
+
+
+def own_scale_steps(st: pd.DataFrame, iv: pd.DataFrame | None = None) -> set[str]:
+    """The steps whose throughput is drawn on its own axis (the right one): the load and
+    index steps of a run that also has run loops. A load inserts at tens of thousands of
+    ops/s; on one axis with it, run loops of a few hundred lie flat on the floor. Empty
+    when the run has steps of one kind only (nothing to keep apart); with ``iv`` (rows
+    with ``rate``, :func:`_intervals_in_time`), only the steps that have a rate count."""
+    if iv is not None and len(st):
+        rated = set(iv.loc[iv["rate"].notna(), "step"].astype("object")) if len(iv) else set()
+        st = st[st["step"].astype("object").isin(rated)]
+    if not len(st):
+        return set()
+    names = st["step"].astype("object")
+    phase = st["phase"].astype("object") if "phase" in st else names.map(phase_of)
+    phase = phase.where(phase.notna(), names.map(lambda s: phase_of(str(s))))
+    run = phase == "run"
+    return set(names[~run]) if run.any() and (~run).any() else set()
+
+
+def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[str] | None,
+                 unit: str = "ops") -> None:
+    """Throughput (all operations, each op, the target) and latency per op per second;
+    load and index steps on their own axis (right) when the run has run loops too.
+    ``unit``: what the run loops count (rows for a batched workload, as the headline)."""
     kinds = {"p99"}
     if len(iv):
-        _all_operations(ax_tp, iv)
+        own = own_scale_steps(st, iv)
+        ax_load = ax_tp.twinx(label=LOAD_AXIS) if own else None   # fig.axes[-1], named
+
+        def axis_of(step):
+            return ax_load if step in own else ax_tp
+        _all_operations(axis_of, iv)
         chosen = ops or [o for o in _main_ops(iv) if o != TOTAL_OP]
-        kinds = _op_lines(ax_tp, ax_lat, iv, chosen)
-        _targets(ax_tp, st)
+        kinds = _op_lines(axis_of, ax_lat, iv, chosen)
+        _targets(axis_of, st)
         _log_latency_axis(ax_lat)
         ax_tp.set_ylim(bottom=0)
-        ax_tp.legend(**_LEGEND)
+        handles, labels = ax_tp.get_legend_handles_labels()
+        if ax_load is not None:
+            ax_load.set_ylim(bottom=0)
+            ax_load.set_ylabel(LOAD_AXIS_LABEL, color="0.35")
+            ax_load.yaxis.set_major_formatter(_THOUSANDS)
+            more, more_labels = ax_load.get_legend_handles_labels()
+            handles += [h for h, lab in zip(more, more_labels) if lab not in labels]
+            labels += [lab for lab in more_labels if lab not in labels]
+        ax_tp.legend(handles, labels, **{**_LEGEND, "bbox_to_anchor": (1.1 if own else 1.005, 1.0)})
         if any(len(line.get_xdata()) and pd.Series(line.get_ydata()).notna().any() for line in ax_lat.lines):
             ax_lat.legend(**_LEGEND)
         else:
@@ -207,26 +247,40 @@ def _rate_panels(ax_tp, ax_lat, iv: pd.DataFrame, st: pd.DataFrame, ops: list[st
     else:
         note(ax_tp, "no per-second intervals in this run")
         note(ax_lat, "no per-second intervals in this run")
-    ax_tp.set_ylabel("throughput (ops/s)")
+    ax_tp.set_ylabel(f"run loops ({unit}/s)" if len(iv) and own_scale_steps(st, iv) else f"throughput ({unit}/s)")
     ax_tp.yaxis.set_major_formatter(_THOUSANDS)
     ax_lat.set_ylabel("mean latency (µs)" if kinds == {"mean"} else
                       "p99 latency (µs)" if kinds <= {"p99"} else "p99, or mean (--), latency (µs)")
 
 
-def _all_operations(ax_tp, iv: pd.DataFrame) -> None:
-    """The throughput of all operations: a tool's own count of them all (op TOTAL of an
-    import) where a step has one, else the sum of the ops; never both added up."""
+def all_operations(iv: pd.DataFrame) -> pd.DataFrame:
+    """The throughput of all operations per interval (columns step, t, rate, ops): a
+    tool's own count of them all (op TOTAL of an import) where a step has one, else the
+    sum of the ops; never both added up. An interval with no rate (a sliver too short
+    for one: :data:`MIN_RATE_S`) has none here either (NaN, left out of the line), never
+    a sum of nothing (0: a fall that did not happen); a real stall (rows of 0 ops) is 0."""
     is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
     counted = set(iv.loc[is_total, "step"].astype("object"))
     in_step = iv["step"].astype("object").isin(counted).to_numpy()
-    total = iv[is_total == in_step].groupby(["step", "t"], sort=False)["rate"].sum() \
+    part = iv[is_total == in_step].assign(ops=lambda d: pd.to_numeric(d["ops"], errors="coerce"))
+    by = part.groupby(["step", "t"], sort=False)
+    return pd.DataFrame({"rate": by["rate"].sum(min_count=1), "ops": by["ops"].sum(min_count=1)}) \
         .reset_index().sort_values("t")
+
+
+def _all_operations(axis_of, iv: pd.DataFrame) -> None:
+    """The line of all operations (:func:`all_operations`), each step on its axis."""
+    total = all_operations(iv)
+    labelled = set()
     for stp, g in total.groupby("step", sort=False):
-        ax_tp.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
-                   label="all operations" if stp == total["step"].iloc[0] else None)
+        g = g[g["rate"].notna()]
+        ax = axis_of(stp)
+        ax.plot(g["t"], g["rate"], color="black", marker=".", ms=4, lw=1.4,
+                label="all operations" if id(ax) not in labelled else None)
+        labelled.add(id(ax))
 
 
-def _op_lines(ax_tp, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
+def _op_lines(axis_of, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
     """Each op's throughput and its p99 per second — the mean where a run's source has
     none (YCSB's histogram and timeseries measurements print an average per interval
     only) — and the p99 from the intended start where there is one. Returns which
@@ -235,11 +289,13 @@ def _op_lines(ax_tp, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
     kinds = set()
     for op in chosen:
         g = iv[iv["op"] == op].sort_values("t")
-        for k, (_, gs) in enumerate(g.groupby("step", sort=False)):
+        for k, (stp, gs) in enumerate(g.groupby("step", sort=False)):
             lab = op if k == 0 else None
-            if gs["rate"].notna().any():   # an op a tool counts only as a whole: no line
-                ax_tp.plot(gs["t"], gs["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
-                           alpha=0.8, label=lab)
+            rated = gs[gs["rate"].notna()]   # a sliver has no rate: left out, not 0
+            if len(rated):   # an op a tool counts only as a whole: no line
+                ax = axis_of(stp)
+                ax.plot(rated["t"], rated["rate"], color=colors[op], marker=".", ms=3, lw=0.9,
+                        alpha=0.8, label=op if not any(h.get_label() == op for h in ax.lines) else None)
             p99 = pd.to_numeric(gs["p99_us"], errors="coerce")
             mean = pd.to_numeric(gs["mean_us"], errors="coerce") if "mean_us" in gs else p99
             if p99.isna().all() and mean.isna().all():
@@ -259,10 +315,11 @@ def _op_lines(ax_tp, ax_lat, iv: pd.DataFrame, chosen: list[str]) -> set[str]:
     return kinds
 
 
-def _targets(ax_tp, st: pd.DataFrame) -> None:
-    """Each throttled step's target ops/s, a dashed line over the step."""
-    tgt = pd.to_numeric(st.get("target_ops_per_s"), errors="coerce")
+def _targets(axis_of, st: pd.DataFrame) -> None:
+    """Each throttled step's target ops/s, a dashed line over the step (on its axis)."""
+    tgt = pd.to_numeric(st["target_ops_per_s"], errors="coerce") if "target_ops_per_s" in st else [None] * len(st)
     for (_, r), t in zip(st.iterrows(), tgt):
+        ax_tp = axis_of(r["step"])
         if pd.notna(t) and t > 0:
             ax_tp.hlines(t, r["t_start"], r["t_end"], colors="C3", linestyles="--", lw=1,
                          label="target" if not any(h.get_label() == "target"

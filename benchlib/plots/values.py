@@ -9,6 +9,7 @@ from .. import measure
 from ..points import workload_point
 from ..summaries import eff_op, eff_sec
 from ..summaries.formatting import to_float
+from ..summaries.loops_latency import loops_percentile
 from ..summaries.metainfo import run_metas
 from ..summaries.response import op_latency
 from ..summaries.stepstats import step_stats
@@ -130,7 +131,10 @@ def _select_steps(df: pd.DataFrame, step) -> pd.DataFrame:
 
 
 def _latency_points(results: dict, column: str, step, keys: list[str]) -> pd.DataFrame:
-    lat = op_latency(results)
+    """Per run (and op): the latency ``column`` of its selected steps by the one rule
+    (:mod:`..summaries.loops_latency`: the loops merged); a paced step's from the intended
+    start (what a client of the schedule waited), as the headline and ``compare`` give it."""
+    lat = _paced_from_intended(op_latency(results), op_latency(results, intended=True))
     if len(lat) == 0:
         return pd.DataFrame(columns=[*keys, "op", "value"])
     if "phase" not in lat:
@@ -141,14 +145,20 @@ def _latency_points(results: dict, column: str, step, keys: list[str]) -> pd.Dat
     rows = []
     for key, g in lat.groupby([lat[k].astype("object") for k in (*keys, "op")],
                               sort=False, dropna=False):
-        vals = pd.to_numeric(g[column], errors="coerce")
-        hdrs = g["hdr"].astype("object").tolist() if "hdr" in g else []
-        if len(g) > 1 and hdrs and all(isinstance(h, str) and h for h in hdrs):
-            v = measure.summarize(measure.merge(hdrs))[column]   # exact: merged histograms
-        else:
-            v = vals.max()  # one step, or no histograms: the worst loop, never an average
+        v, _ = loops_percentile(g, column)   # the one rule: the loops merged (summaries.loops_latency)
         rows.append({**dict(zip((*keys, "op"), key)), "value": v})
     return pd.DataFrame(rows, columns=[*keys, "op", "value"])
+
+
+def _paced_from_intended(lat: pd.DataFrame, intended: pd.DataFrame) -> pd.DataFrame:
+    """``lat`` with the rows of each (run, step, op) that has an intended-start row (a
+    paced step) replaced by that row."""
+    if not len(intended) or not len(lat):
+        return lat
+    k = [c for c in ("experiment", "run_id", "step", "op") if c in lat and c in intended]
+    paced = set(intended[k].astype("object").itertuples(index=False, name=None))
+    served = [key not in paced for key in lat[k].astype("object").itertuples(index=False, name=None)]
+    return pd.concat([lat[served], intended], ignore_index=True)
 
 
 def points(results: dict, value: str = "ops_per_s", *, step=None,
@@ -187,3 +197,48 @@ def points(results: dict, value: str = "ops_per_s", *, step=None,
         out["value"] = pd.to_numeric(out["value"], errors="coerce") * cores / 100
     out["value"] = pd.to_numeric(out["value"], errors="coerce").astype("float64")
     return out
+
+
+# ---------------------------------------------------------------- axes and units
+
+NOT_AXES = {"experiment", "run_id", "path", "status", "source", "started", "ended", "workload", "point",
+            "target", "dbms", "dbms_version", "format_version", "benchlib_version", "config"}
+USUAL_AXES = ("threads", "target_ops_per_s", "batch_size", "pct_update", "processes")
+
+
+def varying_parameters(results: dict) -> list[str]:
+    """Run parameters that vary between the runs (heatmap axes), the usual ones first."""
+    params = run_parameters(results)
+    varying = [c for c in params.columns if c not in NOT_AXES and not c.startswith("_")
+               and params[c].astype("object").map(str).nunique() > 1]
+    usual = [c for c in USUAL_AXES if c in varying]
+    return usual + [c for c in varying if c not in usual]
+
+
+def heat_axes(results: dict, x: str | None = None, y: str | None = None) -> tuple[str, str]:
+    """A heatmap's axes: those given, else the parameters the matrix varies (ybio's batch
+    size × pct_update; threads × target rate where they vary), else threads × target."""
+    varying = varying_parameters(results) if x is None or y is None else []
+    x = x or next(iter(varying), "threads")
+    y = y or next((v for v in varying if v != x), "target_ops_per_s" if x != "target_ops_per_s" else "threads")
+    return x, y
+
+
+def work_unit(results: dict, step=None) -> str:
+    """What the throughput of the selected steps (None: the run loops) counts: "rows"
+    where their calls are batches of units (ybio's READ-BATCH of batch_size rows: steps
+    count the rows), else "ops"."""
+    from ..schema import is_batch
+    lat = results.get("latency")
+    if lat is None or not len(lat):
+        return "ops"
+    names = lat["step"].astype("object").astype(str)
+    mine = names.str.startswith("r.") if step is None else names.isin({step} if isinstance(step, str) else set(step))
+    return "rows" if any(is_batch(str(o)) for o in lat.loc[mine.to_numpy(), "op"].dropna().unique()) else "ops"
+
+
+def label_for(value: str, results: dict, step=None) -> str:
+    """``value``'s label with its unit as the headline gives it (rows/s for a batched
+    workload's throughput)."""
+    label = value_spec(value).label
+    return label.replace("(ops/s)", f"({work_unit(results, step)}/s)") if value == "ops_per_s" else label

@@ -26,7 +26,7 @@ from ..masking import mask_text
 from ..store import folders as results
 from ..store.place import writable_folder
 from ..version import __version__
-from .display import against_base, header, headline, show_summary, side_by_side
+from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
 from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
@@ -37,11 +37,13 @@ REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
 
 
 def report(experiment_dir, *, open_browser: bool = False, progress: bool | None = None,
-           static: bool = False) -> Path:
+           static: bool = False, runs: list[str] | None = None) -> Path:
     """Execute the analysis notebooks on an experiment, render them, update the index.
 
-    The plots are interactive (plotly: hover, zoom, legend toggles; plotly.js inline in
-    each page, nothing from the network); ``static=True`` draws them as PNG images.
+    The plots are interactive (plotly: hover, zoom, legend toggles; one plotly.js file in
+    the reports folder that the pages share, nothing from the network); ``static=True`` draws them as PNG images.
+    ``runs``: the run ids (or shell patterns) the time series page draws; default every
+    run, the headline's best first, at most 8.
 
     Returns ``<experiment_dir>/reports/summary.html``. A notebook that fails keeps its
     executed copy with the error (and its page shows it); the others are still made,
@@ -57,8 +59,10 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     pages = {name: f"{name}.html" for name in notebooks}
     errors: list[str] = []
     rendered = datetime.now(timezone.utc)
-    failed = execute_all(notebooks, out, {"experiment_dir": str(exp_dir), "interactive": not static},
-                         exp_dir.name, progress)
+    params = {"experiment_dir": str(exp_dir), "interactive": not static}
+    if runs:   # the time series page's runs: ids or patterns (display.time_series_runs)
+        params["run_ids"] = list(runs)
+    failed = execute_all(notebooks, out, params, exp_dir.name, progress)
     for name in notebooks:
         ipynb, err = out / f"{name}.ipynb", failed.get(name)
         if err:
@@ -116,4 +120,4 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
 
 __all__ = ["REPORT_NOTEBOOKS", "against_base", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
            "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
-           "run_experiment_notebook", "show_summary", "side_by_side", "write_index"]
+           "run_experiment_notebook", "show_summary", "side_by_side", "time_series_runs", "write_index"]

@@ -189,3 +189,32 @@ def _colour(score: float) -> str:
     a = min(abs(score), 1.0) * 0.6 + 0.1
     rgb = "26, 152, 80" if score > 0 else "215, 48, 39"
     return f"background-color: rgba({rgb}, {a:.2f})"
+
+
+def time_series_runs(res: dict, run_ids=None, max_runs: int = 8) -> tuple[list[str], str]:
+    """The runs a time series page draws and a line saying which and what it left out:
+    the headline's best run first, then the others by name; ``run_ids`` (ids or shell
+    patterns such as ``*batch_size10000*``, ``benchlib report --runs``) keeps only those
+    that match; at most ``max_runs``."""
+    from fnmatch import fnmatchcase
+
+    from ..summaries.headline import best_point
+    runs = res.get("runs", pd.DataFrame())
+    ids = sorted(dict.fromkeys(runs["run_id"].astype(str))) if len(runs) else []
+    if run_ids:
+        wanted = [run_ids] if isinstance(run_ids, str) else list(run_ids)
+        ids = [r for r in ids if any(fnmatchcase(r, w) for w in wanted)]
+    try:
+        best = best_point(res)
+    except Exception:  # noqa: BLE001 - the page still draws the runs by name
+        best = None
+    first = str(best["name"]).rsplit("/", 1)[-1] if best else None
+    if first in ids:
+        ids = [first, *[r for r in ids if r != first]]
+    shown, left = ids[:max_runs], ids[max_runs:]
+    said = f"{len(shown)} run{'s' if len(shown) != 1 else ''}" + (f", the best ({first}) first" if first in shown else "")
+    if run_ids:
+        said += f", of those matching {', '.join(map(str, wanted))}"
+    if left:
+        said += f"; {len(left)} not drawn: {', '.join(left)} (run_ids, or `benchlib report --runs PATTERN`)"
+    return shown, said

@@ -12,26 +12,23 @@ import pandas as pd
 
 from ..store import folders
 
-AXES_SKIPPED = {"experiment", "run_id", "path", "status", "source", "started", "ended", "workload",
-                "target", "dbms", "dbms_version", "format_version", "benchlib_version", "config"}
-
-
 def experiments(data_dir) -> list[str]:
-    """The experiments of a data folder: its sub-folders holding runs, by name."""
+    """The experiments of a data folder: each folder whose sub-folders are runs, by its
+    path under ``data_dir`` — a folder of several experiments (an archive) offers each of
+    them, never one blend; "." when ``data_dir`` is an experiment's folder itself."""
     root = Path(data_dir)
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and folders.find_runs(p))
+    runs = folders.find_runs(root)
+    if runs == [root]:   # a run's own folder: no experiment to pick
+        return []
+    return sorted({run.parent.relative_to(root).as_posix() for run in runs})
 
 
 def axes(results: dict) -> list[str]:
     """Run parameters that vary between the runs (heatmap axes), the usual ones first."""
-    from ..plots import run_parameters
-    params = run_parameters(results)
-    varying = [c for c in params.columns if c not in AXES_SKIPPED and not c.startswith("_")
-               and params[c].astype("object").map(str).nunique() > 1]
-    usual = [c for c in ("threads", "target_ops_per_s", "batch_size", "pct_update", "processes") if c in varying]
-    return usual + [c for c in varying if c not in usual]
+    from ..plots.values import varying_parameters
+    return varying_parameters(results)
 
 
 class Explorer:
@@ -111,7 +108,10 @@ class Explorer:
         with self.out:
             clear_output(wait=True)
             if not self.results or not self.runs.value:
-                display(Markdown(f"*no runs in {self.data.value or 'this folder'}*"))
+                folder = Path(self.data.value or ".")
+                why = "" if folder.is_dir() else \
+                    f": no such folder (a relative path is from the notebook's folder, {Path.cwd()})"
+                display(Markdown(f"*no runs in {self.data.value or 'this folder'}{why}*"))
                 return
             ops = None if self.op.value in (None, "(every op)") else [self.op.value]
             for make in (lambda: interactive.timeseries(self.results, list(self.runs.value), ops=ops),

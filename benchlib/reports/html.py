@@ -1,9 +1,10 @@
 """The report's HTML pages, from the jinja2 templates in ``templates/``: an executed
 notebook as a page without its code (``report_page.html.j2``, nbconvert's "lab" page
 with benchlib's navigation bar), and the index of a data folder's experiments
-(``data_index.html.j2``). Pages are self-contained: no scripts from the network;
-static figures are embedded PNGs, interactive ones (plotly) are drawn by the plotly.js
-the page carries inline, once, in its head.
+(``data_index.html.j2``). No page loads anything from the network: static figures are
+embedded PNGs, interactive ones (plotly) are drawn by the plotly.js file beside the pages
+(:func:`shared_plotly_js`: one copy per report folder, which the pages reference by a
+relative path).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class Nav:
 
 def render_html(notebook: Path, output: Path, nav: Nav | None = None) -> Path:
     """The executed notebook as a self-contained HTML page without input cells (no
-    scripts from the network: figures are embedded PNGs or plotly with plotly.js inline; warnings on stderr are left
+    scripts from the network: figures are embedded PNGs or plotly with the folder's plotly.js; warnings on stderr are left
     out of the page, the executed notebook keeps them)."""
     import jinja2
     import nbformat
@@ -50,17 +51,30 @@ def render_html(notebook: Path, output: Path, nav: Nav | None = None) -> Path:
     exporter.template_file = "report_page.html.j2"
     body, _ = exporter.from_notebook_node(
         nb, resources={"benchlib_nav": asdict(nav) if nav else None,
-                       "benchlib_plotlyjs": _plotly_js_if_used(nb)})
+                       "benchlib_plotlyjs": _plotly_js_if_used(nb, Path(output).parent)})
     return publish(output, body)
 
 
-def _plotly_js_if_used(nb) -> str | None:
-    """plotly.js for the page's head when an output is an interactive plot, else None."""
+def _plotly_js_if_used(nb, folder: Path) -> str | None:
+    """The name of the page folder's plotly.js file (written there once: the pages of a
+    report share one copy, not 4.8 MB each) when an output is an interactive plot, else None."""
     from ..plots.interactive.figure import MIME
     if not any(MIME in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
         return None
+    return shared_plotly_js(folder).name
+
+
+def shared_plotly_js(folder: Path) -> Path:
+    """``<folder>/plotly-<version>.min.js``, the plotly.js its pages load (by a relative
+    path: from the folder itself, never the network); written when absent. The version
+    in its name: pages rendered by another plotly keep the file they were made with."""
+    from plotly.offline import get_plotlyjs_version
+
     from ..plots.interactive import plotly_js
-    return plotly_js()
+    path = Path(folder) / f"plotly-{get_plotlyjs_version()}.min.js"
+    if not path.is_file() or path.stat().st_size < 1_000_000:   # none yet, or cut short
+        publish(path, plotly_js())
+    return path
 
 
 def write_index(data_dir) -> Path:
@@ -72,7 +86,7 @@ def write_index(data_dir) -> Path:
                              autoescape=True, keep_trailing_newline=True)
     page = env.get_template("data_index.html.j2").render(
         rows=_index_rows(data_dir),
-        data_name=data_dir.resolve().name, data_path=str(data_dir.resolve()),
+        data_name=data_dir.resolve().name,   # never its absolute path: the index is published
         version=__version__, now=f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M}")
     return publish(data_dir / "index.html", page)
 

@@ -67,8 +67,10 @@ def trimmed(decimals: int) -> Fmt:
 
 
 def gigabytes(v: float) -> str:
-    """Database size as the seed's run line prints it: 3.0g."""
-    return f"{float(v):.1f}g"
+    """Database size as the seed's run line prints it: 3.0g; under 0.1 GB in MB (15m, not
+    a 0.0g that reads as empty)."""
+    v = float(v)
+    return f"{v * 1024:.0f}m" if 0 < v < 0.1 else f"{v:.1f}g"
 
 
 def millis(v: float) -> str:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..schema import POINT, is_batch, unit_op
 from .response import op_order
+from .loops_latency import RULE
 from .samples import SERVICE_P99, run_samples
 
 UNIT = "rows"   # what a batch's units are called (ybio's rows, a batched insert's records)
@@ -62,7 +63,7 @@ def headline_text(results: dict, tail: str) -> str:
            for op, v in best["p99_us"].items()]
     what = "p99 from the intended start" if svc else "p99"
     return (f"best {best['name']} on {best['target']}{reps}: {best['ops_per_s']:,.0f} {best['unit']}/s{units}"
-            + (f", {what} {', '.join(p99)}" if p99 else "") + f" · {tail}")
+            + (f", {what} {', '.join(p99)} ({RULE})" if p99 else "") + f" · {tail}")
 
 
 def _us(v: float) -> str:

@@ -193,6 +193,7 @@ def connections(metas: list[dict]) -> pd.DataFrame:
                  "version": dbms.get("version", m.get("dbms_version")),
                  "url": target.get("url")}
         facts.update({label: host.get(key) for label, key in HOST_FACTS})
+        facts["RAM"] = _gb(facts["RAM"])
         if not facts["node"]:
             facts["node"] = m.get("hostname")
         row = rows.setdefault(cfg, {"config": cfg, "runs": 0})
@@ -206,6 +207,12 @@ def connections(metas: list[dict]) -> pd.DataFrame:
     out = [{k: (" | ".join(v) if isinstance(v, list) else v) for k, v in r.items()}
            for r in rows.values()]
     return pd.DataFrame(out, columns=cols).set_index("config")
+
+
+def _gb(ram_bytes):
+    """A host's RAM in GB (GiB, as the hw tables' ``_gb`` columns), not raw bytes."""
+    v = to_float(ram_bytes, None) if ram_bytes is not None else None
+    return f"{v / 1024 ** 3:,.1f} GB" if v else ram_bytes
 
 
 def connections_text(df: pd.DataFrame) -> list[str]:

@@ -16,6 +16,7 @@ import math
 import pandas as pd
 
 from ..schema import POINT
+from .loops_latency import LEGEND
 from .samples import SERVICE_P99, bucket, estimate, metrics_of, run_samples
 from .uncertainty import CompareError, ratio_of, verdict
 
@@ -145,6 +146,8 @@ def format_compare(df: pd.DataFrame, name_a: str, name_b: str) -> str:
     lines = [f"B/A: A = {name_a}, B = {name_b}; intervals: {hows}",
              f"{'target':<{tw}} {'threads':>7} {'rate':>8} {head}{'metric':<26} {'A':>12} {'B':>12} "
              f"{'B/A':>7} {'95% CI':>17}  verdict"]
+    if df["metric"].str.endswith("_p99_us").any():
+        lines.insert(1, LEGEND)
     if df["metric"].str.endswith(SERVICE_P99).any():
         lines.insert(1, "paced: <op>_p99_us is from the intended start (coordinated omission "
                         "corrected), <op>_service_p99_us the service time beside it")

@@ -9,7 +9,8 @@ A run's figures (:func:`run_samples`), one row per run with its point
   batched workload; ``ops_per_s_batches``: the batch means of its whole seconds, which
   give a run alone its interval (:func:`.uncertainty.batch_means`), never its figure;
 - ``cpu_us_per_op``, ``io_kb_per_op``;
-- ``<call>_p99_us`` of each main call (:func:`.uncertainty.main_calls`): for a paced run
+- ``<call>_p99_us`` of each main call (:func:`.uncertainty.main_calls`), of the run's
+  loops merged (:mod:`.loops_latency`, the one rule of every page): for a paced run
   (its latency has ``Intended-`` rows) the p99 from the intended start, coordinated
   omission corrected, with the service time beside it in ``<call>_service_p99_us`` — as
   YCSB's ``measurement.interval=both`` prints both; a percentile that a tool printed as a
@@ -24,6 +25,7 @@ import pandas as pd
 
 from ..measure import throughput
 from ..schema import INTENDED_PREFIX, POINT
+from .loops_latency import loops_percentile
 from .uncertainty import (BATCH_MEANS, ONE_RUN, RUNS, Estimate, METRICS, batch_means, call_ops,
                           interval_rates, main_calls, _unit_ops)
 
@@ -32,16 +34,19 @@ BUCKET = ("_p99_lo_us", "_p99_hi_us")
 
 
 def run_samples(results: dict) -> pd.DataFrame:
-    """Per run, its point (:data:`POINT`) and its run-loop figures (the module doc)."""
+    """Per run — (experiment, run_id): two experiments of one matrix have the same run
+    ids, never one run — its point (:data:`POINT`) and its run-loop figures (the module doc)."""
     runs = results["runs"]
     steps = results["steps"]
     steps = steps[steps["phase"] == "run"]
-    rows = [_run_row(results, run_id, st) for run_id, st in steps.groupby("run_id")]
+    keys = [k for k in RUN_KEY if k in steps and k in runs]
+    steps = steps.assign(**{k: _key_col(steps, k) for k in keys})
+    rows = [_run_row(results, dict(zip(keys, key)), st) for key, st in steps.groupby(keys)]
     out = pd.DataFrame(rows)
     keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
     if not len(out):
         return out
-    pts = runs[keep].copy()
+    pts = runs[keep].copy().assign(**{k: _key_col(runs, k) for k in keys})
     # a run that names no target (a table made by hand) is its configuration's
     config = pts["config"] if "config" in pts else pd.Series("", index=pts.index)
     target = pts["target"] if "target" in pts else pd.Series(None, index=pts.index, dtype="object")
@@ -52,20 +57,38 @@ def run_samples(results: dict) -> pd.DataFrame:
     pts["target_ops_per_s"] = pd.to_numeric(pts.get("target_ops_per_s"), errors="coerce").fillna(0.0)
     pts["threads"] = pd.to_numeric(pts.get("threads"), errors="coerce").fillna(0).astype(int)
     pts["point"] = pts["point"].fillna("").astype(str) if "point" in pts else ""
-    return pts.merge(out, on="run_id", how="inner")
+    return pts.merge(out, on=keys, how="inner")
 
 
-def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
-    runs, hw = results["runs"], results.get("hw")
-    iv, lat = results.get("intervals"), results.get("latency")
+RUN_KEY = ["experiment", "run_id"]   # what names a run in tables of several experiments
+
+
+def _key_col(df: pd.DataFrame, k: str) -> pd.Series:
+    """A run key's column as plain strings ("" where a source has none), so keys match."""
+    return df[k].astype("object").where(df[k].notna(), "").astype(str)
+
+
+def _of(df: pd.DataFrame | None, key: dict, steps) -> pd.DataFrame | None:
+    """The rows of ``df`` of the run ``key`` and of ``steps``."""
+    if df is None or not len(df):
+        return df
+    mask = df["step"].isin(steps)
+    for k, v in key.items():
+        if k in df:
+            mask &= _key_col(df, k) == v
+    return df[mask]
+
+
+def _run_row(results: dict, key: dict, st: pd.DataFrame) -> dict:
+    runs = results["runs"]
+    h, iv, lat = (_of(results.get(t), key, st["step"]) for t in ("hw", "intervals", "latency"))
     secs, ops = float(st["secs"].sum()), float(st["ops"].sum())
-    row = {"run_id": run_id, "ops_per_s": throughput(ops, secs)}
-    if hw is not None and len(hw):
-        h = hw[(hw["run_id"] == run_id) & hw["step"].isin(st["step"])]
+    row = {**key, "ops_per_s": throughput(ops, secs)}
+    if h is not None and len(h):
         # client CPU from one source, the clients' getrusage (eff.op's csec); the DBMS's
         # that dsec counts (the run's own sessions over the step, where the server says)
         cpu = _step_cpu(st, h, "client_cpu_s")
-        if not _engine_in_clients(runs, run_id):
+        if not _engine_in_clients(runs, key):
             dbms = _step_cpu(st, h, "dbms_cpu_s")
             cpu = cpu + dbms if pd.notna(dbms) else cpu
         # no CPU at all beside operations: no sample of the sampler's fell inside a step
@@ -74,9 +97,9 @@ def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
         kb = h[["disk_read_kb", "disk_write_kb"]].sum(axis=1, min_count=1).sum(min_count=1)
         row["io_kb_per_op"] = float(kb) / ops if ops and pd.notna(kb) else math.nan
     if lat is not None and len(lat):
-        row.update(p99s(lat[(lat["run_id"] == run_id) & lat["step"].isin(st["step"])]))
+        row.update(p99s(lat))
     if iv is not None and len(iv):
-        r = _unit_ops(iv[(iv["run_id"] == run_id) & iv["step"].isin(st["step"])])
+        r = _unit_ops(iv)
         rates = interval_rates(r)
         # a loop's last interval is partial (the loop ended inside it): left out
         row["ops_per_s_batches"] = batch_means(rates.loc[rates["whole"], "rate"])
@@ -84,16 +107,17 @@ def _run_row(results: dict, run_id, st: pd.DataFrame) -> dict:
 
 
 def p99s(lat: pd.DataFrame) -> dict:
-    """The p99 of each main call over a run's loops (the worst loop's: never an average):
-    from the intended start where the run was paced, the service time beside it; a
-    bucket's bounds where the source printed one."""
+    """The p99 of each main call over a run's loops (:mod:`.loops_latency`'s one rule: the
+    loops' histograms merged; never an average): from the intended start where the run
+    was paced, the service time beside it; a bucket's bounds where the source printed one."""
     calls = call_ops(lat)
     ops = lat["op"].astype(str)
     row = {}
     for op in main_calls(lat):
         svc = calls[calls["op"].astype(str) == op]
-        p_svc = pd.to_numeric(svc["p99_us"], errors="coerce").max()
-        p_int = pd.to_numeric(lat.loc[ops == INTENDED_PREFIX + op, "p99_us"], errors="coerce").max()
+        p_svc, _ = loops_percentile(svc)
+        paced = lat[ops == INTENDED_PREFIX + op]
+        p_int = loops_percentile(paced)[0] if len(paced) else math.nan
         if pd.notna(p_int):   # paced: what a client of the schedule waited
             row[op + P99], row[op + SERVICE_P99] = float(p_int), float(p_svc)
         else:
@@ -114,10 +138,12 @@ def _step_cpu(st: pd.DataFrame, h: pd.DataFrame, col: str) -> float:
     return h[col].sum(min_count=1) if col in h else math.nan
 
 
-def _engine_in_clients(runs: pd.DataFrame, run_id: str) -> bool:
+def _engine_in_clients(runs: pd.DataFrame, key: dict) -> bool:
     """An engine inside the clients (the target's dialect says so, in meta): its CPU is
     already the clients'."""
-    r = runs[runs["run_id"] == run_id]
+    r = runs
+    for k, v in key.items():
+        r = r[_key_col(r, k) == v]
     if not len(r) or "meta" not in r:
         return False
     target = (r["meta"].iloc[0] or {}).get("target")

@@ -58,19 +58,27 @@ def settling_loop(values) -> int | None:
 
 
 def _main_p99(latency: pd.DataFrame) -> pd.DataFrame:
-    """Per (run_id, step): the p99 of each main operation, columns ``p99_<OP>``."""
+    """Per (experiment, run_id, step): the p99 of each main operation, columns ``p99_<OP>``."""
     if latency is None or not len(latency):
-        return pd.DataFrame(columns=["run_id", "step"])
+        return pd.DataFrame(columns=KEY)
+    if "experiment" not in latency:
+        latency = latency.assign(experiment="")
     op = latency["op"].astype(str)
     main = latency[~op.str.startswith(INTENDED_PREFIX) & ~op.str.endswith(FAILED_SUFFIXES)
                    & ~op.str.endswith(BATCH_SUFFIX) & (op != TOTAL_OP)
                    & (pd.to_numeric(latency["count"], errors="coerce") > 0)
                    & pd.to_numeric(latency["p99_us"], errors="coerce").notna()]
-    wide = main.assign(run_id=main["run_id"].astype(object), step=main["step"].astype(object),
-                       op=main["op"].astype(object)) \
-        .pivot_table(index=["run_id", "step"], columns="op", values="p99_us", aggfunc="first")
+    wide = main.assign(**{c: _plain(main[c]) for c in (*KEY, "op")}) \
+        .pivot_table(index=KEY, columns="op", values="p99_us", aggfunc="first")
     wide.columns = [f"p99_{c}" for c in wide.columns]
     return wide.reset_index()
+
+
+KEY = ["experiment", "run_id", "step"]   # a loop: two experiments of one matrix share run ids
+
+
+def _plain(col: pd.Series) -> pd.Series:
+    return col.astype(object).where(col.notna(), "").astype(str)
 
 
 def loop_figures(results: dict) -> pd.DataFrame:
@@ -89,11 +97,11 @@ def loop_figures(results: dict) -> pd.DataFrame:
     out["ops_s"] = st["rate"]
     out["cpu_us_op"] = cpu / ops * US
     out["io_kb_op"] = st[["read_kbps", "write_kbps"]].sum(axis=1, min_count=1) / rate
-    for c in ("run_id", "step"):
-        out[c] = out[c].astype(object)
+    for c in KEY:
+        out[c] = _plain(out[c])
     p99 = _main_p99(results.get("latency"))
-    if len(p99.columns) > 2:
-        out = out.merge(p99, on=["run_id", "step"], how="left")
+    if len(p99.columns) > len(KEY):
+        out = out.merge(p99, on=KEY, how="left")
     figures = ["ops_s", *[c for c in out.columns if c.startswith("p99_")], "cpu_us_op", "io_kb_op"]
     return out[["experiment", "config", "run_id", "step", "loop", *figures]].reset_index(drop=True)
 
@@ -110,7 +118,7 @@ def loops(results: dict) -> pd.DataFrame:
     if not len(df):
         return df.assign(state=pd.Series(dtype=object), settled_from=pd.Series(dtype=float))
     parts = []
-    for _, run in df.groupby("run_id", sort=False):
+    for _, run in df.groupby(["experiment", "run_id"], sort=False):
         run = run.sort_values("loop").copy()
         per = {c: settling_loop(run[c]) for c in figure_columns(run) if run[c].notna().any()}
         have = [v for v in per.values() if v is not None]
@@ -138,7 +146,9 @@ def loops_text(results: dict) -> str:
     if not len(df):
         return "(no run loops)"
     blocks = []
-    for run_id, run in df.groupby("run_id", sort=False):
+    many = df["experiment"].nunique() > 1
+    for (exp, run_id), run in df.groupby(["experiment", "run_id"], sort=False):
+        run_id = f"{exp}/{run_id}" if many else run_id
         figs = [c for c in figure_columns(run) if run[c].notna().any()]
         blocks.append(_verdict(run_id, run, figs) + "\n" + _table(run, figs))
     return "\n\n".join(blocks)

@@ -210,7 +210,9 @@ def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
         return pd.DataFrame()
     iv = iv[iv["step"].astype(str).str.startswith("r.")]
     rows = []
-    for (run_id, step), g in _unit_ops(iv).groupby(["run_id", "step"]):
+    keys = [k for k in ("experiment", "run_id", "step") if k in iv]   # experiments share run ids
+    for key, g in _unit_ops(iv).groupby(keys, dropna=False):
+        run_id, step = key[-2:]
         rates = interval_rates(g)
         per_sec = rates.loc[rates["whole"], "rate"]
         if len(per_sec) < 6:
@@ -222,7 +224,7 @@ def steady_state(results: dict, min_drift: float = 0.05) -> pd.DataFrame:
         se = math.sqrt(resid.var(ddof=2) / ((x - x.mean()) ** 2).sum()) if len(y) > 2 else math.nan
         drift = slope * (len(y) - 1) / y.mean() if y.mean() else math.nan
         t = slope / se if se else math.inf
-        rows.append({"run_id": run_id, "step": step, "drift": drift, "t": t,
+        rows.append({**dict(zip(keys, key)), "drift": drift, "t": t,
                      "steady": not (abs(t) > 2 and abs(drift) > min_drift),
                      "partial_left_out": int((~rates["whole"]).sum())})
     return pd.DataFrame(rows)

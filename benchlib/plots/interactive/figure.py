@@ -4,8 +4,9 @@ HTML, plotly's own JavaScript for a page, hover texts with units, and decimation
 A plot returns an :class:`Interactive`: in JupyterLab it is drawn by plotly's own
 renderer (the ``application/vnd.plotly.v1+json`` output; the extension ships in the
 plotly wheel); in a rendered report page it is its ``text/html`` output, a ``<div>``
-and the call that draws it, while the page carries plotly.js once, inline, in its head
-(:func:`plotly_js`; ``reports.html`` puts it there): no script comes from the network.
+and the call that draws it, while the page loads plotly.js from the file beside it
+(:func:`plotly_js`, written once per report folder by ``reports.html``): no script comes
+from the network.
 """
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ import pandas as pd
 # 300 s loops is 7,200 seconds per trace; the browser stays quick under a few thousand
 MAX_POINTS = 3000
 MIME = "application/vnd.plotly.v1+json"
+# plotly.js offers "Share chart…" by default (showSendToCloud), a button that uploads the
+# figure to a public cloud service: benchlib's figures are numbers users keep to
+# themselves, so it is off in every figure's config, and removed from the mode bar
 CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False,
-          "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+          "showSendToCloud": False,
+          "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendChartToCloud"]}
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
           "#7f7f7f", "#bcbd22", "#17becf"]
 FONT = {"family": "system-ui, -apple-system, 'Segoe UI', sans-serif", "size": 12}
@@ -63,12 +68,15 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
-def new_figure(rows: int = 1, *, titles=None, height: int = 420, shared_x: bool = True):
-    """An empty figure of ``rows`` panels over one x axis, benchlib's look."""
+def new_figure(rows: int = 1, *, titles=None, height: int = 420, shared_x: bool = True,
+               right_axis: bool = False):
+    """An empty figure of ``rows`` panels over one x axis, benchlib's look;
+    ``right_axis``: the first panel has a second y axis, on the right."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
+    specs = [[{"secondary_y": right_axis and r == 0}] for r in range(rows)]
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=shared_x, vertical_spacing=0.06 if rows > 1 else 0.1,
-                        subplot_titles=titles) if rows > 1 or titles else go.Figure()
+                        subplot_titles=titles, specs=specs) if rows > 1 or titles or right_axis else go.Figure()
     fig.update_layout(template="plotly_white", height=height, font=FONT, hovermode="closest",
                       legend={"groupclick": "toggleitem", "font": {"size": 11}},
                       margin={"l": 70, "r": 20, "t": 80, "b": 50})

@@ -4,32 +4,35 @@ for its mean with its unit, how many runs it holds and which they are.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from ...summaries.uncertainty import label, mean_ci
-from ..heatmap import _panels
+from ..heatmap import _panels, _rule
 from ..style import _axis_values, _cap, _describe_steps, _experiments, _label, _order, _tick
-from ..values import points, value_spec
+from ..values import heat_axes, label_for, points, value_spec
 from .figure import Interactive, fmt_number, hover, new_figure, note, title
 
 _SCALES = {"viridis": "Viridis", "rocket_r": "Inferno_r"}
 RUNS_SHOWN = 6   # run ids a cell's hover names, then "and N more"
 
 
-def heatmap(results: dict, value: str = "ops_per_s", x: str = "threads", y: str = "target_ops_per_s",
+def heatmap(results: dict, value: str = "ops_per_s", x: str | None = None, y: str | None = None,
             op: str | None = None, step=None, *, ncols: int = 3) -> Interactive:
     """``value`` over ``x`` × ``y``, as :func:`benchlib.plots.heatmap`; a cell's hover
     gives its mean, its 95% t-interval on the log scale (2 runs or more; "one run"
     without), and its runs."""
-    spec = value_spec(value)
+    spec = replace(value_spec(value), label=label_for(value, results, step))   # rows/s where batched
+    x, y = heat_axes(results, x, y)
     pts, groups = _panels(points(results, value, step=step), spec, x, y, op)
     groups = [(k if isinstance(k, tuple) else (k,), g) for k, g in groups]
     cells = [_grid(part, x, y) for _, part in groups]
     return heat_panels([(" · ".join(map(str, k)), c) for (k, _), c in zip(groups, cells)],
                        label=spec.label, unit=_unit(spec.label), xlabel=_label(x), ylabel=_label(y),
                        scale=_SCALES.get(spec.cmap, "Viridis"), ncols=ncols,
-                       heading=(_cap(spec.label), f"{_experiments(pts)} · {_describe_steps(step)}"))
+                       heading=(_cap(spec.label), f"{_experiments(pts)} · {_describe_steps(step)}" + _rule(spec, step, results)))
 
 
 def _unit(label: str) -> str:

@@ -1,6 +1,7 @@
 """The time series of runs, interactive: per second throughput, p99 per operation (and
-from the intended start, when paced), CPU and disk I/O per second, every step of a run
-on one time axis, several runs overlaid (each from its own first step).
+from the intended start, when paced), CPU, disk MB/s, the DBMS's memory and the
+database's size, as the static page draws them: every step of a run on one time axis,
+several runs overlaid (each from its own first step).
 
 Hover a point: its value with its unit, the run, step, second of the step and op.
 Drag to zoom the time axis (double-click: all of it), a legend click hides a series.
@@ -12,16 +13,21 @@ import pandas as pd
 
 from ...schema import TOTAL_OP
 from ..style import _main_ops
-from ..timeseries import _hw_time, _intervals_in_time, _pick_run, step_offsets
+from ..timeseries import (LOAD_AXIS_LABEL, MIN_RATE_S, _hw_time, _intervals_in_time, _pick_run,
+                          all_operations, own_scale_steps, step_offsets)
+from ..values import work_unit
 from .figure import COLORS, MAX_POINTS, Interactive, decimate, hover, new_figure, note, title
 
 # an interval of its real length (start and length in s, from the step's start) is
 # drawn at its middle and its rate is ops / length; else the row is a second
 START_COLS, LENGTH_COLS = ("start_s", "interval_start_s"), ("length_s", "interval_s")
-PANELS = ["throughput", "latency", "CPU", "disk I/O"]
+PANELS = ["throughput", "latency", "CPU", "disk I/O", "memory"]
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 _CPU = {"cpu_user": ("user", "#1f77b4"), "cpu_sys": ("sys", "#ff7f0e"), "cpu_iowait": ("iowait", "#d62728")}
-_IO = {"disk_reads": ("reads/s", "disk_read_kb", "#2ca02c"), "disk_writes": ("writes/s", "disk_write_kb", "#9467bd")}
+# disk in MB/s as the static page draws it, the operations per second in the hover
+_IO = {"disk_read_kb": ("read", "disk_reads", "reads/s", "#2ca02c"),
+       "disk_write_kb": ("write", "disk_writes", "writes/s", "#9467bd")}
+_MEM = {"dbms_rss_gb": ("DBMS RSS", "#8c564b"), "db_size_gb": ("database size", "#e377c2")}
 
 
 def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
@@ -31,26 +37,28 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
     the main ones). A trace longer than ``max_points`` seconds is decimated (min and
     max of each bucket kept: :func:`.figure.decimate`); the subtitle says so."""
     ids = [run_id] if run_id is None or isinstance(run_id, str) else list(run_id)
-    fig = new_figure(4, height=1000)
     runs = [_pick_run(results, r) for r in ids]
     runs = [(rid, one) for rid, one in runs if rid is not None and len(one.get("steps", ()))]
+    runs = [(rid, one, step_offsets(one["steps"])) for rid, one in runs]
+    rates = [_rates(one.get("intervals", pd.DataFrame()), st) for _, one, st in runs]
+    own = set().union(*(own_scale_steps(st, iv) for (_, _, st), iv in zip(runs, rates)))
+    fig = new_figure(len(PANELS), height=1200, right_axis=bool(own))
     if not runs:
         note(fig, "no steps in these results")
         title(fig, "Time series: no run")
         return Interactive(fig, "time series: no run")
     many = len(runs) > 1
-    state = {"decimated": False, "max_points": max_points}
+    state = {"decimated": False, "max_points": max_points, "own": own}
     end = 0.0
-    for k, (rid, one) in enumerate(runs):
-        st = step_offsets(one["steps"])
+    for k, ((rid, one, st), iv) in enumerate(zip(runs, rates)):
         if k == 0:
             _mark_steps(fig, st)
         end = max(end, float(st["t_end"].max()))
-        style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)]}
-        _rate_traces(fig, _rates(one.get("intervals", pd.DataFrame()), st), ops, style, state)
+        style = {"run": rid, "many": many, "color": COLORS[k % len(COLORS)], "unit": work_unit(one)}
+        _rate_traces(fig, iv, ops, style, state)
         _hw_traces(fig, one.get("hw", pd.DataFrame()), st, style, state)
-    _axes(fig, end)
-    names = ", ".join(r for r, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
+    _axes(fig, end, bool(own), work_unit(runs[0][1]))
+    names = ", ".join(r for r, _, _ in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
     sub = "hover a point for its value · drag to zoom the time axis, double-click for all · click a legend entry to hide it"
     if state["decimated"]:
         sub += f"<br>long traces decimated to ≤{max_points:,} points: each bucket's min and max second kept"
@@ -71,7 +79,9 @@ def _rates(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
         ok = length > 0
         step_start = iv["step"].astype("object").map(dict(zip(st["step"].astype("object"), st["t_start"])))
         iv["t"] = (step_start + start + length / 2).where(ok & start.notna(), iv["t"])
-        iv["rate"] = (pd.to_numeric(iv["ops"], errors="coerce") / length).where(ok, iv["rate"])
+        # a sliver too short for a rate has none (left out), as on the static page
+        rate = (pd.to_numeric(iv["ops"], errors="coerce") / length).where(length >= MIN_RATE_S)
+        iv["rate"] = rate.where(ok, iv["rate"])
     return iv
 
 
@@ -80,8 +90,18 @@ def _name(style: dict, series: str) -> str:
 
 
 def _add(fig, row: int, frame: pd.DataFrame, y: str, style: dict, state: dict, **trace) -> None:
-    """One trace of ``frame`` (decimated past ``max_points``) in panel ``row``."""
+    """One trace of ``frame`` (decimated past ``max_points``) in panel ``row``; in the
+    throughput panel, the rows of load and index steps (``state["own"]``) are a trace of
+    their own on the right axis (their rate would flatten the run loops' on one axis)."""
+    if row == 1 and state["own"] and not trace.get("_own"):
+        own = frame["step"].astype("object").isin(state["own"]).to_numpy()
+        if own.any():
+            _add(fig, row, frame[~own], y, style, state, **trace)
+            _add(fig, row, frame[own], y, style, state, _own=True,
+                 **{**trace, "name": f"{trace['name']} · {LOAD_AXIS_LABEL}"})
+            return
     import plotly.graph_objects as go
+    right = trace.pop("_own", False)
     frame = frame[pd.to_numeric(frame[y], errors="coerce").notna()]
     if not len(frame):
         return
@@ -93,7 +113,7 @@ def _add(fig, row: int, frame: pd.DataFrame, y: str, style: dict, state: dict, *
                              y=pd.to_numeric(frame[y]).to_numpy(dtype="float64"),
                              customdata=frame[["_run", "step", "_sec", "_extra"]].to_numpy(dtype="object"),
                              legendgroup=group, legendgrouptitle_text=group, connectgaps=False,
-                             **trace), row=row, col=1)
+                             **trace), row=row, col=1, **({"secondary_y": right} if state["own"] and row == 1 else {}))
 
 
 def _broken_between_steps(frame: pd.DataFrame, y: str) -> pd.DataFrame:
@@ -122,7 +142,7 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
     total = _all_operations(iv)
     _add(fig, 1, total, "rate", style, state, name=_name(style, "all operations"), mode="lines",
          line={"color": "black" if not style["many"] else style["color"], "width": 2},
-         hovertemplate=hover("all operations", "%{y:,.0f} ops/s", *_WHERE))
+         hovertemplate=hover("all operations", f"%{{y:,.0f}} {style['unit']}/s", *_WHERE))
     chosen = ops or [o for o in _main_ops(iv) if o != TOTAL_OP]
     for i, op in enumerate(chosen):
         g = iv[iv["op"].astype("object") == op].sort_values("t")
@@ -131,7 +151,7 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
         where = [*_WHERE, "%{customdata[3]}"]
         _add(fig, 1, g, "rate", style, state, name=_name(style, op), mode="lines+markers",
              marker={"size": 4}, line={"color": color, "width": 1, "dash": dash},
-             hovertemplate=hover(op, "%{y:,.0f} ops/s", *where))
+             hovertemplate=hover(op, f"%{{y:,.0f}} {style['unit']}/s", *where))
         lat = "p99_us" if pd.to_numeric(g["p99_us"], errors="coerce").notna().any() else "mean_us"
         _add(fig, 2, g, lat, style, state, name=_name(style, f"{op} {lat[:-3]}"), mode="lines+markers",
              marker={"size": 4}, line={"color": color, "width": 1.2, "dash": dash},
@@ -143,20 +163,17 @@ def _rate_traces(fig, iv: pd.DataFrame, ops, style: dict, state: dict) -> None:
 
 
 def _all_operations(iv: pd.DataFrame) -> pd.DataFrame:
-    """All operations' rate per interval: a tool's own TOTAL where a step has one, else
-    the sum of the ops (never both)."""
-    is_total = (iv["op"].astype("object") == TOTAL_OP).to_numpy()
-    counted = set(iv.loc[is_total, "step"].astype("object"))
-    in_step = iv["step"].astype("object").isin(counted).to_numpy()
-    part = iv[is_total == in_step]
-    tot = part.groupby(["step", "t"], sort=False).agg(
-        rate=("rate", "sum"), ops=("ops", "sum"), second=("_sec", "first")).reset_index()
+    """All operations' rate per interval (:func:`..timeseries.all_operations`: a sliver
+    with no rate has none, a stall's rows of 0 ops are 0) with each its second."""
+    sec = iv.groupby(["step", "t"], sort=False)["_sec"].first().rename("second").reset_index()
+    tot = all_operations(iv).merge(sec, on=["step", "t"], how="left")
     return tot.assign(_run=iv["_run"].iloc[0], _sec=tot["second"],
                       _extra=pd.to_numeric(tot["ops"], errors="coerce").map("{:,.0f} ops".format)).sort_values("t")
 
 
 def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict) -> None:
-    """CPU user/sys/iowait (%) and disk reads and writes per second (with KB/s in the hover)."""
+    """CPU user/sys/iowait (%), disk MB/s read and written (operations per second in the
+    hover), the DBMS's resident memory and the database's size (GB; MB in the hover)."""
     if hw is None or not len(hw):
         return
     hw = hw.assign(t=_hw_time(hw, st), _run=style["run"],
@@ -167,12 +184,20 @@ def _hw_traces(fig, hw: pd.DataFrame, st: pd.DataFrame, style: dict, state: dict
                  name=_name(style, f"CPU {label}"), mode="lines",
                  line=_hw_line(style, color, i),
                  hovertemplate=hover(f"CPU {label}", "%{y:.1f} %", *_WHERE, "host %{customdata[3]}"))
-    for i, (col, (label, kb, color)) in enumerate(_IO.items()):
+    for i, (col, (label, ops, per_s, color)) in enumerate(_IO.items()):
         if col in hw:
-            extra = pd.to_numeric(hw.get(kb), errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:,.0f} KB/s")
-            _add(fig, 4, hw.assign(_extra=extra), col, style, state, name=_name(style, f"disk {label}"),
+            extra = pd.to_numeric(hw.get(ops), errors="coerce").map(lambda v: "" if pd.isna(v) else f"{v:,.0f} {per_s}")
+            mb = hw.assign(_mb=pd.to_numeric(hw[col], errors="coerce") / 1024, _extra=extra)
+            _add(fig, 4, mb, "_mb", style, state, name=_name(style, f"disk {label}"),
                  mode="lines", line=_hw_line(style, color, i),
-                 hovertemplate=hover(f"disk {label}", f"%{{y:,.1f}} {label}", *_WHERE, "%{customdata[3]}"))
+                 hovertemplate=hover(f"disk {label}", "%{y:,.2f} MB/s", *_WHERE, "%{customdata[3]}"))
+    for i, (col, (label, color)) in enumerate(_MEM.items()):
+        if col in hw:
+            gb = pd.to_numeric(hw[col], errors="coerce")
+            extra = (gb * 1024).map(lambda v: "" if pd.isna(v) else f"{v:,.1f} MB")
+            _add(fig, 5, hw.assign(_extra=extra), col, style, state, name=_name(style, label),
+                 mode="lines", line=_hw_line(style, color, i),
+                 hovertemplate=hover(label, "%{y:,.3f} GB", *_WHERE, "%{customdata[3]}"))
 
 
 def _hw_line(style: dict, color: str, i: int) -> dict:
@@ -195,25 +220,34 @@ def _mark_steps(fig, st: pd.DataFrame) -> None:
 
 _EMPTY = ["no per-second intervals in this run", "no latency per second in this run",
           "no hardware samples for this run (e.g. imported without vmstat/iostat)",
-          "no disk samples for this run (e.g. imported without iostat)"]
+          "no disk samples for this run (e.g. imported without iostat)",
+          "no DBMS memory or size samples for this run (a remote server, an import?)"]
 
 
-def _axes(fig, end: float) -> None:
-    """Axis titles, one time range for all panels, and a note in a panel left empty."""
+def _axes(fig, end: float, right: bool = False, unit: str = "ops") -> None:
+    """Axis titles, one time range for all panels, and a note in a panel left empty;
+    ``right``: the throughput panel's load steps are on its right axis."""
     import plotly.graph_objects as go
     used = {t.yaxis for t in fig.data}
     for row, text in enumerate(_EMPTY, start=1):
-        axis = "y" if row == 1 else f"y{row}"
+        panel = fig.get_subplot(row, 1)
+        axis, xaxis = (a.plotly_name.replace("axis", "") for a in (panel.yaxis, panel.xaxis))
         if axis not in used:   # an invisible trace, so the panel and its axes are drawn
             fig.add_trace(go.Scatter(x=[0, end], y=[0, 1], mode="none", showlegend=False, hoverinfo="skip"),
                           row=row, col=1)
             fig.update_yaxes(showticklabels=False, showgrid=False, row=row, col=1)
             fig.add_annotation(text=text, showarrow=False, font={"color": "#666"}, x=0.5, y=0.5,
-                               xref=f"x{'' if row == 1 else row} domain", yref=f"{axis} domain")
+                               xref=f"{xaxis} domain", yref=f"{axis} domain")
     fig.update_xaxes(range=[0, end * 1.01 or 1])
-    fig.update_yaxes(title_text="throughput (ops/s)", rangemode="tozero", row=1, col=1)
+    if right:
+        fig.update_yaxes(title_text=f"run loops ({unit}/s)", rangemode="tozero", secondary_y=False, row=1, col=1)
+        fig.update_yaxes(title_text=LOAD_AXIS_LABEL, rangemode="tozero", secondary_y=True, showgrid=False,
+                         row=1, col=1)
+    else:
+        fig.update_yaxes(title_text=f"throughput ({unit}/s)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="latency (µs, log)", type="log", row=2, col=1)
     fig.update_yaxes(title_text="CPU (% of all CPUs)", rangemode="tozero", row=3, col=1)
-    fig.update_yaxes(title_text="disk I/O (per s)", rangemode="tozero", row=4, col=1)
-    fig.update_xaxes(title_text="time since the run's first step began (s)", row=4, col=1)
+    fig.update_yaxes(title_text="disk (MB/s)", rangemode="tozero", row=4, col=1)
+    fig.update_yaxes(title_text="memory, size (GB)", rangemode="tozero", row=5, col=1)
+    fig.update_xaxes(title_text="time since the run's first step began (s)", row=len(PANELS), col=1)
     fig.update_xaxes(showspikes=True, spikemode="across", spikethickness=1, spikecolor="#999")
