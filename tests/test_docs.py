@@ -2,8 +2,9 @@
 200 lines, its set-up promise the Makefile's two recipes), every relative link resolving,
 the site building with ``mkdocs build --strict``, and every ``benchlib …`` command shown
 in a shell block parsing — a ``run`` validated as ``--dry-run`` does (every key, the
-plan), an ``import`` of the repository's own sample files run for real into a tmp folder —
-and every YAML shown validating as an experiment.
+plan), an ``import`` of the repository's own sample files run for real into a tmp folder —,
+every ``papermill …`` shown parsing with ``--engine benchlib`` (the password masked), and
+every YAML shown validating as an experiment.
 """
 from __future__ import annotations
 
@@ -60,16 +61,16 @@ def _anchors(page: Path) -> set[str]:
     return {_slug(h) for h in re.findall(r"^#{1,6}\s+(.+?)\s*#*$", text, flags=re.M)}
 
 
-def commands(text: str) -> list[str]:
-    """Each ``benchlib …`` line of the shell blocks, continuation lines joined, the
-    trailing comment cut."""
+def commands(text: str, program: str = "benchlib") -> list[list[str]]:
+    """Each ``benchlib …`` (``program …``) line of the shell blocks, continuation lines
+    joined, the trailing comment cut."""
     found = []
     for lang, body in _blocks(text):
         if lang not in SHELL_BLOCKS:
             continue
         for line in re.sub(r"\\\n\s*", " ", body).splitlines():
             words = shlex.split(line, comments=True)
-            if words[:1] == ["benchlib"]:
+            if words[:1] == [program]:
                 found.append(words)
     return found
 
@@ -163,6 +164,41 @@ def test_every_benchlib_command_shown_parses(tmp_path, monkeypatch):
             rc, out = _main([*args[:args.index("--into")], *into, *args[args.index("--into") + 2:]])
         if rc != 0:
             failed.append(f"{where}: exit {rc}: {out.strip()[-300:]}")
+    assert not failed, "\n".join(failed)
+
+
+def test_every_papermill_command_shown_works():
+    """A ``papermill …`` shown parses as papermill's own command line does, names the
+    engine that masks passwords (``--engine benchlib``, found through its entry point), a
+    notebook and parameters files that exist, and only parameters the notebook has."""
+    import papermill
+    import yaml
+    from papermill.cli import papermill as papermill_cli
+    from papermill.engines import papermill_engines
+    shown = [(p, words) for p in _own_pages() for words in commands(p.read_text(), "papermill")]
+    assert shown, "the docs show no papermill command"
+    failed = []
+    for page, words in shown:
+        where = f"{page.relative_to(ROOT)}: {shlex.join(words)}"
+        try:
+            args = papermill_cli.make_context("papermill", words[1:]).params
+        except Exception as e:  # noqa: BLE001 - click's usage error, said with the command
+            failed.append(f"{where}: does not parse ({e})")
+            continue
+        if args["engine"] != "benchlib":
+            failed.append(f"{where}: without --engine benchlib the password is written as given")
+        elif papermill_engines.get_engine(args["engine"]).__module__ != "benchlib.reports.papermill_engine":
+            failed.append(f"{where}: papermill does not find benchlib's engine")
+        files = [args["notebook_path"], *args["parameters_file"]]
+        missing = [f for f in files if not (ROOT / f).is_file()]
+        if missing:
+            failed.append(f"{where}: no such file {missing}")
+            continue
+        known = set(papermill.inspect_notebook(str(ROOT / args["notebook_path"])))
+        given = {k for f in args["parameters_file"] for k in yaml.safe_load((ROOT / f).read_text())}
+        given |= {k for k, _ in args["parameters"]}
+        if given - known:
+            failed.append(f"{where}: not parameters of the notebook: {sorted(given - known)}")
     assert not failed, "\n".join(failed)
 
 
