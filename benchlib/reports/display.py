@@ -214,7 +214,8 @@ def time_series_runs(res: dict, run_ids=None, max_runs: int = 8) -> tuple[list[s
     shown, left = ids[:max_runs], ids[max_runs:]
     said = f"{len(shown)} run{'s' if len(shown) != 1 else ''}" + (f", the best ({first}) first" if first in shown else "")
     if run_ids:
-        said += f", of those matching {', '.join(map(str, wanted))}"
+        # in code spans: the page's markdown would read a pattern's * as emphasis
+        said += f", of those matching {', '.join(f'`{w}`' for w in wanted)}"
     if left:
         said += f"; {len(left)} not drawn: {', '.join(left)} (run_ids, or `benchlib report --runs PATTERN`)"
     return shown, said
