@@ -90,5 +90,17 @@ def _options(meta: Mapping[str, Any], name: str) -> dict:
     targets = params.get("targets") if isinstance(params, Mapping) else None
     for t in targets or []:
         if isinstance(t, Mapping) and t.get("name") == name:
-            return {k: v for k, v in (t.get("options") or {}).items() if k != "path"}
+            return _flat({k: v for k, v in (t.get("options") or {}).items() if k != "path"})
     return {}
+
+
+def _flat(options: Mapping[str, Any]) -> dict:
+    """A mapping option's entries as options of their own (a provisioned server's
+    ``settings: {shared_buffers: 1GB}`` reads ``shared_buffers=1GB``)."""
+    out: dict = {}
+    for k, v in options.items():
+        if isinstance(v, Mapping):
+            out.update({str(kk): vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out

@@ -41,6 +41,8 @@ register("postgres", "benchlib.targets.postgres:PostgresTarget",
          schemes=("postgresql", "postgres", "postgresql+psycopg"))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
          embedded=True, extra="embedded")
+register("postgres-provisioned", "benchlib.targets.postgres_provisioned:ProvisionedPostgresTarget",
+         embedded=True, extra="postgres")
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
                   "mariadb+mysqldb"))

@@ -9,8 +9,12 @@ its business) and is a few lines of plain Python: it imports nothing of benchlib
 """
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 STOPPED = b"stopped\n"
 
@@ -61,3 +65,41 @@ class Watchdog:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+
+
+OWNER_FILE = "benchlib.owner"   # in a server's data directory: the pid of the benchlib process that started it
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_leftover(pgdata: Path, what: str, stale: tuple = (), wait_s: float = 30.0) -> None:
+    """A PostgreSQL server left running in ``pgdata`` by a benchlib process that was killed
+    (should even its watchdog have failed) is stopped, with a line saying so, before a new
+    one starts there: reusing it would carry the killed run's state (caches, locks,
+    half-done work) into the next measurement. ``stale``: files that go with it."""
+    owner_file, pid_file = pgdata / OWNER_FILE, pgdata / "postmaster.pid"
+    try:
+        owner = int(owner_file.read_text().split()[0])
+        postmaster = int(pid_file.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    if alive(owner):
+        return
+    if alive(postmaster):
+        print(f"benchlib: stopping {what} (pid {postmaster}) left running by "
+              f"a killed run (pid {owner}) in {pgdata}", file=sys.stderr)
+        os.kill(postmaster, signal.SIGINT)   # PostgreSQL's fast shutdown
+        deadline = time.monotonic() + wait_s
+        while alive(postmaster) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    owner_file.unlink(missing_ok=True)
+    for f in stale:
+        Path(f).unlink(missing_ok=True)

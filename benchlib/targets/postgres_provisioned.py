@@ -1,0 +1,222 @@
+"""A PostgreSQL server benchlib provisions: a fresh server of the version and settings the
+target asks for, started for each run and stopped after it.
+
+    targets:
+      - name: pg
+        url: postgres-provisioned
+        version: [15, 16]                          # a major version, or a list: an axis
+        settings: {shared_buffers: [128MB, 1GB]}   # postgresql.conf; a list: an axis
+
+Each configuration (one version, one value of each setting) is a target of its own
+(``matrix.target_configurations`` names it, ``pg-v16-shared_buffers1GB``), so it is a
+point of its own in every summary. Its binaries: :mod:`.postgres_binaries` (the system's,
+else pgserver's bundled ones). A version's empty cluster is made once (``initdb`` into
+``<data-dir>/.provisioned/.initdb/<version>``) and copied for each run into
+``<data-dir>/.provisioned/<target name>`` (benchlib's mark in it: a folder without it is
+never replaced), the settings appended to its ``postgresql.conf``, a free port on
+127.0.0.1, no Unix socket. The server's log is ``server.log`` in the run folder; meta.json's
+``dbms`` holds its exact ``version()``, every setting not at its default (``pg_settings``),
+its start time and where its binaries are. A watchdog (:mod:`.watchdog`) stops the server
+should benchlib die without stopping it; the data directory goes when the run ends.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from . import postgres_binaries as pgbin
+from .base import TargetError
+from .postgres import PostgresTarget
+from .watchdog import OWNER_FILE, Watchdog, stop_leftover
+
+MARK = "benchlib.provisioned"        # in a data directory benchlib made (it may replace it)
+LOG = "server.log"                   # the server's log, in the run folder
+READY_S = 60.0
+# benchlib sets these itself: the server's place and how clients reach it
+MANAGED = frozenset({"port", "listen_addresses", "unix_socket_directories", "data_directory",
+                     "config_file", "hba_file", "ident_file", "logging_collector"})
+
+
+def _version(options: dict) -> int | None:
+    v = options.get("version")
+    if v is None:
+        return None
+    if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, str) and v.isdigit())):
+        raise ValueError(f"version: {v!r}: a major version of PostgreSQL (15, 16, …)")
+    return int(v)
+
+
+def _settings(options: dict) -> dict:
+    s = options.get("settings") or {}
+    if not isinstance(s, dict):
+        raise ValueError(f"settings: {s!r}: a mapping of setting: value")
+    for k, v in s.items():
+        if isinstance(v, (dict, list)) or v is None:
+            raise ValueError(f"settings: {k}: {v!r}: one value (a list is an axis of the matrix)")
+        if str(k) in MANAGED:
+            raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
+    return s
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _quote(value) -> str:
+    return "'" + pgbin.conf_value(value).replace("'", "''") + "'"
+
+
+class ProvisionedPostgresTarget(PostgresTarget):
+    kind = "postgres"  # clients talk to it exactly as to any PostgreSQL
+    option_names = ("version", "settings")
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Its URL is its kind: the server is benchlib's own."""
+
+    @classmethod
+    def check_options(cls, url: str, options: dict) -> None:
+        """The version found here and the settings the server takes, else one line."""
+        super().check_options(url, options)
+        binaries = pgbin.find(_version(options))
+        pgbin.check_settings(binaries, _settings(options))
+
+    def __init__(self, name, url, options=None, data_dir=None):
+        super().__init__(name, "postgresql://127.0.0.1/postgres", options, data_dir)
+        self.url = url
+        self.settings = _settings(self.options)
+        self.version = _version(self.options)
+        self.pgdata = self.data_dir / ".provisioned" / name
+        self.log_path = self.pgdata.parent / f"{name}.log"
+        self.binaries = None
+        self._proc = None
+        self._watchdog = None
+        self.started_at = None
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        self.log_path = Path(run_dir) / LOG
+
+    # --- the cluster
+    def _template(self) -> Path:
+        """The version's empty cluster, made once (initdb) and copied per run."""
+        root = self.data_dir / ".provisioned" / ".initdb"
+        tpl = root / self.binaries.version
+        if (tpl / "PG_VERSION").exists():
+            return tpl
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f".{self.binaries.version}.{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        pgbin.hand_over(tmp)
+        res = subprocess.run([self.binaries.exe("initdb"), "-D", str(tmp), "-U", "postgres", "--auth=trust",
+                              "--encoding=UTF8", "--no-sync"], capture_output=True, text=True,
+                             timeout=120, user=pgbin.server_user())
+        if res.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise TargetError(f"{self.name}: initdb of PostgreSQL {self.binaries.version} failed: "
+                              f"{pgbin.server_message(res.stderr + res.stdout)}")
+        try:
+            tmp.rename(tpl)
+        except OSError:   # another process made it meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+        return tpl
+
+    def _fresh_data_dir(self, port: int) -> None:
+        stop_leftover(self.pgdata, "a provisioned PostgreSQL")
+        if self.pgdata.exists():
+            if not (self.pgdata / MARK).exists():
+                raise TargetError(f"{self.name}: {self.pgdata} is not a data directory benchlib made: "
+                                  "move it away (benchlib replaces only its own)")
+            shutil.rmtree(self.pgdata)
+        self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(self._template(), self.pgdata, symlinks=True)
+        (self.pgdata / MARK).write_text(f"{self.name}\n")
+        lines = ["", "# benchlib: the server's place", f"port = {port}", "listen_addresses = '127.0.0.1'",
+                 "unix_socket_directories = ''", "# benchlib: the target's settings"]
+        lines += [f"{k} = {_quote(v)}" for k, v in self.settings.items()]
+        with open(self.pgdata / "postgresql.conf", "a") as f:
+            f.write("\n".join(lines) + "\n")
+        pgbin.hand_over(self.pgdata)
+        self.pgdata.chmod(0o700)
+
+    # --- lifecycle
+    def start(self):
+        try:
+            self.binaries = pgbin.find(self.version)
+            pgbin.readable(self.binaries)
+        except ValueError as e:
+            raise TargetError(f"{self.name}: {e}") from None
+        port = free_port()
+        self._fresh_data_dir(port)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            self._proc = subprocess.Popen([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
+                                          stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
+                                          user=pgbin.server_user(), start_new_session=True)
+        finally:
+            os.close(log_fd)
+        self._postmaster = self._proc.pid
+        # stops the server should this process die without stopping it (SIGKILL)
+        self._watchdog = Watchdog(self._proc.pid, (self.pgdata / OWNER_FILE,))
+        (self.pgdata / OWNER_FILE).write_text(f"{os.getpid()}\n")
+        self.conninfo = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        self._wait_ready()
+        super().start()
+        self._postmaster = self._proc.pid
+        self.started_at = self.admin().execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+
+    def _wait_ready(self) -> None:
+        import psycopg
+        deadline = time.monotonic() + READY_S
+        while True:
+            if self._proc.poll() is not None:
+                text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+                raise TargetError(f"{self.name}: PostgreSQL {self.binaries.version} did not start "
+                                  f"(log {self.log_path}): {pgbin.server_message(text)}")
+            try:
+                psycopg.connect(self.conninfo, connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    raise TargetError(f"{self.name}: PostgreSQL {self.binaries.version} not ready in "
+                                      f"{READY_S:.0f} s (log {self.log_path})") from None
+                time.sleep(0.1)
+
+    def stop(self):
+        super().stop()
+        if self._proc is not None:
+            try:
+                self._proc.send_signal(signal.SIGINT)   # fast shutdown
+                self._proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            except ProcessLookupError:
+                pass
+            self._proc = None
+        if self._watchdog is not None:
+            self._watchdog.release()
+            self._watchdog = None
+        if (self.pgdata / MARK).exists():
+            shutil.rmtree(self.pgdata, ignore_errors=True)   # the run's data: its log stays
+
+    def dbms_info(self):
+        info = super().dbms_info()
+        conn = self.admin()
+        info["version_string"] = conn.execute("SELECT version()").fetchone()[0]
+        rows = conn.execute("SELECT name, current_setting(name) FROM pg_settings "
+                            "WHERE source NOT IN ('default', 'client', 'session') ORDER BY name").fetchall()
+        info["settings"] = {k: v for k, v in rows}
+        info["requested"] = {str(k): pgbin.conf_value(v) for k, v in self.settings.items()}
+        info["started"] = self.started_at.isoformat() if self.started_at else None
+        info["binaries"] = str(self.binaries.bin_dir)
+        info["log"] = self.log_path.name
+        return info
