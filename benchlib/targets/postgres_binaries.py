@@ -106,6 +106,17 @@ def server_user() -> str | None:
                      f"{USERS[0]} (useradd {USERS[0]})")
 
 
+def as_server() -> dict:
+    """subprocess' keywords that run a command as the server's user, with its own group
+    alone (root's group kept would make a folder of mode 0701 closed to it); {} unless
+    benchlib is root."""
+    user = server_user()
+    if user is None:
+        return {}
+    import pwd
+    return {"user": user, "group": pwd.getpwnam(user).pw_gid, "extra_groups": []}
+
+
 def hand_over(path: Path) -> None:
     """``path`` (a folder benchlib made) owned by the server's user, and every folder above
     it traversable to it; nothing to do unless benchlib is root."""
@@ -152,7 +163,7 @@ def conf_value(value) -> str:
 def server_message(text: str) -> str:
     """The server's FATAL (or ERROR) line of ``text``, without its log prefix."""
     for line in text.splitlines():
-        m = re.search(r"\b(?:FATAL|ERROR|PANIC):\s+(.*)", line)
+        m = re.search(r"\b(?:FATAL|ERROR|PANIC|error):\s+(.*)", line)
         if m:
             return m.group(1).strip()
     lines = [x.strip() for x in text.splitlines() if x.strip()]
@@ -172,7 +183,7 @@ def _check(bin_dir: str, version: str, settings: tuple) -> str | None:
         for name, value in settings:
             args += ["-c", f"{name}={value}"]
         try:
-            res = subprocess.run(args, capture_output=True, text=True, timeout=30, user=server_user())
+            res = subprocess.run(args, capture_output=True, text=True, timeout=30, **as_server())
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"{binaries.exe('postgres')} did not answer: {e}"
     return None if res.returncode == 0 else server_message(res.stderr)

@@ -117,11 +117,11 @@ class ProvisionedPostgresTarget(PostgresTarget):
         pgbin.hand_over(tmp)
         res = subprocess.run([self.binaries.exe("initdb"), "-D", str(tmp), "-U", "postgres", "--auth=trust",
                               "--encoding=UTF8", "--no-sync"], capture_output=True, text=True,
-                             timeout=120, user=pgbin.server_user())
+                             timeout=120, **pgbin.as_server())
         if res.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
             raise TargetError(f"{self.name}: initdb of PostgreSQL {self.binaries.version} failed: "
-                              f"{pgbin.server_message(res.stderr + res.stdout)}")
+                              f"{pgbin.server_message(res.stderr)}")
         try:
             tmp.rename(tpl)
         except OSError:   # another process made it meanwhile
@@ -160,7 +160,7 @@ class ProvisionedPostgresTarget(PostgresTarget):
         try:
             self._proc = subprocess.Popen([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
                                           stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
-                                          user=pgbin.server_user(), start_new_session=True)
+                                          start_new_session=True, **pgbin.as_server())
         finally:
             os.close(log_fd)
         self._postmaster = self._proc.pid
