@@ -82,6 +82,9 @@ class LoadSpec(Strict):
     # replace an existing table of the name the load creates that benchlib did not make
     # (without: refused in one line, targets/ownership.py); benchlib's own are replaced anyway
     replace: bool = False
+    # a target that starts its own server from a data directory loads once per version and
+    # copies the data for the other runs (run/loaded_data.py); fresh: every run loads
+    fresh: bool = False
     threads: int = Field(4, ge=1, le=MAX_THREADS)
     # the load's threads are split into N loader processes, as the seed splits into pods
     processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])

@@ -17,7 +17,7 @@ from resuming import alive, cli, wait_for_loop
 from benchlib import cli as benchlib_cli
 from benchlib import load_results
 from benchlib.matrix import target_configurations
-from benchlib.params import ParameterError, load_experiment, validate
+from benchlib.params import ParameterError, load_experiment, plan, validate
 from benchlib.run.experiment import run_experiment
 from benchlib.summaries import samples
 from benchlib.targets import postgres_binaries as pgbin
@@ -95,6 +95,30 @@ def test_each_configuration_ran_on_its_own_server_with_its_settings(sweep):
     assert len({v[1] for v in seen.values()}) == 2          # two servers, each its own port
 
 
+def test_the_data_is_loaded_once_and_copied_for_the_other_configuration(sweep):
+    data, _ = sweep
+    first, second = (json.loads((data / "provsweep" / f"pg-shared_buffers{b}-t2-p2-l1-tgt0-r1" / "meta.json")
+                                .read_text()) for b in BUFFERS)
+    assert first["planned"] == ["l.pre", "r.L1"] and second["planned"] == ["r.L1"]
+    assert first["dbms"]["data"]["from"] == "initdb" and first["data_copy"]["kept"].startswith("provsweep/")
+    assert second["dbms"]["data"] == {"from": "loaded", "loaded": first["data_copy"]["kept"],
+                                      "copy_s": second["dbms"]["data"]["copy_s"]}
+    steps = load_results(data / "provsweep")["steps"]
+    run = steps[steps["phase"] == "run"]
+    assert len(run) == 2 and (run["ops"] > 0).all() and (run["status"] == "ok").all()
+    assert set(steps[steps["phase"] == "load"]["run_id"]) == {"pg-shared_buffers128MB-t2-p2-l1-tgt0-r1"}
+
+
+def test_load_fresh_or_skip_keeps_no_data():
+    from benchlib.run.loaded_data import data_key
+    from benchlib.targets.base import make_target
+    target = make_target("pg", URL, {})
+    for load, kept in (({}, True), ({"fresh": True}, False), ({"skip": True}, False)):
+        exp = validate(_exp("provkey", load={"threads": 2, **load}), "e.yaml")
+        spec = plan(exp)[0]
+        assert (data_key(exp, spec, exp.workload_properties(), target) is not None) == kept
+
+
 def test_two_configurations_are_two_points_never_averaged(sweep, capsys):
     data, _ = sweep
     pts = samples.point_summary(load_results(data / "provsweep"))
@@ -108,7 +132,8 @@ def test_two_configurations_are_two_points_never_averaged(sweep, capsys):
 def test_no_server_or_data_directory_is_left(sweep):
     data, _ = sweep
     assert not _servers_in(data)
-    assert [p.name for p in (data / ".provisioned").iterdir()] == [".initdb"]
+    # the runs' data directories are gone; the empty clusters and the loaded data stay for reruns
+    assert {p.name for p in (data / ".provisioned").iterdir()} == {".initdb", ".loaded"}
 
 
 def test_show_inside_a_started_server(tmp_path):

@@ -36,6 +36,7 @@ from .watchdog import OWNER_FILE, Watchdog, stop_leftover
 
 MARK = "benchlib.provisioned"        # in a data directory benchlib made (it may replace it)
 LOG = "server.log"                   # the server's log, in the run folder
+INITDB_CONF = "postgresql.conf.initdb"   # initdb's postgresql.conf, before benchlib's lines
 READY_S = 60.0
 # benchlib sets these itself: the server's place and how clients reach it
 MANAGED = frozenset({"port", "listen_addresses", "unix_socket_directories", "data_directory",
@@ -99,6 +100,10 @@ class ProvisionedPostgresTarget(PostgresTarget):
         self._proc = None
         self._watchdog = None
         self.started_at = None
+        self._port = None
+        self._loaded_key = None     # the kept data this run starts from, or keeps
+        self._loaded_from = None    # that data's folder, when this run starts from it
+        self.data_facts: dict = {}  # where the data directory came from, and its copy's seconds
 
     def set_run_dir(self, run_dir: Path) -> None:
         self.log_path = Path(run_dir) / LOG
@@ -128,6 +133,46 @@ class ProvisionedPostgresTarget(PostgresTarget):
             shutil.rmtree(tmp, ignore_errors=True)
         return tpl
 
+    # --- load once, copy per configuration (run/loaded_data.py)
+    def _loaded_dir(self, key: str) -> Path:
+        return self.data_dir / ".provisioned" / ".loaded" / key / self.binaries.version
+
+    def use_loaded(self, key: str) -> bool:
+        """Start from the data a run before this one loaded under ``key`` (same version):
+        True when there is such data."""
+        try:
+            self.binaries = pgbin.find(self.version)
+        except ValueError:
+            return False    # start() says it in one line
+        self._loaded_key = key
+        d = self._loaded_dir(key)
+        self._loaded_from = d if (d / "PG_VERSION").exists() and (d / MARK).exists() else None
+        return self._loaded_from is not None
+
+    def keep_loaded(self) -> dict:
+        """The server stopped, its data directory kept for the runs after this one (the
+        version's other configurations), the server started again on it: what it took."""
+        keep = self._loaded_dir(self._loaded_key)
+        t0 = time.monotonic()
+        self._stop_server()
+        tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(self.pgdata, tmp, symlinks=True,
+                        ignore=shutil.ignore_patterns("postmaster.pid", "postmaster.opts", OWNER_FILE))
+        for old in tmp.parent.iterdir():   # an older load of this experiment and version
+            if old != tmp and old.name == keep.name:
+                shutil.rmtree(old, ignore_errors=True)
+        tmp.rename(keep)
+        for stale in keep.parent.parent.iterdir():  # the same experiment's other loads of this version
+            if stale != keep.parent and (stale / keep.name).exists():
+                shutil.rmtree(stale / keep.name, ignore_errors=True)
+        copy_s = time.monotonic() - t0
+        t1 = time.monotonic()
+        self._launch()
+        return {"kept": self._loaded_key, "stop_and_copy_s": round(copy_s, 3),
+                "restart_s": round(time.monotonic() - t1, 3), "restarted": self.started_at.isoformat()}
+
     def _fresh_data_dir(self, port: int) -> None:
         stop_leftover(self.pgdata, "a provisioned PostgreSQL")
         if self.pgdata.exists():
@@ -136,13 +181,24 @@ class ProvisionedPostgresTarget(PostgresTarget):
                                   "move it away (benchlib replaces only its own)")
             shutil.rmtree(self.pgdata)
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(self._template(), self.pgdata, symlinks=True)
+        source = self._loaded_from or self._template()
+        t0 = time.monotonic()
+        shutil.copytree(source, self.pgdata, symlinks=True)
+        self.data_facts = {"from": "loaded" if self._loaded_from else "initdb",
+                           "copy_s": round(time.monotonic() - t0, 3)}
+        if self._loaded_from:
+            self.data_facts["loaded"] = self._loaded_key
         (self.pgdata / MARK).write_text(f"{self.name}\n")
-        lines = ["", "# benchlib: the server's place", f"port = {port}", "listen_addresses = '127.0.0.1'",
-                 "unix_socket_directories = ''", "# benchlib: the target's settings"]
+        # the template's own postgresql.conf and benchlib's lines after it (a copied
+        # directory's earlier lines are replaced: postgresql.conf.initdb keeps initdb's)
+        conf = self.pgdata / "postgresql.conf"
+        if not (self.pgdata / INITDB_CONF).exists():
+            shutil.copyfile(conf, self.pgdata / INITDB_CONF)
+        lines = [(self.pgdata / INITDB_CONF).read_text(), "# benchlib: the server's place", f"port = {port}",
+                 "listen_addresses = '127.0.0.1'", "unix_socket_directories = ''",
+                 "# benchlib: the target's settings"]
         lines += [f"{k} = {_quote(v)}" for k, v in self.settings.items()]
-        with open(self.pgdata / "postgresql.conf", "a") as f:
-            f.write("\n".join(lines) + "\n")
+        conf.write_text("\n".join(lines) + "\n")
         pgbin.hand_over(self.pgdata)
         self.pgdata.chmod(0o700)
 
@@ -153,8 +209,13 @@ class ProvisionedPostgresTarget(PostgresTarget):
             pgbin.readable(self.binaries)
         except ValueError as e:
             raise TargetError(f"{self.name}: {e}") from None
-        port = free_port()
-        self._fresh_data_dir(port)
+        self._port = free_port()
+        self._fresh_data_dir(self._port)
+        self._launch()
+
+    def _launch(self) -> None:
+        """The postmaster on the data directory, guarded by a watchdog, ready."""
+        port = self._port
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
@@ -191,6 +252,11 @@ class ProvisionedPostgresTarget(PostgresTarget):
                 time.sleep(0.1)
 
     def stop(self):
+        self._stop_server()
+        if (self.pgdata / MARK).exists():
+            shutil.rmtree(self.pgdata, ignore_errors=True)   # the run's data: its log stays
+
+    def _stop_server(self) -> None:
         super().stop()
         if self._proc is not None:
             try:
@@ -205,8 +271,7 @@ class ProvisionedPostgresTarget(PostgresTarget):
         if self._watchdog is not None:
             self._watchdog.release()
             self._watchdog = None
-        if (self.pgdata / MARK).exists():
-            shutil.rmtree(self.pgdata, ignore_errors=True)   # the run's data: its log stays
+        (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
     def dbms_info(self):
         info = super().dbms_info()
@@ -219,4 +284,5 @@ class ProvisionedPostgresTarget(PostgresTarget):
         info["started"] = self.started_at.isoformat() if self.started_at else None
         info["binaries"] = str(self.binaries.bin_dir)
         info["log"] = self.log_path.name
+        info["data"] = self.data_facts
         return info
