@@ -174,6 +174,7 @@ def test_a_misspelled_setting_exits_2_in_one_line(tmp_path):
     assert not (tmp_path / "data" / "provcli").exists()
 
 
+@pytest.mark.slow
 def test_sigkill_of_benchlib_leaves_no_server(tmp_path):
     exp = _exp("provkill", run={"threads": [2], "loops": 2, "loop_secs": 2})
     exp["targets"] = [{"name": "pg", "url": URL, "settings": {"shared_buffers": "128MB"}}]
@@ -189,3 +190,20 @@ def test_sigkill_of_benchlib_leaves_no_server(tmp_path):
     while any(alive(p) for p in pids) and time.monotonic() < end:
         time.sleep(0.1)
     assert not any(alive(p) for p in pids), "the killed run's PostgreSQL is still running"
+    # run again: the killed run resumes on a server of its own over the data its load kept
+    again = cli("run", tmp_path / "e.yaml", "--data-dir", data, "--no-progress")
+    out, err = again.communicate(timeout=120)
+    assert again.returncode == 0, out + err
+    assert "1/1 runs ok" in out and "resum" in out and not _servers_in(data), out
+
+
+def test_a_data_directory_that_is_not_benchlibs_is_never_replaced(tmp_path):
+    from benchlib.targets.base import TargetError, make_target
+    theirs = tmp_path / ".provisioned" / "pgtheirs"
+    theirs.mkdir(parents=True)
+    (theirs / "PG_VERSION").write_text("15\n")
+    t = make_target("pgtheirs", URL, {}, tmp_path)
+    with pytest.raises(TargetError, match="not a data directory benchlib made"):
+        t.start()
+    t.stop()
+    assert (theirs / "PG_VERSION").exists()
