@@ -32,7 +32,8 @@ from pathlib import Path
 from . import postgres_binaries as pgbin
 from .base import TargetError
 from .postgres import PostgresTarget
-from .watchdog import OWNER_FILE, Watchdog, stop_leftover
+from ..masking import mask_mapping
+from .watchdog import OWNER_FILE, Watchdog, alive, stop_leftover
 
 MARK = "benchlib.provisioned"        # in a data directory benchlib made (it may replace it)
 LOG = "server.log"                   # the server's log, in the run folder
@@ -62,6 +63,14 @@ def _settings(options: dict) -> dict:
         if str(k) in MANAGED:
             raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
     return s
+
+
+def _owner(pgdata: Path) -> int | None:
+    """The pid of the benchlib process whose server runs in ``pgdata``, if one said so."""
+    try:
+        return int((pgdata / OWNER_FILE).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def free_port() -> int:
@@ -175,6 +184,10 @@ class ProvisionedPostgresTarget(PostgresTarget):
 
     def _fresh_data_dir(self, port: int) -> None:
         stop_leftover(self.pgdata, "a provisioned PostgreSQL")
+        owner = _owner(self.pgdata)
+        if owner is not None and owner != os.getpid() and alive(owner):
+            raise TargetError(f"{self.name}: {self.pgdata} is in use by benchlib process {owner} (a target of "
+                              "the same name in another experiment running now): give this target another name")
         if self.pgdata.exists():
             if not (self.pgdata / MARK).exists():
                 raise TargetError(f"{self.name}: {self.pgdata} is not a data directory benchlib made: "
@@ -279,8 +292,9 @@ class ProvisionedPostgresTarget(PostgresTarget):
         info["version_string"] = conn.execute("SELECT version()").fetchone()[0]
         rows = conn.execute("SELECT name, current_setting(name) FROM pg_settings "
                             "WHERE source NOT IN ('default', 'client', 'session') ORDER BY name").fetchall()
-        info["settings"] = {k: v for k, v in rows}
-        info["requested"] = {str(k): pgbin.conf_value(v) for k, v in self.settings.items()}
+        # a setting holding a connection string (primary_conninfo) keeps no password
+        info["settings"] = mask_mapping({k: v for k, v in rows})
+        info["requested"] = mask_mapping({str(k): pgbin.conf_value(v) for k, v in self.settings.items()})
         info["started"] = self.started_at.isoformat() if self.started_at else None
         info["binaries"] = str(self.binaries.bin_dir)
         info["log"] = self.log_path.name
