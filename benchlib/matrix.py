@@ -61,7 +61,8 @@ def _axis(where: str, value) -> list:
 
 
 def _name_part(key: str, value) -> str:
-    return f"{key}{re.sub(r'[^A-Za-z0-9_.]', '_', str(value))}"
+    text = str(value).lower() if isinstance(value, bool) else str(value)   # YAML's yes/no: true/false
+    return f"{key}{re.sub(r'[^A-Za-z0-9_.]', '_', text)}"
 
 
 def target_configurations(targets: Any) -> Any:

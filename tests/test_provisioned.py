@@ -5,6 +5,7 @@ left behind, not even by a SIGKILL."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import time
 
@@ -207,3 +208,22 @@ def test_a_data_directory_that_is_not_benchlibs_is_never_replaced(tmp_path):
         t.start()
     t.stop()
     assert (theirs / "PG_VERSION").exists()
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server here")
+def test_a_provisioned_redis_runs_with_its_settings_and_refuses_a_misspelled_one(tmp_path):
+    from benchlib.targets.base import make_target
+    from benchlib.targets.registry import check_options
+    t = make_target("r", "redis-provisioned", {"settings": {"appendonly": True, "io-threads": 2}}, tmp_path)
+    t.start()
+    try:
+        pid = t._proc.pid
+        assert t.admin().config_get("appendonly") in ({"appendonly": "yes"}, {b"appendonly": b"yes"})
+        info = t.dbms_info()
+        assert info["settings"]["appendonly"] == "yes" and info["settings"]["io-threads"] == "2"
+        assert info["version"] and "maxmemory" not in info["settings"]   # at its default
+    finally:
+        t.stop()
+    assert not alive(pid) and not (tmp_path / ".provisioned" / "r").exists()
+    with pytest.raises(ValueError, match=r"refuses them: 'appendonlyx \"yes\"': Bad directive"):
+        check_options("redis-provisioned", {"settings": {"appendonlyx": "yes"}})
