@@ -8,6 +8,7 @@ import json
 import shutil
 import signal
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -227,3 +228,26 @@ def test_a_provisioned_redis_runs_with_its_settings_and_refuses_a_misspelled_one
     assert not alive(pid) and not (tmp_path / ".provisioned" / "r").exists()
     with pytest.raises(ValueError, match=r"refuses them: 'appendonlyx \"yes\"': Bad directive"):
         check_options("redis-provisioned", {"settings": {"appendonlyx": "yes"}})
+
+
+@pytest.mark.skipif(shutil.which("mariadbd") is None and not Path("/usr/sbin/mariadbd").exists(),
+                    reason="no mariadbd here")
+def test_a_provisioned_mariadb_runs_with_its_settings_and_refuses_a_misspelled_one(tmp_path):
+    from benchlib.targets.base import make_target
+    from benchlib.targets.registry import check_options
+    t = make_target("m", "mysql-provisioned", {"settings": {"innodb_buffer_pool_size": "256M",
+                                                            "innodb_flush_log_at_trx_commit": 2}}, tmp_path)
+    t.start()
+    try:
+        pid = t._proc.pid
+        assert t._q("SHOW GLOBAL VARIABLES LIKE 'innodb_buffer_pool_size'")[0][1] == str(256 << 20)
+        info = t.dbms_info()
+        assert info["settings"]["innodb_flush_log_at_trx_commit"] == "2"
+        assert "max_connections" not in info["settings"] and "MariaDB" in info["version"]
+    finally:
+        t.stop()
+    assert not alive(pid) and not (tmp_path / ".provisioned" / "m").exists()
+    with pytest.raises(ValueError, match="unknown variable 'innodb_bufer_pool_size=1G'"):
+        check_options("mysql-provisioned", {"settings": {"innodb_bufer_pool_size": "1G"}})
+    with pytest.raises(ValueError, match="unsigned value 7 adjusted to 3"):
+        check_options("mysql-provisioned", {"settings": {"innodb_flush_log_at_trx_commit": 7}})

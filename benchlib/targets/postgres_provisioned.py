@@ -23,20 +23,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 from . import postgres_binaries as pgbin
+from . import provisioning
 from .base import TargetError
 from .postgres import PostgresTarget
 from ..masking import mask_mapping
-from .watchdog import OWNER_FILE, Watchdog, alive, stop_leftover
+from .watchdog import OWNER_FILE, alive, stop_leftover
 
-MARK = "benchlib.provisioned"        # in a data directory benchlib made (it may replace it)
-LOG = "server.log"                   # the server's log, in the run folder
+MARK, LOG = provisioning.MARK, provisioning.LOG
 INITDB_CONF = "postgresql.conf.initdb"   # initdb's postgresql.conf, before benchlib's lines
 READY_S = 60.0
 # benchlib sets these itself: the server's place and how clients reach it
@@ -54,15 +52,7 @@ def _version(options: dict) -> int | None:
 
 
 def _settings(options: dict) -> dict:
-    s = options.get("settings") or {}
-    if not isinstance(s, dict):
-        raise ValueError(f"settings: {s!r}: a mapping of setting: value")
-    for k, v in s.items():
-        if isinstance(v, (dict, list)) or v is None:
-            raise ValueError(f"settings: {k}: {v!r}: one value (a list is an axis of the matrix)")
-        if str(k) in MANAGED:
-            raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
-    return s
+    return provisioning.check_settings(options, r"[A-Za-z_][A-Za-z0-9_.]*", MANAGED, "setting")
 
 
 def _owner(pgdata: Path) -> int | None:
@@ -71,12 +61,6 @@ def _owner(pgdata: Path) -> int | None:
         return int((pgdata / OWNER_FILE).read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return None
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _quote(value) -> str:
@@ -222,47 +206,29 @@ class ProvisionedPostgresTarget(PostgresTarget):
             pgbin.readable(self.binaries)
         except ValueError as e:
             raise TargetError(f"{self.name}: {e}") from None
-        self._port = free_port()
+        self._port = provisioning.free_port()
         self._fresh_data_dir(self._port)
         self._launch()
 
     def _launch(self) -> None:
         """The postmaster on the data directory, guarded by a watchdog, ready."""
-        port = self._port
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            self._proc = subprocess.Popen([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
-                                          stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
-                                          start_new_session=True, **pgbin.as_server())
-        finally:
-            os.close(log_fd)
+        self._proc, self._watchdog = provisioning.spawn([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
+                                                        self.log_path, self.pgdata, **pgbin.as_server())
         self._postmaster = self._proc.pid
-        # stops the server should this process die without stopping it (SIGKILL)
-        self._watchdog = Watchdog(self._proc.pid, (self.pgdata / OWNER_FILE,))
-        (self.pgdata / OWNER_FILE).write_text(f"{os.getpid()}\n")
-        self.conninfo = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        self._wait_ready()
+        self.conninfo = f"postgresql://postgres@127.0.0.1:{self._port}/postgres"
+        provisioning.wait_ready(self._proc, self._answers, self.log_path,
+                                f"{self.name}: PostgreSQL {self.binaries.version}", pgbin.server_message, READY_S)
         super().start()
         self._postmaster = self._proc.pid
         self.started_at = self.admin().execute("SELECT pg_postmaster_start_time()").fetchone()[0]
 
-    def _wait_ready(self) -> None:
+    def _answers(self) -> bool:
         import psycopg
-        deadline = time.monotonic() + READY_S
-        while True:
-            if self._proc.poll() is not None:
-                text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-                raise TargetError(f"{self.name}: PostgreSQL {self.binaries.version} did not start "
-                                  f"(log {self.log_path}): {pgbin.server_message(text)}")
-            try:
-                psycopg.connect(self.conninfo, connect_timeout=2).close()
-                return
-            except psycopg.OperationalError:
-                if time.monotonic() > deadline:
-                    raise TargetError(f"{self.name}: PostgreSQL {self.binaries.version} not ready in "
-                                      f"{READY_S:.0f} s (log {self.log_path})") from None
-                time.sleep(0.1)
+        try:
+            psycopg.connect(self.conninfo, connect_timeout=2).close()
+            return True
+        except psycopg.OperationalError:
+            return False
 
     def stop(self):
         self._stop_server()
@@ -271,19 +237,8 @@ class ProvisionedPostgresTarget(PostgresTarget):
 
     def _stop_server(self) -> None:
         super().stop()
-        if self._proc is not None:
-            try:
-                self._proc.send_signal(signal.SIGINT)   # fast shutdown
-                self._proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            except ProcessLookupError:
-                pass
-            self._proc = None
-        if self._watchdog is not None:
-            self._watchdog.release()
-            self._watchdog = None
+        provisioning.stop(self._proc, self._watchdog)   # SIGINT: PostgreSQL's fast shutdown
+        self._proc = self._watchdog = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
     def dbms_info(self):

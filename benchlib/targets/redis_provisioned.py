@@ -18,8 +18,6 @@ system's ``redis-server`` must be (one binary: no other is looked for).
 from __future__ import annotations
 
 import functools
-import os
-import re
 import shutil
 import signal
 import subprocess
@@ -27,30 +25,22 @@ import time
 from pathlib import Path
 
 from ..masking import mask_mapping
+from . import provisioning
 from .base import TargetError
 from .redis import RedisTarget
-from .watchdog import OWNER_FILE, Watchdog
 
-MARK = "benchlib.provisioned"
-LOG = "server.log"
+MARK, LOG = provisioning.MARK, provisioning.LOG
 READY_S = 30.0
 # benchlib sets these itself: the server's place and how clients reach it
 MANAGED = frozenset({"port", "bind", "unixsocket", "dir", "daemonize", "logfile", "pidfile", "include"})
 
 
 def _binary() -> str:
-    exe = shutil.which("redis-server") or ("/usr/bin/redis-server" if os.access("/usr/bin/redis-server", os.X_OK)
-                                           else None)
-    if exe is None:
-        raise ValueError("redis-server is not installed here (looked on PATH and in /usr/bin)")
-    return exe
+    return provisioning.find_binary("redis-server", ("/usr/bin", "/usr/local/bin"))
 
 
-@functools.lru_cache(maxsize=None)
 def _version_of(exe: str) -> str:
-    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout
-    m = re.search(r"v=(\d+(?:\.\d+)*)", out)
-    return m.group(1) if m else "unknown"
+    return provisioning.version_of(exe, r"v=(\d+(?:\.\d+)*)")
 
 
 def _value(v) -> str:
@@ -84,24 +74,7 @@ def _check(exe: str, pairs: tuple) -> str | None:
 
 
 def _settings(options: dict) -> dict:
-    s = options.get("settings") or {}
-    if not isinstance(s, dict):
-        raise ValueError(f"settings: {s!r}: a mapping of directive: value")
-    for k, v in s.items():
-        if not re.fullmatch(r"[a-z][a-z0-9-]*", str(k)):
-            raise ValueError(f"settings: {k!r} is not a Redis directive's name")
-        if isinstance(v, (dict, list)) or v is None:
-            raise ValueError(f"settings: {k}: {v!r}: one value (a list is an axis of the matrix)")
-        if str(k) in MANAGED:
-            raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
-    return s
-
-
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return provisioning.check_settings(options, r"[a-z][a-z0-9-]*", MANAGED, "Redis directive")
 
 
 class ProvisionedRedisTarget(RedisTarget):
@@ -147,57 +120,29 @@ class ProvisionedRedisTarget(RedisTarget):
             shutil.rmtree(self.home)
         self.home.mkdir(parents=True)
         (self.home / MARK).write_text(f"{self.name}\n")
-        port = _free_port()
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            self._proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home),
-                                           "--save", "", "--daemonize", "no", "--logfile", "",
-                                           *_args(self.settings)],
-                                          stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True)
-        finally:
-            os.close(fd)
-        self._watchdog = Watchdog(self._proc.pid, (self.home / OWNER_FILE,))
-        (self.home / OWNER_FILE).write_text(f"{os.getpid()}\n")
+        port = provisioning.free_port()
+        self._proc, self._watchdog = provisioning.spawn(
+            [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home), "--save", "",
+             "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home)
         self.url = f"redis://127.0.0.1:{port}/0"
-        self._wait_ready()
+        provisioning.wait_ready(self._proc, self._answers, self.log_path, f"{self.name}: Redis",
+                                provisioning.last_line, READY_S)
         super().start()
         self._pid = self._proc.pid
         self.started_at = time.time()
         self._defaults = _fresh_config(exe)
 
-    def _wait_ready(self) -> None:
+    def _answers(self) -> bool:
         import redis
-        deadline = time.monotonic() + READY_S
-        while True:
-            if self._proc.poll() is not None:
-                text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-                lines = [x for x in text.splitlines() if x.strip()]
-                raise TargetError(f"{self.name}: Redis did not start (log {self.log_path}): "
-                                  f"{lines[-1].strip() if lines else 'no message'}")
-            try:
-                redis.Redis.from_url(self.url, socket_connect_timeout=1).ping()
-                return
-            except redis.RedisError:
-                if time.monotonic() > deadline:
-                    raise TargetError(f"{self.name}: Redis not ready in {READY_S:.0f} s") from None
-                time.sleep(0.05)
+        try:
+            return bool(redis.Redis.from_url(self.url, socket_connect_timeout=1).ping())
+        except redis.RedisError:
+            return False
 
     def stop(self) -> None:
         super().stop()
-        if self._proc is not None:
-            try:
-                self._proc.send_signal(signal.SIGTERM)   # Redis' shutdown (no save: save "")
-                self._proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            except ProcessLookupError:
-                pass
-            self._proc = None
-        if self._watchdog is not None:
-            self._watchdog.release()
-            self._watchdog = None
+        provisioning.stop(self._proc, self._watchdog, signal.SIGTERM, 30)   # no save: save ""
+        self._proc = self._watchdog = None
         if (self.home / MARK).exists():
             shutil.rmtree(self.home, ignore_errors=True)
 
@@ -217,7 +162,7 @@ class ProvisionedRedisTarget(RedisTarget):
 def _fresh_config(exe: str) -> dict:
     """``CONFIG GET *`` of a fresh server of ``exe`` on its defaults (started once, stopped)."""
     import redis
-    port = _free_port()
+    port = provisioning.free_port()
     proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--daemonize", "no",
                              "--logfile", "", "--dir", "/tmp"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)

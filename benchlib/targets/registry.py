@@ -46,6 +46,8 @@ register("postgres-provisioned", "benchlib.targets.postgres_provisioned:Provisio
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
                   "mariadb+mysqldb"))
+register("mysql-provisioned", "benchlib.targets.mysql_provisioned:ProvisionedMysqlTarget", embedded=True,
+         extra="mysql")
 register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
 register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRedisTarget", embedded=True,
          extra="redis")

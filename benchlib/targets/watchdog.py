@@ -20,11 +20,11 @@ STOPPED = b"stopped\n"
 
 _BODY = r"""
 import os, signal, sys, time
-pid = int(sys.argv[1])
+pid, sig = int(sys.argv[1]), int(sys.argv[2])
 said = sys.stdin.buffer.read()          # returns when every writer is gone
 if said != b"stopped\n":
     try:
-        os.kill(pid, signal.SIGINT)
+        os.kill(pid, sig)
     except ProcessLookupError:
         sys.exit(0)
     end = time.monotonic() + 60
@@ -34,7 +34,7 @@ if said != b"stopped\n":
         except ProcessLookupError:
             break
         time.sleep(0.1)
-    for f in sys.argv[2:]:              # the owner's files, stale now
+    for f in sys.argv[3:]:              # the owner's files, stale now
         try:
             os.unlink(f)
         except OSError:
@@ -43,10 +43,12 @@ if said != b"stopped\n":
 
 
 class Watchdog:
-    """Stops the process ``pid`` (SIGINT) when this process ends without :meth:`release`."""
+    """Stops the process ``pid`` (``sig``: SIGINT, PostgreSQL's fast shutdown; a server
+    that stops on another, SIGTERM for MariaDB) when this process ends without
+    :meth:`release`."""
 
-    def __init__(self, pid: int, stale_files: tuple = ()):
-        self.proc = subprocess.Popen([sys.executable, "-c", _BODY, str(pid), *map(str, stale_files)],
+    def __init__(self, pid: int, stale_files: tuple = (), sig: int = signal.SIGINT):
+        self.proc = subprocess.Popen([sys.executable, "-c", _BODY, str(pid), str(int(sig)), *map(str, stale_files)],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
 
