@@ -8,6 +8,8 @@ holds each value once, and a plan holds each run id once: ``run.threads: [1, 1]`
 otherwise plan one run folder twice (``--force`` running it twice, "1/1 runs ok")."""
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 from typing import Annotated, Any
 
@@ -41,3 +43,68 @@ def check_run_ids(runs: list[Any], source: str) -> list[Any]:
                              "times: two values of the matrix make the same run (give distinct values; "
                              "repetitions: N repeats a run)")
     return runs
+
+
+# a target's own axes: the server's version and its settings (a provisioned target's options)
+TARGET_AXES = ("version", "settings")
+
+
+def _axis(where: str, value) -> list:
+    if not isinstance(value, list):
+        return [value]
+    if not value:
+        raise ValueError(f"{where}: an empty list (give at least one value)")
+    try:
+        return distinct(value)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
+def _name_part(key: str, value) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)   # YAML's yes/no: true/false
+    return f"{key}{re.sub(r'[^A-Za-z0-9_.]', '_', text)}"
+
+
+def target_configurations(targets: Any) -> Any:
+    """A target's ``version`` and ``settings`` (given on the target or in its options)
+    moved into its options; where one is a list (``version: [15, 16]``, ``settings:
+    {shared_buffers: [128MB, 1GB]}``) the target becomes one target per combination,
+    each a DBMS configuration of its own (its own server, its own point), named
+    ``<name>-v16-shared_buffers1GB`` by the values that vary; a target without a list is
+    left as it is. What is not a list of mappings is validation's to refuse."""
+    if not isinstance(targets, list):
+        return targets
+    out = []
+    for t in targets:
+        if not isinstance(t, dict) or not isinstance(t.get("options", {}), dict):
+            out.append(t)
+            continue
+        t, opts = dict(t), dict(t.get("options") or {})
+        for key in TARGET_AXES:
+            if key in t:
+                if key in opts:
+                    raise ValueError(f"targets: {t.get('name')}: {key} given twice (on the target "
+                                     "and in its options)")
+                opts[key] = t.pop(key)
+        if opts:
+            t["options"] = opts
+        axes: list[tuple[str, str, list]] = []   # (axis, its part of the name, values)
+        if isinstance(opts.get("version"), list):
+            axes.append(("version", "v", _axis(f"targets: {t.get('name')}: version", opts["version"])))
+        settings = opts.get("settings")
+        if isinstance(settings, dict):
+            axes += [(f"settings.{k}", str(k), _axis(f"targets: {t.get('name')}: settings: {k}", v))
+                     for k, v in settings.items() if isinstance(v, list)]
+        if not axes:
+            out.append(t)
+            continue
+        for combo in itertools.product(*(values for _, _, values in axes)):
+            chosen = {axis: v for (axis, _, _), v in zip(axes, combo)}
+            o = dict(opts)
+            if "version" in chosen:
+                o["version"] = chosen["version"]
+            if isinstance(settings, dict):
+                o["settings"] = {k: chosen.get(f"settings.{k}", v) for k, v in settings.items()}
+            name = "-".join([str(t.get("name")), *(_name_part(part, v) for (_, part, _), v in zip(axes, combo))])
+            out.append({**t, "name": name, "options": o})
+    return out

@@ -32,7 +32,7 @@ from pydantic import (
 
 from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
-from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct
+from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct, target_configurations
 from .overrides import apply_overrides as _apply_overrides
 from .hw.spec import HwSpec
 from .masking import mask_text, mask_url
@@ -82,6 +82,9 @@ class LoadSpec(Strict):
     # replace an existing table of the name the load creates that benchlib did not make
     # (without: refused in one line, targets/ownership.py); benchlib's own are replaced anyway
     replace: bool = False
+    # a target that starts its own server from a data directory loads once per version and
+    # copies the data for the other runs (run/loaded_data.py); fresh: every run loads
+    fresh: bool = False
     threads: int = Field(4, ge=1, le=MAX_THREADS)
     # the load's threads are split into N loader processes, as the seed splits into pods
     processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
@@ -187,6 +190,14 @@ class Experiment(Strict):
         return v
 
     _executor = field_validator("executor")(lambda cls, v: executor_registry.check(v))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _configurations(cls, data):
+        # a target's version and settings lists: one target (DBMS configuration) per combination
+        if isinstance(data, dict) and "targets" in data:
+            data = {**data, "targets": target_configurations(data["targets"])}
+        return data
 
     @model_validator(mode="after")
     def _check(self):

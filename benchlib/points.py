@@ -70,10 +70,11 @@ def target_name(meta: Mapping[str, Any]) -> str:
 
 
 def target_point(meta: Mapping[str, Any]) -> str:
-    """``pg (PostgreSQL 15.20)``, ``lite (SQLite 3.40.1; pragmas=…)``: the run's DBMS
+    """``pg (PostgreSQL 15.20)``, ``lite (SQLite 3.40.1; journal_mode=delete)``: the run's DBMS
     configuration — the target's name, the DBMS (its kind where the run did not say) and
     version (its first word: a distribution's suffix is no setting), and the options the
-    experiment set for it. Equal strings are the same configuration."""
+    experiment set for it (a mapping option's entries each an option: a pragma, a
+    provisioned server's setting). Equal strings are the same configuration."""
     t = meta.get("target")
     t = t if isinstance(t, Mapping) else {}
     dbms = meta.get("dbms") if isinstance(meta.get("dbms"), Mapping) else {}
@@ -90,5 +91,17 @@ def _options(meta: Mapping[str, Any], name: str) -> dict:
     targets = params.get("targets") if isinstance(params, Mapping) else None
     for t in targets or []:
         if isinstance(t, Mapping) and t.get("name") == name:
-            return {k: v for k, v in (t.get("options") or {}).items() if k != "path"}
+            return _flat({k: v for k, v in (t.get("options") or {}).items() if k != "path"})
     return {}
+
+
+def _flat(options: Mapping[str, Any]) -> dict:
+    """A mapping option's entries as options of their own (a provisioned server's
+    ``settings: {shared_buffers: 1GB}`` reads ``shared_buffers=1GB``)."""
+    out: dict = {}
+    for k, v in options.items():
+        if isinstance(v, Mapping):
+            out.update({str(kk): vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out

@@ -29,7 +29,7 @@ UNKNOWN_S, UNKNOWN_SLOW_S = 2.0, 20.0
 # modules whose tests share a module- or class-scoped fixture: one worker runs all of them
 SHARED = frozenset({
     "tests/test_dask.py", "tests/test_interactive.py", "tests/test_notebooks.py",
-    "tests/test_plots.py", "tests/test_points.py", "tests/test_remote_hw.py",
+    "tests/test_plots.py", "tests/test_points.py", "tests/test_provisioned.py", "tests/test_remote_hw.py",
     "tests/test_reports.py", "tests/test_ybio_report.py", "tests/faults/test_data_dir_faults.py",
     "tests/test_experiments_apart.py", "tests/test_p99_rule.py", "tests/test_ybio_heatmaps.py",
 })

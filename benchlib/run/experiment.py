@@ -32,7 +32,7 @@ from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from ..workloads.registry import ref_of
-from . import registry, resume, unfinished
+from . import loaded_data, registry, resume, unfinished
 from .cleanup import tidy
 from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
@@ -121,6 +121,24 @@ def _run_steps(exp: Experiment, run: RunRows, workload, target, steps: list[Step
             tidy(counter.close, unlink=True)
         if owned:
             tidy(sources.close)
+
+
+def _steps_keeping_data(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
+                        keep: bool) -> tuple[str, str | None]:
+    """The steps; with ``keep``, the data its load steps made is kept by the target for the
+    runs after it (:mod:`.loaded_data`) before the run loops, its seconds in meta.json."""
+    make, rest = loaded_data.split(steps) if keep else ([], steps)
+    if make:
+        status, error = _run_steps(exp, run, workload, target, make, seed, out, progress, step_lines, executor)
+        if status not in ("ok", "degraded"):
+            return status, error
+        run.meta["data_copy"] = target.keep_loaded()
+        folders.write_json(run.run_dir / folders.META, run.meta)
+        if not rest:
+            return status, error
+        later = _run_steps(exp, run, workload, target, rest, seed, out, progress, step_lines, executor)
+        return later if later[0] != "ok" else (status, error)
+    return _run_steps(exp, run, workload, target, rest, seed, out, progress, step_lines, executor)
 
 
 def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None):
@@ -239,6 +257,10 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if hasattr(target, "set_run_dir"):
         target.set_run_dir(run_dir)
     steps = workload.steps(exp, spec)
+    key = loaded_data.data_key(exp, spec, props, target)   # None: every run loads its own
+    reused = key is not None and target.use_loaded(key)
+    if reused and resumed is None:   # started on a copy of the data a run before it loaded
+        steps = loaded_data.split(steps)[1]
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed) if resumed is None else resume.resumed_meta(resumed)
     seed = meta.seed if meta.seed is not None else seed
@@ -257,8 +279,8 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             if target.client_library:   # which client library the connections use (MariaDB)
                 meta["client_library"] = target.client_library
             folders.write_json(run_dir / folders.META, meta)
-            status, error = _run_steps(exp, run, workload, target, steps, seed, out, progress,
-                                       step_lines, executor)
+            status, error = _steps_keeping_data(exp, run, workload, target, steps, seed, out, progress,
+                                                step_lines, executor, keep=key is not None and not reused)
     except TargetError as e:   # one line, no traceback: an embedded target that could not start
         status, error = "failed", mask_text(str(e))
         print(f"error  {spec.run_id}: {error}", file=out, flush=True)

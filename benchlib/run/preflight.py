@@ -26,8 +26,10 @@ def resolved_parameters(exp: Experiment) -> dict:
 # where the DBMS host's figures come from (hw:, newer than some folders; a finished run
 # gets them after the fact with `benchlib import prometheus`)
 NOT_MEASURED = frozenset({"source", "description", "hw"})
-# nor whether a load may replace a table benchlib did not make (newer than some folders)
-NOT_MEASURED_KEYS = frozenset({"load.replace"})
+# nor whether a load may replace a table benchlib did not make, nor whether a provisioned
+# server's data is loaded in each run or copied from one load (the same data; both newer
+# than some folders)
+NOT_MEASURED_KEYS = frozenset({"load.replace", "load.fresh"})
 
 
 def check_rerun(exp: Experiment, exp_dir: Path, specs: list[RunSpec]) -> None:

@@ -8,14 +8,12 @@ watchdog process (:mod:`.watchdog`) stops it when that process dies without stop
 from __future__ import annotations
 
 import os
-import signal
-import sys
-import time
 from pathlib import Path
 
 from .base import TargetError
 from .postgres import PostgresTarget
-from .watchdog import Watchdog
+from .watchdog import OWNER_FILE, Watchdog
+from .watchdog import stop_leftover as _stop_leftover
 
 
 class EmbeddedPostgresTarget(PostgresTarget):
@@ -73,41 +71,12 @@ class EmbeddedPostgresTarget(PostgresTarget):
         return info
 
 
-OWNER_FILE = "benchlib.owner"   # the pid of the benchlib process that started the server
 PGSERVER_HANDLES = ".handle_pids.json"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def stop_leftover(pgdata: Path, wait_s: float = 30.0) -> None:
-    """A server left running by a benchlib process that was killed (SIGKILL gives it no
-    chance to stop it) is stopped, with a line saying so, before a new one starts:
-    reusing it would carry the killed run's state (caches, locks, half-done work) into
-    the next measurement."""
-    owner_file, pid_file = pgdata / OWNER_FILE, pgdata / "postmaster.pid"
-    try:
-        owner = int(owner_file.read_text().split()[0])
-        postmaster = int(pid_file.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return
-    if _alive(owner):
-        return
-    if _alive(postmaster):
-        print(f"benchlib: stopping the embedded PostgreSQL (pid {postmaster}) left running by "
-              f"a killed run (pid {owner}) in {pgdata}", file=sys.stderr)
-        os.kill(postmaster, signal.SIGINT)   # PostgreSQL's fast shutdown
-        deadline = time.monotonic() + wait_s
-        while _alive(postmaster) and time.monotonic() < deadline:
-            time.sleep(0.1)
-    owner_file.unlink(missing_ok=True)
-    # pgserver's list of the processes using the server still names the killed one, so
-    # the next run's cleanup would think the server shared and leave it running
-    (pgdata / PGSERVER_HANDLES).unlink(missing_ok=True)
+    """A server left running by a killed benchlib process is stopped first (watchdog's
+    :func:`.watchdog.stop_leftover`); pgserver's list of the processes using the server
+    still names the killed one, so the next run's cleanup would think the server shared
+    and leave it running: that list goes too."""
+    _stop_leftover(pgdata, "the embedded PostgreSQL", (pgdata / PGSERVER_HANDLES,), wait_s)

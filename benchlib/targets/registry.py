@@ -41,10 +41,16 @@ register("postgres", "benchlib.targets.postgres:PostgresTarget",
          schemes=("postgresql", "postgres", "postgresql+psycopg"))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
          embedded=True, extra="embedded")
+register("postgres-provisioned", "benchlib.targets.postgres_provisioned:ProvisionedPostgresTarget",
+         embedded=True, extra="postgres")
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
                   "mariadb+mysqldb"))
+register("mysql-provisioned", "benchlib.targets.mysql_provisioned:ProvisionedMysqlTarget", embedded=True,
+         extra="mysql")
 register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
+register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRedisTarget", embedded=True,
+         extra="redis")
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
 

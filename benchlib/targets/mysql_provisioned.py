@@ -1,0 +1,287 @@
+"""A MariaDB server benchlib provisions: the system's ``mariadbd``, a fresh one per run
+with the target's settings (server options: ``innodb_buffer_pool_size``,
+``innodb_flush_log_at_trx_commit`` …; a list is an axis of the matrix, as for the
+provisioned PostgreSQL).
+
+    targets:
+      - {name: maria, url: mysql-provisioned, settings: {innodb_buffer_pool_size: [128M, 1G]}}
+
+The version's empty data directory is made once (``mariadb-install-db`` into
+``<data-dir>/.provisioned/.initdb/mariadb-<version>``) and copied for each run into
+``<data-dir>/.provisioned/<target name>``; the server listens on a free port on
+127.0.0.1 (its socket in its data directory, or in /tmp when that path is too long for a
+socket), its error log ``server.log`` in the run folder, the database ``test`` made at
+start; when benchlib is root it runs as the system's ``mysql`` user. It stops after the
+run (the data directory goes with it), and by a watchdog (SIGTERM) should benchlib die
+first. The settings are checked before anything runs by ``mariadbd --help --verbose``
+itself: an unknown one is its ``unknown variable 'innodb_bufer_pool_size=1G'``, a value it
+would adjust its warning. meta.json's ``dbms.settings``: every ``SHOW GLOBAL VARIABLES``
+value that differs from a fresh server's (one started once per process on a copy of the
+empty data directory, its defaults), so its paths and port too.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from ..masking import mask_mapping
+from . import provisioning
+from .base import TargetError
+from .mysql import MysqlTarget, _connect
+
+MARK, LOG = provisioning.MARK, provisioning.LOG
+READY_S = 60.0
+MANAGED = frozenset({"port", "socket", "datadir", "bind_address", "user", "log_error", "pid_file",
+                     "basedir", "skip_networking"})
+
+
+def _exe(name: str) -> str:
+    return provisioning.find_binary(name, ("/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/mysql/bin"))
+
+
+def _version_of(exe: str) -> str:
+    return provisioning.version_of(exe, r"Ver (\d+\.\d+\.\d+)")
+
+
+def _user() -> list[str]:
+    return ["--user=mysql"] if os.geteuid() == 0 else []
+
+
+def _flag(k: str, v) -> str:
+    return f"--{k}={_value(v)}"
+
+
+@functools.lru_cache(maxsize=128)
+def _help(exe: str, flags: tuple) -> tuple[int, str]:
+    res = subprocess.run([exe, "--no-defaults", *flags, *_user(), "--verbose", "--help"],
+                         capture_output=True, text=True, timeout=30)
+    return res.returncode, res.stdout + res.stderr
+
+
+def _refusal(text: str) -> str | None:
+    for line in text.splitlines():
+        m = re.search(r"\[(ERROR|Warning)\] (?:mariadbd: )?(.*)", line)
+        if m and (m.group(1) == "ERROR" or "adjusted" in m.group(2) or "ignored" in m.group(2)):
+            return m.group(2).strip()
+    return None
+
+
+def _read_as(text: str) -> dict[str, str]:
+    """``--help --verbose``'s table of the values the server would run with (name → value)."""
+    out, started = {}, False
+    for line in text.splitlines():
+        if line.startswith("-------"):
+            started = True
+        elif started and len(parts := line.split(None, 1)) == 2:
+            out[parts[0].replace("-", "_")] = parts[1].strip()
+    return out
+
+
+def _same(asked, read: str) -> bool:
+    """Whether the server reads ``asked`` as ``read`` (sizes with K/M/G/T, booleans, numbers)."""
+    a, r = _value(asked).strip(), read.strip()
+    onoff = {"on": "1", "true": "1", "yes": "1", "off": "0", "false": "0", "no": "0"}
+    if a.lower() in onoff and r.lower() in onoff:
+        return onoff[a.lower()] == onoff[r.lower()]
+    if m := re.fullmatch(r"(\d+)([KMGTkmgt])?", a):
+        a = str(int(m.group(1)) * 1024 ** ("KMGT".index(m.group(2).upper()) + 1 if m.group(2) else 0))
+    try:
+        return float(a) == float(r)
+    except ValueError:
+        return a.lower() == r.lower()
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "ON" if v else "OFF"
+    return str(v)
+
+
+def _settings(options: dict) -> dict:
+    return provisioning.check_settings(options, r"[a-z][a-z0-9_\-]*", MANAGED, "server option")
+
+
+def _chown_mysql(path: Path) -> None:
+    if os.geteuid() != 0:
+        return
+    import pwd
+    pw = pwd.getpwnam("mysql")
+    for root, dirs, files in os.walk(path):
+        for n in (root, *(os.path.join(root, f) for f in dirs + files)):
+            os.chown(n, pw.pw_uid, pw.pw_gid)
+    for up in Path(path).resolve().parents:
+        if not up.stat().st_mode & 0o001:
+            up.chmod(up.stat().st_mode | 0o001)
+
+
+def _server_args(exe: str, datadir: Path, port: int, settings: dict) -> list[str]:
+    """mariadbd on ``datadir`` and ``port``, its socket in it (or in /tmp when that path
+    is too long for a socket)."""
+    sock = datadir / "mysqld.sock"
+    sock = sock if len(str(sock)) < 100 else Path(f"/tmp/benchlib-mariadb-{port}.sock")
+    return [exe, "--no-defaults", f"--datadir={datadir}", f"--port={port}", "--bind-address=127.0.0.1",
+            f"--socket={sock}", f"--pid-file={datadir / 'mariadbd.pid'}", *_user(),
+            *(_flag(k, v) for k, v in settings.items())]
+
+
+@functools.lru_cache(maxsize=None)
+def _fresh_variables(exe: str, template: Path, library: str) -> dict:
+    """SHOW GLOBAL VARIABLES of a fresh server of ``exe`` on its defaults (a copy of the
+    empty data directory, started once per process and stopped)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="benchlib-mariadb-") as d:
+        datadir = Path(d) / "data"
+        shutil.copytree(template, datadir, symlinks=True)
+        _chown_mysql(Path(d))
+        port = provisioning.free_port()
+        proc, watchdog = provisioning.spawn(_server_args(exe, datadir, port, {}), Path(d) / "log", Path(d),
+                                            signal.SIGTERM)
+        try:
+            params = {"host": "127.0.0.1", "port": port, "user": "root", "password": "", "database": ""}
+            deadline = time.monotonic() + READY_S
+            while proc.poll() is None and time.monotonic() < deadline:
+                try:
+                    conn = _connect(params, library)
+                except TargetError:
+                    time.sleep(0.1)
+                    continue
+                try:
+                    with conn.cursor() as c:
+                        c.execute("SHOW GLOBAL VARIABLES")
+                        return {k: "" if v is None else str(v) for k, v in c.fetchall()}
+                finally:
+                    conn.close()
+            return {}
+        finally:
+            provisioning.stop(proc, watchdog, signal.SIGTERM)
+
+
+class ProvisionedMysqlTarget(MysqlTarget):
+    option_names = ("version", "settings", "engine", "library")
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Its URL is its kind: the server is benchlib's own."""
+
+    @classmethod
+    def check_options(cls, url: str, options: dict) -> None:
+        super(MysqlTarget, cls).check_options(url, options)   # option names; the URL is benchlib's
+        exe = _exe("mariadbd")
+        want, have = options.get("version"), _version_of(exe)
+        if want is not None and not (have == str(want) or have.startswith(f"{want}.")):
+            raise ValueError(f"version: MariaDB {want} is not installed here (the system's {exe} is {have})")
+        settings = _settings(options)
+        if settings:
+            rc, text = _help(exe, tuple(_flag(k, v) for k, v in settings.items()))
+            msg = _refusal(text)
+            read = _read_as(text)
+            for k, v in settings.items() if not msg and rc == 0 else ():
+                shown = read.get(str(k).replace("-", "_"))
+                if shown is not None and not _same(v, shown):
+                    msg = f"{k}={_value(v)} is read as {shown}"
+                    break
+            if rc != 0 or msg:
+                raise ValueError(f"settings: MariaDB {have} refuses them: {msg or text.strip().splitlines()[-1]}")
+
+    def __init__(self, name, url, options=None, data_dir=None):
+        super().__init__(name, "mysql://root@127.0.0.1:3306/test", options, data_dir)
+        self.url = url
+        self.settings = _settings(self.options)
+        self.datadir = self.data_dir / ".provisioned" / name
+        self.log_path = self.datadir.parent / f"{name}.log"
+        self._proc = self._watchdog = None
+        self.started_at = None
+        self._socket = None
+        self._defaults_of = None
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        self.log_path = Path(run_dir) / LOG
+
+    def _template(self, exe: str) -> Path:
+        root = self.data_dir / ".provisioned" / ".initdb"
+        tpl = root / f"mariadb-{_version_of(exe)}"
+        if (tpl / "mysql").is_dir():
+            return tpl
+        tmp = root / f".{tpl.name}.{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        _chown_mysql(tmp)
+        res = subprocess.run([_exe("mariadb-install-db"), "--no-defaults", f"--datadir={tmp}", *_user(),
+                              "--auth-root-authentication-method=normal", "--skip-test-db"],
+                             capture_output=True, text=True, timeout=300)
+        if res.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise TargetError(f"{self.name}: mariadb-install-db failed: {(res.stderr or res.stdout).strip()[-300:]}")
+        try:
+            tmp.rename(tpl)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return tpl
+
+    def start(self):
+        try:
+            exe = _exe("mariadbd")
+        except ValueError as e:
+            raise TargetError(f"{self.name}: {e}") from None
+        if self.datadir.exists():
+            if not (self.datadir / MARK).exists():
+                raise TargetError(f"{self.name}: {self.datadir} is not a data directory benchlib made: move it away")
+            shutil.rmtree(self.datadir)
+        shutil.copytree(self._template(exe), self.datadir, symlinks=True)
+        (self.datadir / MARK).write_text(f"{self.name}\n")
+        _chown_mysql(self.datadir)
+        port = provisioning.free_port()
+        args = _server_args(exe, self.datadir, port, self.settings)
+        self._socket = Path(next(a for a in args if a.startswith("--socket="))[len("--socket="):])
+        self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM)
+        self._defaults_of = (exe, self._template(exe))
+        self.params = {**self.params, "port": port}
+        provisioning.wait_ready(self._proc, self._made_database, self.log_path, f"{self.name}: MariaDB",
+                                lambda text: _refusal(text) or provisioning.last_line(text), READY_S)
+        super().start()
+        self._server_pid = self._proc.pid
+        self.started_at = self._q("SELECT UTC_TIMESTAMP(6)")[0][0]
+
+    def _made_database(self) -> bool:
+        """The server answers; the URL's database made if it was not there."""
+        try:
+            conn = _connect({**self.params, "database": ""}, self.library)   # none yet
+        except TargetError:
+            return False
+        try:
+            with conn.cursor() as c:
+                c.execute(f"CREATE DATABASE IF NOT EXISTS {self.quote_ident(self.params['database'])}")
+        finally:
+            conn.close()
+        return True
+
+    def stop(self):
+        super().stop()
+        provisioning.stop(self._proc, self._watchdog, signal.SIGTERM)   # mariadbd's shutdown
+        self._proc = self._watchdog = None
+        if self._socket is not None and str(self._socket).startswith("/tmp/benchlib-mariadb-"):
+            self._socket.unlink(missing_ok=True)
+        if (self.datadir / MARK).exists():
+            shutil.rmtree(self.datadir, ignore_errors=True)
+
+    def dbms_info(self):
+        info = super().dbms_info()
+        fresh = _fresh_variables(*self._defaults_of, self.library)
+        differ = {}
+        for k, v in self._q("SHOW GLOBAL VARIABLES"):
+            v = "" if v is None else str(v)
+            if k in self.settings or k.replace("_", "-") in self.settings or fresh.get(k, v) != v:
+                differ[k] = v
+        info["settings"] = mask_mapping(differ)
+        info["requested"] = mask_mapping({str(k): str(v) for k, v in self.settings.items()})
+        info["started"] = self.started_at.isoformat() + "Z" if self.started_at else None
+        info["binaries"] = _exe("mariadbd")
+        info["log"] = self.log_path.name
+        return info
+

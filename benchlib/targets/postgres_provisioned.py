@@ -1,0 +1,257 @@
+"""A PostgreSQL server benchlib provisions: a fresh server of the version and settings the
+target asks for, started for each run and stopped after it.
+
+    targets:
+      - name: pg
+        url: postgres-provisioned
+        version: [15, 16]                          # a major version, or a list: an axis
+        settings: {shared_buffers: [128MB, 1GB]}   # postgresql.conf; a list: an axis
+
+Each configuration (one version, one value of each setting) is a target of its own
+(``matrix.target_configurations`` names it, ``pg-v16-shared_buffers1GB``), so it is a
+point of its own in every summary. Its binaries: :mod:`.postgres_binaries` (the system's,
+else pgserver's bundled ones). A version's empty cluster is made once (``initdb`` into
+``<data-dir>/.provisioned/.initdb/<version>``) and copied for each run into
+``<data-dir>/.provisioned/<target name>`` (benchlib's mark in it: a folder without it is
+never replaced), the settings appended to its ``postgresql.conf``, a free port on
+127.0.0.1, no Unix socket. The server's log is ``server.log`` in the run folder; meta.json's
+``dbms`` holds its exact ``version()``, every setting not at its default (``pg_settings``),
+its start time and where its binaries are. A watchdog (:mod:`.watchdog`) stops the server
+should benchlib die without stopping it; the data directory goes when the run ends.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from . import postgres_binaries as pgbin
+from . import provisioning
+from .base import TargetError
+from .postgres import PostgresTarget
+from ..masking import mask_mapping
+from .watchdog import OWNER_FILE, alive, stop_leftover
+
+MARK, LOG = provisioning.MARK, provisioning.LOG
+INITDB_CONF = "postgresql.conf.initdb"   # initdb's postgresql.conf, before benchlib's lines
+READY_S = 60.0
+# benchlib sets these itself: the server's place and how clients reach it
+MANAGED = frozenset({"port", "listen_addresses", "unix_socket_directories", "data_directory",
+                     "config_file", "hba_file", "ident_file", "logging_collector"})
+
+
+def _version(options: dict) -> int | None:
+    v = options.get("version")
+    if v is None:
+        return None
+    if isinstance(v, bool) or not (isinstance(v, int) or (isinstance(v, str) and v.isdigit())):
+        raise ValueError(f"version: {v!r}: a major version of PostgreSQL (15, 16, …)")
+    return int(v)
+
+
+def _settings(options: dict) -> dict:
+    return provisioning.check_settings(options, r"[A-Za-z_][A-Za-z0-9_.]*", MANAGED, "setting")
+
+
+def _owner(pgdata: Path) -> int | None:
+    """The pid of the benchlib process whose server runs in ``pgdata``, if one said so."""
+    try:
+        return int((pgdata / OWNER_FILE).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _quote(value) -> str:
+    return "'" + pgbin.conf_value(value).replace("'", "''") + "'"
+
+
+class ProvisionedPostgresTarget(PostgresTarget):
+    kind = "postgres"  # clients talk to it exactly as to any PostgreSQL
+    option_names = ("version", "settings")
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Its URL is its kind: the server is benchlib's own."""
+
+    @classmethod
+    def check_options(cls, url: str, options: dict) -> None:
+        """The version found here and the settings the server takes, else one line."""
+        super().check_options(url, options)
+        binaries = pgbin.find(_version(options))
+        pgbin.check_settings(binaries, _settings(options))
+
+    def __init__(self, name, url, options=None, data_dir=None):
+        super().__init__(name, "postgresql://127.0.0.1/postgres", options, data_dir)
+        self.url = url
+        self.settings = _settings(self.options)
+        self.version = _version(self.options)
+        self.pgdata = self.data_dir / ".provisioned" / name
+        self.log_path = self.pgdata.parent / f"{name}.log"
+        self.binaries = None
+        self._proc = None
+        self._watchdog = None
+        self.started_at = None
+        self._port = None
+        self._loaded_key = None     # the kept data this run starts from, or keeps
+        self._loaded_from = None    # that data's folder, when this run starts from it
+        self.data_facts: dict = {}  # where the data directory came from, and its copy's seconds
+
+    def set_run_dir(self, run_dir: Path) -> None:
+        self.log_path = Path(run_dir) / LOG
+
+    # --- the cluster
+    def _template(self) -> Path:
+        """The version's empty cluster, made once (initdb) and copied per run."""
+        root = self.data_dir / ".provisioned" / ".initdb"
+        tpl = root / self.binaries.version
+        if (tpl / "PG_VERSION").exists():
+            return tpl
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f".{self.binaries.version}.{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        pgbin.hand_over(tmp)
+        res = subprocess.run([self.binaries.exe("initdb"), "-D", str(tmp), "-U", "postgres", "--auth=trust",
+                              "--encoding=UTF8", "--no-sync"], capture_output=True, text=True,
+                             timeout=120, **pgbin.as_server())
+        if res.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise TargetError(f"{self.name}: initdb of PostgreSQL {self.binaries.version} failed: "
+                              f"{pgbin.server_message(res.stderr)}")
+        try:
+            tmp.rename(tpl)
+        except OSError:   # another process made it meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+        return tpl
+
+    # --- load once, copy per configuration (run/loaded_data.py)
+    def _loaded_dir(self, key: str) -> Path:
+        return self.data_dir / ".provisioned" / ".loaded" / key / self.binaries.version
+
+    def use_loaded(self, key: str) -> bool:
+        """Start from the data a run before this one loaded under ``key`` (same version):
+        True when there is such data."""
+        try:
+            self.binaries = pgbin.find(self.version)
+        except ValueError:
+            return False    # start() says it in one line
+        self._loaded_key = key
+        d = self._loaded_dir(key)
+        self._loaded_from = d if (d / "PG_VERSION").exists() and (d / MARK).exists() else None
+        return self._loaded_from is not None
+
+    def keep_loaded(self) -> dict:
+        """The server stopped, its data directory kept for the runs after this one (the
+        version's other configurations), the server started again on it: what it took."""
+        keep = self._loaded_dir(self._loaded_key)
+        t0 = time.monotonic()
+        self._stop_server()
+        tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(self.pgdata, tmp, symlinks=True,
+                        ignore=shutil.ignore_patterns("postmaster.pid", "postmaster.opts", OWNER_FILE))
+        for old in tmp.parent.iterdir():   # an older load of this experiment and version
+            if old != tmp and old.name == keep.name:
+                shutil.rmtree(old, ignore_errors=True)
+        tmp.rename(keep)
+        for stale in keep.parent.parent.iterdir():  # the same experiment's other loads of this version
+            if stale != keep.parent and (stale / keep.name).exists():
+                shutil.rmtree(stale / keep.name, ignore_errors=True)
+        copy_s = time.monotonic() - t0
+        t1 = time.monotonic()
+        self._launch()
+        return {"kept": self._loaded_key, "stop_and_copy_s": round(copy_s, 3),
+                "restart_s": round(time.monotonic() - t1, 3), "restarted": self.started_at.isoformat()}
+
+    def _fresh_data_dir(self, port: int) -> None:
+        stop_leftover(self.pgdata, "a provisioned PostgreSQL")
+        owner = _owner(self.pgdata)
+        if owner is not None and owner != os.getpid() and alive(owner):
+            raise TargetError(f"{self.name}: {self.pgdata} is in use by benchlib process {owner} (a target of "
+                              "the same name in another experiment running now): give this target another name")
+        if self.pgdata.exists():
+            if not (self.pgdata / MARK).exists():
+                raise TargetError(f"{self.name}: {self.pgdata} is not a data directory benchlib made: "
+                                  "move it away (benchlib replaces only its own)")
+            shutil.rmtree(self.pgdata)
+        self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+        source = self._loaded_from or self._template()
+        t0 = time.monotonic()
+        shutil.copytree(source, self.pgdata, symlinks=True)
+        self.data_facts = {"from": "loaded" if self._loaded_from else "initdb",
+                           "copy_s": round(time.monotonic() - t0, 3)}
+        if self._loaded_from:
+            self.data_facts["loaded"] = self._loaded_key
+        (self.pgdata / MARK).write_text(f"{self.name}\n")
+        # the template's own postgresql.conf and benchlib's lines after it (a copied
+        # directory's earlier lines are replaced: postgresql.conf.initdb keeps initdb's)
+        conf = self.pgdata / "postgresql.conf"
+        if not (self.pgdata / INITDB_CONF).exists():
+            shutil.copyfile(conf, self.pgdata / INITDB_CONF)
+        lines = [(self.pgdata / INITDB_CONF).read_text(), "# benchlib: the server's place", f"port = {port}",
+                 "listen_addresses = '127.0.0.1'", "unix_socket_directories = ''",
+                 "# benchlib: the target's settings"]
+        lines += [f"{k} = {_quote(v)}" for k, v in self.settings.items()]
+        conf.write_text("\n".join(lines) + "\n")
+        pgbin.hand_over(self.pgdata)
+        self.pgdata.chmod(0o700)
+
+    # --- lifecycle
+    def start(self):
+        try:
+            self.binaries = pgbin.find(self.version)
+            pgbin.readable(self.binaries)
+        except ValueError as e:
+            raise TargetError(f"{self.name}: {e}") from None
+        self._port = provisioning.free_port()
+        self._fresh_data_dir(self._port)
+        self._launch()
+
+    def _launch(self) -> None:
+        """The postmaster on the data directory, guarded by a watchdog, ready."""
+        self._proc, self._watchdog = provisioning.spawn([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
+                                                        self.log_path, self.pgdata, **pgbin.as_server())
+        self._postmaster = self._proc.pid
+        self.conninfo = f"postgresql://postgres@127.0.0.1:{self._port}/postgres"
+        provisioning.wait_ready(self._proc, self._answers, self.log_path,
+                                f"{self.name}: PostgreSQL {self.binaries.version}", pgbin.server_message, READY_S)
+        super().start()
+        self._postmaster = self._proc.pid
+        self.started_at = self.admin().execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+
+    def _answers(self) -> bool:
+        import psycopg
+        try:
+            psycopg.connect(self.conninfo, connect_timeout=2).close()
+            return True
+        except psycopg.OperationalError:
+            return False
+
+    def stop(self):
+        self._stop_server()
+        if (self.pgdata / MARK).exists():
+            shutil.rmtree(self.pgdata, ignore_errors=True)   # the run's data: its log stays
+
+    def _stop_server(self) -> None:
+        super().stop()
+        provisioning.stop(self._proc, self._watchdog)   # SIGINT: PostgreSQL's fast shutdown
+        self._proc = self._watchdog = None
+        (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
+
+    def dbms_info(self):
+        info = super().dbms_info()
+        conn = self.admin()
+        info["version_string"] = conn.execute("SELECT version()").fetchone()[0]
+        rows = conn.execute("SELECT name, current_setting(name) FROM pg_settings "
+                            "WHERE source NOT IN ('default', 'client', 'session') ORDER BY name").fetchall()
+        # a setting holding a connection string (primary_conninfo) keeps no password
+        info["settings"] = mask_mapping({k: v for k, v in rows})
+        info["requested"] = mask_mapping({str(k): pgbin.conf_value(v) for k, v in self.settings.items()})
+        info["started"] = self.started_at.isoformat() if self.started_at else None
+        info["binaries"] = str(self.binaries.bin_dir)
+        info["log"] = self.log_path.name
+        info["data"] = self.data_facts
+        return info

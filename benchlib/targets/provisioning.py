@@ -1,0 +1,130 @@
+"""What the servers benchlib provisions share (``*_provisioned.py``): a free port, the
+server process started in a session of its own with its log appended to ``server.log`` in
+the run folder and a watchdog beside it, its readiness awaited, and its stop.
+
+The provisioning seam is small: a target that starts its own server has ``start`` (a fresh
+data directory, the process, ready), ``stop`` (the process, the data directory gone),
+``dbms_info`` (what the server was: version, settings that differ from a fresh server's,
+start time) and, where its data can be copied while stopped, ``use_loaded`` /
+``keep_loaded`` (``run/loaded_data.py``). A provisioner of another place (a Kubernetes
+StatefulSet per configuration) would keep the same four and start its pod instead.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .base import TargetError
+from .watchdog import OWNER_FILE, Watchdog
+
+MARK = "benchlib.provisioned"   # in a folder benchlib made: it may replace it, and nothing else
+LOG = "server.log"              # the server's log, in the run folder
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def spawn(args: list[str], log: Path, home: Path, stop_signal: int = signal.SIGINT,
+          **popen) -> tuple[subprocess.Popen, Watchdog]:
+    """The server process (its own session: a Ctrl-C to benchlib is not its business),
+    stdout and stderr appended to ``log``, and the watchdog that stops it with
+    ``stop_signal`` should benchlib die first; benchlib's pid written in ``home``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
+                                **popen)
+    finally:
+        os.close(fd)
+    watchdog = Watchdog(proc.pid, (home / OWNER_FILE,), sig=stop_signal)
+    (home / OWNER_FILE).write_text(f"{os.getpid()}\n")
+    return proc, watchdog
+
+
+def wait_ready(proc: subprocess.Popen, ready: Callable[[], bool], log: Path, what: str,
+               why: Callable[[str], str], timeout_s: float = 60.0) -> None:
+    """Until ``ready()`` (a connection that answers); TargetError with the log's reason
+    (``why(text)``) if the process ended, or after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if proc.poll() is not None:
+            text = log.read_text(errors="replace") if log.exists() else ""
+            raise TargetError(f"{what} did not start (log {log}): {why(text)}")
+        if ready():
+            return
+        if time.monotonic() > deadline:
+            raise TargetError(f"{what} not ready in {timeout_s:.0f} s (log {log})")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen | None, watchdog: Watchdog | None, stop_signal: int = signal.SIGINT,
+         wait_s: float = 60.0) -> None:
+    """The server asked to stop (``stop_signal``), killed after ``wait_s``; its watchdog
+    told that it need not."""
+    if proc is not None:
+        try:
+            proc.send_signal(stop_signal)
+            proc.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        except ProcessLookupError:
+            pass
+    if watchdog is not None:
+        watchdog.release()
+
+
+def last_line(text: str) -> str:
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    return lines[-1] if lines else "no message"
+
+
+def check_settings(options: dict, name_pattern: str, managed: frozenset, what: str) -> dict:
+    """A target's ``settings`` option (a mapping of one value each; a list is the matrix's,
+    expanded before): each name of ``name_pattern``, none of the ``managed`` ones (the
+    server's place, benchlib's to set: compared with ``-`` as ``_``); ValueError (one line)."""
+    s = options.get("settings") or {}
+    if not isinstance(s, dict):
+        raise ValueError(f"settings: {s!r}: a mapping of {what}: value")
+    for k, v in s.items():
+        if not re.fullmatch(name_pattern, str(k)):
+            raise ValueError(f"settings: {k!r} is not a {what}'s name")
+        if isinstance(v, (dict, list)) or v is None:
+            raise ValueError(f"settings: {k}: {v!r}: one value (a list is an axis of the matrix)")
+        if str(k).replace("-", "_") in managed:
+            raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
+    return s
+
+
+def find_binary(name: str, dirs: tuple[str, ...]) -> str:
+    """The executable ``name`` in one of ``dirs`` or on PATH; ValueError naming where it looked."""
+    for d in dirs:
+        if os.access(f"{d}/{name}", os.X_OK):
+            return f"{d}/{name}"
+    import shutil
+    found = shutil.which(name)
+    if found is None:
+        raise ValueError(f"{name} is not installed here (looked in {', '.join(dirs)} and on PATH)")
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def version_of(exe: str, pattern: str) -> str:
+    """The version ``exe --version`` prints (``pattern``'s first group), or "unknown"."""
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    m = re.search(pattern, out)
+    return m.group(1) if m else "unknown"
