@@ -161,6 +161,9 @@ class Workload:
     name: str = ""
     # the property of a file run as it is that gives the run's client threads
     threads_property: str = "threadcount"
+    # that property, when the properties set it, is the run's threads in a YAML too
+    # (LinkBench's requesters): run.threads follows it (params.threads_as_property)
+    threads_from_property: bool = False
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries

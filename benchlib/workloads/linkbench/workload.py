@@ -32,6 +32,7 @@ class LinkBenchWorkload(Workload):
 
     name = "linkbench"
     threads_property = "requesters"
+    threads_from_property = True
     # the seed's order, its letters (l.rt: n9 nx nm …) and its four main transactions
     op_order = ("LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "UPDATE_NODE", "GET_NODE",
                 "UPDATE_LINK", "GET_LINKS_LIST", "ADD_NODE", "DELETE_NODE", "ADD_LINK",
