@@ -58,11 +58,14 @@ def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_pat
     assert (steps["status"] == "ok").all()
     assert "current ops/sec" not in err   # the workload's lines instead of the status lines
     links, requests = _progress(err)
-    # the load: a line each time the links loaded pass a multiple of load_progress_interval,
-    # and one at the end with all of them
+    # the load, as LoadProgress: a line when an update (here a second) passes a multiple of
+    # load_progress_interval — one, however many it passed — and one when the last id1 is
+    # done, with all the links and counts written
     loaded = int(steps.loc["l.post", "ops"])   # the index step counts linktable's rows
-    ends = [loaded] if loaded % LINKS_EVERY else []
-    assert links == list(range(LINKS_EVERY, loaded + 1, LINKS_EVERY)) + ends and links
+    assert links and links == sorted(links) and links[-1] == loaded
+    assert all(b // LINKS_EVERY > a // LINKS_EVERY for a, b in zip(links, links[1:-1]))
+    last = [x for x in err.splitlines() if " id1s (" in x][-1]
+    assert "2000/2000 id1s (100.0%)" in last and f" {2 * 2000} counts at" in last, last
     # the requests: every multiple of req_progress_interval, and (progressfreq, each
     # second) the count reached: the last is the loop's own
     done = [int(_REQ_PROGRESS.search(x).group(1)) for x in requests]
@@ -77,7 +80,7 @@ def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_pat
         assert stats[op][-1][0] == sum(n for _, n in stats[op]) == count, (step, op)
     # the terminal and linkbench.log say the same (times aside)
     file_links, file_requests = _progress((rd / "linkbench.log").read_text())
-    assert file_requests == requests and file_links == links
+    assert file_requests == requests and file_links[-1] == links[-1]   # the file's from batches
 
 
 def test_no_progress_prints_none_of_them(tmp_path, capsys):
@@ -115,15 +118,29 @@ def test_progressfreq_prints_the_count_reached_between_intervals():
     line at the count reached; a second that passes one: that line (and the count's)."""
     from benchlib.workloads.linkbench.log import Progress
     from benchlib.workloads.linkbench.properties import from_properties
-    prog = Progress(from_properties({"progressfreq": 2, "req_progress_interval": 1000}), "run", 5000, 10)
+    prog = Progress(from_properties({"progressfreq": 2, "req_progress_interval": 1000}), 5000, 10)
     assert prog.second(1.0, 1.0, 400) == []                      # before progressfreq, no multiple
     ((at, line),) = prog.second(2.0, 1.0, 400)
     assert at == 2.0 and line.startswith("800/5000 requests finished: 16.0% complete at 400.0 ops/sec")
     lines = prog.second(3.0, 1.0, 400)
     assert [x.split(" ", 1)[0] for _, x in lines] == ["1000/5000"] and lines[0][0] == 2.5
     assert [x.split(" ", 1)[0] for _, x in prog.second(4.0, 1.0, 400)] == ["1600/5000"]
-    # a second that adds nothing after one left the count a hair below a multiple: no line
-    # outside the second (a load's links in the file are a float sum)
-    prog = Progress(from_properties({"load_progress_interval": 1000}), "load", 5000, 0)
-    prog.second(1.0, 1.0, 1000 - 1e-7)
-    assert [t for t, _ in prog.second(2.0, 1.0, 0)] in ([], [2.0])
+
+
+def test_load_progress_is_the_id1s_done_at_each_update_as_linkbenchload():
+    """LoadProgress.update: a line when the links pass a multiple of the interval (one
+    per update) or the last id1 is done; the id1s shown are those whose counts are
+    written, so a chunk holding a node of millions of links holds its id1s back."""
+    from benchlib.workloads.linkbench.loadlog import LoadProgress
+    from benchlib.workloads.linkbench.properties import from_properties
+    prog = LoadProgress(from_properties({"maxid1": 10001, "load_progress_interval": 50000}))
+    lines = []
+    for k in range(4):   # 4 chunks of 2048 id1s, 24 000 links each: a line at 50 000 and 100 000
+        lines += prog.update(float(k + 1), 24000, 2048 * 2)
+    assert [t for t, _ in lines] == [3.0]   # 72 000 passed 50 000; 96 000 passed none
+    assert lines[0][1].startswith("6144/10000 id1s (61.4%) at 2048.0 /sec. 72000 links at 24000.0 /sec. "
+                                  "12288 counts at 4096.0 /sec. link+count at 28096.0 /sec.")
+    # the last chunk: its giant node's 4 M links in one update, one line, at 100 %
+    ((at, line),) = prog.update(9.0, 4_000_000, 1808 * 2)
+    assert at == 9.0 and line.startswith("10000/10000 id1s (100.0%)") and " 4096000 links" in line
+    assert prog.update(10.0, 0, 0) == []

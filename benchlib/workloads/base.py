@@ -145,6 +145,9 @@ class WorkloadClient:
     def close(self) -> None:
         pass
 
+    # a client may also have ``counters() -> dict``: its own counts over the step (JSON
+    # values), which its process hands to the controller (ClientResult.thread_counters)
+
 
 class Workload:
     """A workload as the runner drives it; one folder in ``workloads/`` and one

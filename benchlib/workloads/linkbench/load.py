@@ -37,6 +37,7 @@ NODE_BULK, LINKS_BULK, COUNTS_BULK = range(3)
 LOADER_CHUNK = 2048   # LinkBench's loader_chunk_size
 CHUNK_BATCHES = 8     # batches handed out at a time (a link loader plans 8 batches of links)
 MAX_NODE_LOAD_DATA = 4096
+MAX_COUNT_BATCH = 16384   # counttable rows in one statement at most (~0.5 MB of values)
 
 
 class LoadClient(DbClient):
@@ -125,8 +126,9 @@ class LoadClient(DbClient):
         if n > 0:
             self._queue(LINKS_BULK, self._links(id1, per_type, done, n))
             self.cur = (id1, per_type, done + n)
-        if done + n >= total:
-            self._queue(COUNTS_BULK, self._counts(id1, per_type))
+        if done + n >= total:   # the chunk's counts in one batch (a few at most): when it is
+            # written, the chunk's id1s are done — the load's progress counts them (loadlog.py)
+            self._queue(COUNTS_BULK, self._counts(id1, per_type), count_batch_rows(self.p))
             self.cur = None
         return True
 
@@ -165,12 +167,17 @@ class LoadClient(DbClient):
         return [(int(id1[r // types]), DEFAULT_LINK_TYPE + r % types, c, now_ms, 0)
                 for r, c in enumerate(each)]
 
-    def _queue(self, code: int, rows: list) -> None:
-        b = self.batch
+    def _queue(self, code: int, rows: list, size: int | None = None) -> None:
+        b = size or self.batch
         for i in range(0, len(rows), b):
             part = rows[i:i + b]
             self.pending.append((code, _copy_text(part) if self.text else part, len(part)))
 
+
+def count_batch_rows(p) -> int:
+    """The rows of a LOAD_COUNTS_BULK batch: an id1 chunk's counts (LOADER_CHUNK ×
+    link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches)."""
+    return min(LOADER_CHUNK * p.link_type_count, MAX_COUNT_BATCH)
 
 
 def _copy_text(rows: list) -> str:

@@ -20,8 +20,8 @@ from ...targets.ownership import TableShape
 from ..indexes import ensure_index
 from .bindings import BINDINGS, binding
 from .bindings.base import INDEX_COLS, TABLE_COLUMNS
-from .dists import Graph
 from .load import LoadClient
+from .loadlog import LoadProgress
 from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
@@ -170,7 +170,7 @@ class LinkBenchWorkload(Workload):
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return RequestClient(self.p, st, endpoint, seed, per)
+        return RequestClient(self.p, st, endpoint, seed, per, index)
 
     def defined_ops(self, step) -> list[str] | None:
         """The request mix's ops (a share > 0): each has its columns, run or not."""
@@ -178,14 +178,15 @@ class LinkBenchWorkload(Workload):
 
     # ------------------------------------------------------------ outputs
     def progress(self, step):
-        """On the terminal, linkbench.log's progress lines as the step goes (log.Progress):
-        ``N/M id1s … links at …`` each ``load_progress_interval`` links, ``N/M requests
-        finished …`` each ``req_progress_interval`` requests and each ``progressfreq`` s."""
+        """On the terminal, linkbench.log's progress lines as the step goes: a load's as
+        LinkBenchLoad's (loadlog.LoadProgress: the id1s, links and counts written), ``N/M
+        requests finished …`` each ``req_progress_interval`` requests and each
+        ``progressfreq`` s (log.Progress)."""
         if step.phase == "load":
-            return LiveProgress(Progress(self.p, "load", Graph(self.p).total_links(), 0.0))
+            return LiveProgress(LoadProgress(self.p))
         if step.phase != "run":
             return None
-        return LiveProgress(Progress(self.p, "run", requests_total(self.p, step),
+        return LiveProgress(Progress(self.p, requests_total(self.p, step),
                                      step.loop_secs or self.p.maxtime))
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
@@ -200,8 +201,7 @@ class LinkBenchWorkload(Workload):
         """``linkbench.txt``: LinkBench's retry counters and each step's totals;
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
-        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
-                                   Graph(self.p).total_links())):
+        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None)):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:
