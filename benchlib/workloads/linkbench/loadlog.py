@@ -10,9 +10,9 @@ load.py), so a node of millions of links holds its chunk's id1s back as in Java
 (95.9 % of the id1s done at 10 s, 4 % of the links).
 
 ``LOAD PHASE COMPLETED``: the nodes, links and counts the loaders wrote (their
-batches' rows, counted), and which load it was: benchlib's fast path (multi-row
-batches into tables with primary keys only, the secondary index built after, in
-l.post: its time said, and the rate with it).
+batches' rows, counted); the line after it says which load it was: benchlib's fast
+path (multi-row batches into tables with primary keys only, the secondary index built
+after, in l.post: its time said, and the rate with it).
 """
 from __future__ import annotations
 
@@ -82,19 +82,32 @@ def stored_updates(p, o, seconds: list[dict]) -> list[tuple[float, int, int]]:
     return out
 
 
-def completed_line(p, o, index_s: float | None) -> str:
-    """``LOAD PHASE COMPLETED. Loaded N nodes (Expected M), …``, the counted rows, then
-    which load it was (benchlib's fast path) and the rate with the index built."""
+def completed_line(p, o) -> str:
+    """``LOAD PHASE COMPLETED. Loaded N nodes (Expected M), …``: the counted rows."""
     rows = loaded(o) if o.status == "ok" else {}
     nodes, links, counts = (rows.get(k, 0) for k in ("LOAD_NODE_BULK", LINKS, COUNTS))
     secs = max(o.secs, 1e-9)
-    line = (f"LOAD PHASE COMPLETED. Loaded {nodes} nodes (Expected {p.id_range}), {links} links "
+    return (f"LOAD PHASE COMPLETED. Loaded {nodes} nodes (Expected {p.id_range}), {links} links "
             f"({links / max(nodes, 1):.2f} /node), {counts} counts "
             f"({counts / max(nodes, 1):.2f} /node). {o.secs:.1f} seconds, "
             f"{round(links / secs)} Links/s, {round((links + counts) / secs)} (link+count)/s, "
             f"{round((links + counts + nodes) / secs)} (link+count+node)/s")
-    mode = " Load mode fast: bulk batches into tables with primary keys only, secondary index after"
+
+
+def mode_line(o, index_s: float | None) -> str:
+    """The line after it: which load it was (benchlib's fast path), and the rate with
+    the secondary index built (l.post), which Java's INSERTs into indexed tables pay."""
+    links = loaded(o).get(LINKS, 0) if o.status == "ok" else 0
+    line = ("Load mode fast: multi-row batches (COPY where the DBMS has it) into tables with "
+            "their primary keys only, the secondary index built after")
     if index_s is None:
-        return line + mode + " (not built in this run)"
-    return (line + mode + f" in {index_s:.1f} seconds: with it "
-            f"{round(links / max(o.secs + index_s, 1e-9))} Links/s")
+        return line + " (not in this run)"
+    return (line + f" in {index_s:.1f} seconds: {round(links / max(o.secs + index_s, 1e-9))} "
+            "Links/s with it")
+
+
+def nodes_done_at(seconds: list[dict]) -> float | None:
+    """The end of the last second that wrote nodes (the node loader's last batch)."""
+    secs = [r["second"] + min(float(r.get("interval_s") or 1.0), 1.0) for r in seconds
+            if r["op"] == "LOAD_NODE_BULK" and r["ops"]]
+    return max(secs) if secs else None

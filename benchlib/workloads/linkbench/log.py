@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import measure
 from ...schema import is_intended
-from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, stored_updates
+from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, mode_line, nodes_done_at, stored_updates
 
 OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
             "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
@@ -297,13 +297,20 @@ class LogWriter:
         operation, ``LOAD PHASE COMPLETED`` with the rows counted and the load's kind."""
         p = self.p
         self.add(o.started, "main", f"Starting loaders {p.loaders}")
+        for i in range(p.loaders):   # LinkBenchLoad's numbers: the link loaders, then the node loader
+            self.add(o.started, f"Thread-{i}", f"Starting loader thread  #{i} loading links")
+        self.add(o.started, f"Thread-{p.loaders}", f"Starting loader thread  #{p.loaders} loading nodes")
+        if (at := nodes_done_at(seconds)) is not None and o.status == "ok":
+            self.add(o.started + timedelta(seconds=min(at, o.secs)), f"Thread-{p.loaders}",
+                     f"Loading of nodes [{p.startid1},{p.maxid1}) done")
         prog = LoadProgress(p)
         for at, links, counts in stored_updates(p, o, seconds):
             for t, msg in prog.update(at, links, counts):
                 self.add(o.started + timedelta(seconds=t), "Thread-0", msg)
         self.retries(o, 0, 0)
         self.finals(o, o.step.threads)
-        self.add(o.ended, "main", completed_line(p, o, index_s))
+        self.add(o.ended, "main", completed_line(p, o))
+        self.add(o.ended, "main", mode_line(o, index_s))
 
     def requests(self, o, seconds: list[dict]) -> None:
         """A request loop: its requesters, progress, retry counters, finals, totals."""
