@@ -87,6 +87,10 @@ class LoadSpec(Strict):
     processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
     batch_size: int = Field(1000, ge=1, le=100_000)
     target_factors: Factors = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    # fast: benchlib's (bulk batches, secondary indexes after); java: as the reference
+    # client loads (LinkBench's: INSERT batches into tables with their index), where the
+    # workload has it (Workload.load_modes)
+    mode: Literal["fast", "java"] = "fast"
 
     @field_validator("processes")
     @classmethod
@@ -359,6 +363,9 @@ def validate(data: dict, source: str) -> Experiment:
     # the workload's own properties are checked now too, not when the run starts
     try:
         exp = threads_as_property(exp)
+        if exp.load.mode not in exp.workload_class().load_modes:
+            raise ValueError(f"load.mode {exp.load.mode}: {exp.workload} loads as "
+                             f"{' or '.join(exp.workload_class().load_modes)}")
         exp.workload_class().check_experiment(exp)
         plan(exp)   # each run id planned once (matrix.check_run_ids)
     except (ValueError, OSError) as e:

@@ -118,6 +118,7 @@ class StepSpec:
     max_error_ratio: float = 0.01
     max_failed: int | None = None
     quiet: bool = False            # --no-progress: no progress line of any kind, a client's own too
+    load_mode: str = "fast"        # a load's: load.mode (fast, or java: the reference client's way)
 
 
 class WorkloadClient:
@@ -167,6 +168,8 @@ class Workload:
     # that property, when the properties set it, is the run's threads in a YAML too
     # (LinkBench's requesters): run.threads follows it (params.threads_as_property)
     threads_from_property: bool = False
+    # the load modes it has (load.mode): fast, its own; java, the reference client's
+    load_modes: tuple[str, ...] = ("fast",)
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries

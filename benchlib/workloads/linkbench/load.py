@@ -38,22 +38,25 @@ LOADER_CHUNK = 2048   # LinkBench's loader_chunk_size
 CHUNK_BATCHES = 8     # batches handed out at a time (a link loader plans 8 batches of links)
 MAX_NODE_LOAD_DATA = 4096
 MAX_COUNT_BATCH = 16384   # counttable rows in one statement at most (~0.5 MB of values)
+JAVA_BULK = 1024          # load.mode java: rows per INSERT (GraphStore's bulk_insert_count)
 
 
 class LoadClient(DbClient):
     op_names = LOAD_OPS
     batch_units = {op: None for op in LOAD_OPS}   # rows counted; no per-row op
 
-    def __init__(self, p, st, endpoint, index: int, total: int, seed: int, batch_size: int):
+    def __init__(self, p, st, endpoint, index: int, total: int, seed: int, batch_size: int,
+                 mode: str = "fast"):
         self.p, self.st, self.endpoint = p, st, endpoint
         self.index, self.loaders = index, max(total - 1, 1)
-        self.batch = max(batch_size, 1)
+        self.java = mode == "java"   # LinkBench's: INSERTs of JAVA_BULK rows into indexed tables
+        self.batch = JAVA_BULK if self.java else max(batch_size, 1)
         self.rng = seeds.generator(seed, "linkbench load")
         self.link_data = Payloads(p.datagen, "link_add", self.rng)
         self.node_data = Payloads(p.datagen, "node_add", self.rng)
         self.graph = Graph(p)
         self._connect(f"linkbench load client {index}")
-        self.text = self.db.bulk_text
+        self.text = self.db.bulk_text and not self.java
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
         self.cur = None                                  # (id1s, links' running sum, done)
@@ -70,7 +73,10 @@ class LoadClient(DbClient):
 
     def _bulk(self, code, table, cols, rows) -> int:
         self.sending = (code, rows)
-        self._db.bulk(table, cols, rows)   # one statement: all its rows or none
+        if self.java:
+            self._db.insert_statement(table, cols, rows)
+        else:
+            self._db.bulk(table, cols, rows)   # one statement: all its rows or none
         self.sending = None
         return OK
 
@@ -128,7 +134,7 @@ class LoadClient(DbClient):
             self.cur = (id1, per_type, done + n)
         if done + n >= total:   # the chunk's counts in one batch (a few at most): when it is
             # written, the chunk's id1s are done — the load's progress counts them (loadlog.py)
-            self._queue(COUNTS_BULK, self._counts(id1, per_type), count_batch_rows(self.p))
+            self._queue(COUNTS_BULK, self._counts(id1, per_type), count_batch_rows(self.p, self.java))
             self.cur = None
         return True
 
@@ -174,10 +180,11 @@ class LoadClient(DbClient):
             self.pending.append((code, _copy_text(part) if self.text else part, len(part)))
 
 
-def count_batch_rows(p) -> int:
+def count_batch_rows(p, java: bool = False) -> int:
     """The rows of a LOAD_COUNTS_BULK batch: an id1 chunk's counts (LOADER_CHUNK ×
-    link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches)."""
-    return min(LOADER_CHUNK * p.link_type_count, MAX_COUNT_BATCH)
+    link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches);
+    load.mode java: JAVA_BULK, as LinkBenchLoad's count buffer."""
+    return min(LOADER_CHUNK * p.link_type_count, JAVA_BULK if java else MAX_COUNT_BATCH)
 
 
 def _copy_text(rows: list) -> str:

@@ -16,7 +16,7 @@ after, in l.post: its time said, and the rate with it).
 """
 from __future__ import annotations
 
-from .load import count_batch_rows
+from .load import JAVA_BULK, LOADER_CHUNK, count_batch_rows
 
 LINKS, COUNTS = "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"
 
@@ -73,7 +73,7 @@ def stored_updates(p, o, seconds: list[dict]) -> list[tuple[float, int, int]]:
         nl, nc, length = per_sec[sec]
         cum_l, cum_c = cum_l + nl, cum_c + nc
         links = round(links_all * cum_l / lb)
-        counts = min(cum_c * count_batch_rows(p), counts_all)
+        counts = min(cum_c * count_batch_rows(p, o.step.load_mode == "java"), counts_all)
         out.append((min(sec + length, max(o.secs, 1e-3)), links - seen_l, counts - seen_c))
         seen_l, seen_c = links, counts
     if out and (seen_l, seen_c) != (links_all, counts_all):   # the last second: all of them
@@ -95,9 +95,13 @@ def completed_line(p, o) -> str:
 
 
 def mode_line(o, index_s: float | None) -> str:
-    """The line after it: which load it was (benchlib's fast path), and the rate with
-    the secondary index built (l.post), which Java's INSERTs into indexed tables pay."""
+    """The line after it: which load it was (benchlib's fast path, or Java's), and for
+    the fast path the rate with the secondary index built (l.post), which Java's INSERTs
+    into indexed tables pay as they go."""
     links = loaded(o).get(LINKS, 0) if o.status == "ok" else 0
+    if o.step.load_mode == "java":
+        return (f"Load mode java: INSERTs of {JAVA_BULK} rows into tables with their index, "
+                f"id1 chunks of {LOADER_CHUNK}: Links/s as LinkBenchLoad's")
     line = ("Load mode fast: multi-row batches (COPY where the DBMS has it) into tables with "
             "their primary keys only, the secondary index built after")
     if index_s is None:

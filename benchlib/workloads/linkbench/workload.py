@@ -33,6 +33,7 @@ class LinkBenchWorkload(Workload):
     name = "linkbench"
     threads_property = "requesters"
     threads_from_property = True
+    load_modes = ("fast", "java")
     # the seed's order, its letters (l.rt: n9 nx nm …) and its four main transactions
     op_order = ("LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "UPDATE_NODE", "GET_NODE",
                 "UPDATE_LINK", "GET_LINKS_LIST", "ADD_NODE", "DELETE_NODE", "ADD_LINK",
@@ -87,7 +88,7 @@ class LinkBenchWorkload(Workload):
         if not exp.load.skip:
             n = 1 + p.loaders   # the node loader and the link/count loaders
             steps.append(StepSpec(schema.step_name("load"), "load", None, n, min(spec.load_processes, n), None,
-                                  None, None, 0.0, exp.run.status_interval_s))
+                                  None, None, 0.0, exp.run.status_interval_s, load_mode=exp.load.mode))
             steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1))
         if not exp.run.skip:
             threads = p.requesters or spec.threads
@@ -119,7 +120,8 @@ class LinkBenchWorkload(Workload):
         if step.phase == "load":
             st = binding(target.dialect, self.p)
             engine = getattr(target, "engine", None)
-            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions))
+            index = [st.create_index()] if step.load_mode == "java" else []   # Java's tables: indexed
+            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions) + index)
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":
@@ -166,7 +168,7 @@ class LinkBenchWorkload(Workload):
     def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
         st = binding(endpoint.dialect, self.p)
         if step.phase == "load":
-            return LoadClient(self.p, st, endpoint, index, total, seed, batch_size)
+            return LoadClient(self.p, st, endpoint, index, total, seed, batch_size, step.load_mode)
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
