@@ -1,11 +1,13 @@
 """LinkBench's threads as run: ``-p requesters=2`` and ``--threads 2`` on a config that says
 8 are one thing — the run's name (``t2``), meta.json, ``benchlib list``, steps.parquet's
 threads and linkbench.log's ``Requester thread`` lines say the 2 that ran; the loaders
-likewise (``Starting loaders``, the load step's threads: the node loader and the others)."""
+likewise (``Starting loaders``, the load step's threads: the node loader and the others).
+The same run loads as Java does (``load.mode java``)."""
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -36,7 +38,8 @@ def test_threads_given_either_way_are_the_runs_everywhere(tmp_path, capsys, how)
         assert "-t2-" in capsys.readouterr().out
         return
     d = tmp_path / "d"
-    assert cli.main(["run", str(cfg), *how, "-p", "loaders=1", "--target", "sqlite",
+    # the load as Java's too (load.mode java), in the same run: one run for both
+    assert cli.main(["run", str(cfg), *how, "-p", "loaders=1", "-p", "load.mode=java", "--target", "sqlite",
                      "--data-dir", str(d), "--no-progress"]) == 0
     (rd,) = [p for p in (d / cfg.stem).iterdir() if p.is_dir()]
     assert "-t2-" in rd.name
@@ -48,6 +51,14 @@ def test_threads_given_either_way_are_the_runs_everywhere(tmp_path, capsys, how)
     assert re.search(r"\[main\]: Starting loaders 1$", log, re.M)
     assert re.search(r"LOAD_NODE_BULK count = \d+ .* threads = 2$", log, re.M)
     assert re.search(r"GET_NODE count = \d+ .* threads = 2$", log, re.M)
+    # load.mode java: INSERTs of 1024 rows into tables made with their index (l.post finds it)
+    lat = load_results(rd)["latency"].query("step == 'l.pre'").set_index("op")["count"]
+    links = int(steps.loc["l.post", "ops"])
+    assert lat["LOAD_LINKS_BULK"] == -(-links // 1024) and lat["LOAD_COUNTS_BULK"] == -(-1500 * 2 // 1024)
+    assert "Load mode java: INSERTs of 1024 rows into tables with their index" in log
+    with sqlite3.connect(next(rd.glob("*.sqlite"))) as c:
+        assert c.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+                         "AND name LIKE '%id1_type'").fetchone()[0] == 1
     capsys.readouterr()
     assert cli.main(["list", "--data-dir", str(d)]) == 0
     row = [ln for ln in capsys.readouterr().out.splitlines() if rd.name in ln]
@@ -61,3 +72,9 @@ def test_a_yaml_with_requesters_runs_them_and_refuses_other_threads():
     with pytest.raises(ParameterError, match="requesters = 3 and run.threads"):
         validate({**base, "run": {"threads": [1, 4]}}, "test")
     assert validate({**base, "run": {"threads": [3]}}, "test").run.threads == [3]
+
+
+
+def test_load_mode_is_refused_by_a_workload_without_it():
+    with pytest.raises(ParameterError, match="load.mode java: ycsb loads as fast"):
+        validate({"experiment": "y", "targets": [{"name": "s", "url": "sqlite"}], "load": {"mode": "java"}}, "test")
