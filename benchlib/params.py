@@ -34,6 +34,7 @@ from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
 from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct
 from .overrides import apply_overrides as _apply_overrides
+from .workload_params import check_load_mode, threads_as_property
 from .hw.spec import HwSpec
 from .masking import mask_text, mask_url
 from .run import registry as executor_registry
@@ -363,37 +364,13 @@ def validate(data: dict, source: str) -> Experiment:
     # the workload's own properties are checked now too, not when the run starts
     try:
         exp = threads_as_property(exp)
-        if exp.load.mode not in exp.workload_class().load_modes:
-            raise ValueError(f"load.mode {exp.load.mode}: {exp.workload} loads as "
-                             f"{' or '.join(exp.workload_class().load_modes)}")
+        check_load_mode(exp)
         exp.workload_class().check_experiment(exp)
         plan(exp)   # each run id planned once (matrix.check_run_ids)
     except (ValueError, OSError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise ParameterError(f"{source}: properties: {msg}") from None
     return exp
-
-
-def threads_as_property(exp: Experiment) -> Experiment:
-    """A workload whose threads are a property (LinkBench's ``requesters``), set: the run's
-    threads are that count — run.threads becomes it, or, given as another, ValueError — so
-    that the run's name, meta, steps and log say the threads that ran."""
-    cls = exp.workload_class()
-    if not cls.threads_from_property:
-        return exp
-    key = cls.threads_property
-    raw = exp.workload_properties().get(key)
-    if raw is None or str(raw).strip() == "":
-        return exp
-    try:
-        n = int(str(raw).strip())
-    except ValueError:
-        raise ValueError(f"{key}: a count of threads, got {str(raw)[:40]!r}") from None
-    if "threads" in exp.run.model_fields_set and exp.run.threads != [n]:
-        raise ValueError(f"{key} = {n} and run.threads = {exp.run.threads}: {key} is the run's "
-                         f"threads; give one of them (-p {key}=N or --threads N alone)")
-    run = exp.run.model_copy(update={"threads": [n]})
-    return exp.model_copy(update={"run": run})
 
 
 def target_kind_safe(url: str) -> str:

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..schema import TOTAL_OP
 from .base import Imported, ImportFormatError, stack_steps
+from .linkbench_requesters import TOTALS_LINE, requesters, totals_of
 from .text import BadNumber, number_at, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]
@@ -62,14 +63,12 @@ _LOAD_PROGRESS = re.compile(r"(\d+)/(\d+) id1s \(\d+(?:\.\d+)?%\) at \d+(?:\.\d+
 _LOAD_DONE = re.compile(r"LOAD PHASE COMPLETED\. Loaded (\d+) nodes \(Expected \d+\), (\d+) links "
                         r"\(\d+(?:\.\d+)? /node\), (\d+) counts \(\d+(?:\.\d+)? /node\)\. (\d+(?:\.\d+)?) seconds, "
                         r"(\d+(?:\.\d+)?) Links/s, (\d+(?:\.\d+)?) \(link\+count\)/s, (\d+(?:\.\d+)?) \(link\+count\+node\)/s")
-_TOTALS = re.compile(r"ThreadID = (\d+) total requests = (\d+) requests/second = (\d+) found = (\d+) "
-                     r"not found = (\d+) history queries = (\d+)/(\d+)")
 _RETRIES = re.compile(r"Graph Link other: (\d+) add_to_upd, (\d+) upd_to_add")
 _REQ_DONE = re.compile(r"REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+(?:\.\d+)?) seconds\. "
                        r"Requests/second = (\d+(?:\.\d+)?)")
 # a line holding one of these must parse, else the file is not what we think
 _MUST = [("PHASE COMPLETED.", (_LOAD_DONE, _REQ_DONE), "a 'PHASE COMPLETED.' summary"),
-         ("ThreadID = ", (_THREAD, _TOTALS), "per-thread statistics"),
+         ("ThreadID = ", (_THREAD, TOTALS_LINE), "per-thread statistics"),
          (" requests finished: ", (_REQ_PROGRESS,), "a progress line"),
          (" id1s (", (_LOAD_PROGRESS,), "a load progress line"),
          ("]ms  max = ", (_FINAL,), "a final latency line 'OP count = … p99 = [a,b]ms …'")]
@@ -165,10 +164,8 @@ def _scan_other(log: dict, msg: str, t: pd.Timestamp) -> None:
         log["retries"] = (int(f.group(1)), int(f.group(2)))
     elif (f := re.match(r"Starting loaders (\d+)", msg)):
         log["loaders"] = int(f.group(1))
-    elif (f := _TOTALS.search(msg)):
-        keys = ("thread", "requests", "requests_per_s", "found", "not_found", "history_queries",
-                "get_links_list")
-        log["totals"].append(dict(zip(keys, (int(x) for x in f.groups()))))
+    elif (f := TOTALS_LINE.search(msg)):
+        log["totals"].append(totals_of(f))
     elif msg.startswith(("Config file: ", "Workload config file: ")):
         k, v = msg.split(": ", 1)
         log["config"][k.lower().replace(" ", "_")] = v.strip()
@@ -314,30 +311,9 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
     if log:
         meta.update(log["config"])
         if log["totals"]:
-            meta["requesters"] = _requesters(log)
+            meta["requesters"] = requesters(log["totals"], log["threads"])
     return {"step": step, "latency": lat, "intervals": intervals, "meta": meta, "t0": t0,
             "key": stem_of(path) if path else "", "retries": log["retries"] if log else None}
-
-
-def _requesters(log: dict) -> list[dict]:
-    """Each requester's last line (its requests, found / not found, history queries)
-    with its RANGE_SIZE statistics over its windows: the calls (the last totalOps), the
-    mean of the sizes (the windows' means weighted by their calls) and the largest."""
-    mine: dict[int, list] = {}
-    for r in log["threads"]:
-        if r[2] == "RANGE_SIZE":
-            mine.setdefault(r[0], []).append(r)
-    out = []
-    for t in log["totals"]:
-        rows = mine.get(t["thread"], [])
-        seen = [r for r in rows if r[7] and r[8] is not None]
-        n = sum(r[5] for r in seen)
-        rs = {} if not rows else {
-            "range_size_calls": int(rows[-1][3]),
-            "range_size_mean": round(sum(r[8] * r[5] for r in seen) / n, 2) if n else None,
-            "range_size_max": max((r[16] for r in seen), default=None)}
-        out.append({**t, **rs})
-    return out
 
 
 def import_linkbench(paths: list[Path]) -> Imported:

@@ -3,13 +3,16 @@
 scripts that parse the client's log, and ``benchlib import linkbench``, read benchlib's
 own runs.
 
-Per load step: ``Starting loaders``, a progress line each ``load_progress_interval``
-links (from the step's seconds) and one at the end, one line per batch operation,
-``LOAD PHASE COMPLETED``. Per request loop: a ``Requester thread #i started`` line per
-requester, a progress line each ``req_progress_interval`` requests and each
-``progressfreq`` seconds (:class:`Progress`, which the terminal prints too as the step
-goes, with the ``displayfreq`` statistics: :class:`LiveProgress`), the retry counters
-(``Graph Link other: … add_to_upd, … upd_to_add``), one line per operation with its
+Per load step: ``Starting loaders``, the loader threads, LoadProgress's lines
+(loadlog.py: the id1s whose counts are written, from the step's seconds), the retry
+lines, one line per batch operation, ``LOAD PHASE COMPLETED`` (rows counted) and the
+load's mode. Per request loop: a ``Requester thread #i started`` line per requester, a
+progress line each ``req_progress_interval`` requests and each ``progressfreq`` seconds
+(:class:`Progress`, which the terminal prints too as the step goes, with the
+``displayfreq`` statistics: :class:`LiveProgress`), each requester's last lines (its
+RANGE_SIZE statistics, ``ThreadID = i total requests = … found = … not found = …
+history queries = …``: reqstats.py), the retry lines (``Graph Link total retry``, ``max
+retry``, ``other: … add_to_upd, … upd_to_add``, ``Graph Node …``), one line per operation with its
 percentiles as the Java client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
 ``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
 """
