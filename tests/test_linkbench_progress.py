@@ -80,7 +80,7 @@ def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_pat
         assert stats[op][-1][0] == sum(n for _, n in stats[op]) == count, (step, op)
     # the terminal and linkbench.log say the same (times aside)
     file_links, file_requests = _progress((rd / "linkbench.log").read_text())
-    assert file_requests == requests and file_links[-1] == links[-1]   # the file's from batches
+    assert file_requests == requests and file_links == links
 
 
 def test_no_progress_prints_none_of_them(tmp_path, capsys):
@@ -128,19 +128,28 @@ def test_progressfreq_prints_the_count_reached_between_intervals():
 
 
 def test_load_progress_is_the_id1s_done_at_each_update_as_linkbenchload():
-    """LoadProgress.update: a line when the links pass a multiple of the interval (one
-    per update) or the last id1 is done; the id1s shown are those whose counts are
-    written, so a chunk holding a node of millions of links holds its id1s back."""
+    """LoadProgress.update: a line when the done chunks' links pass a multiple of the
+    interval (one per update) or the last id1 is done; the id1s shown are those whose
+    counts are written, the links theirs (ID2Chooser's out-degrees), so the links still
+    being written (a chunk's giant node) show only when its chunk is done."""
+    import re
+
+    from benchlib.workloads.linkbench.dists import Graph
     from benchlib.workloads.linkbench.loadlog import LoadProgress
     from benchlib.workloads.linkbench.properties import from_properties
-    prog = LoadProgress(from_properties({"maxid1": 10001, "load_progress_interval": 50000}))
-    lines = []
-    for k in range(4):   # 4 chunks of 2048 id1s, 24 000 links each: a line at 50 000 and 100 000
-        lines += prog.update(float(k + 1), 24000, 2048 * 2)
-    assert [t for t, _ in lines] == [3.0]   # 72 000 passed 50 000; 96 000 passed none
-    assert lines[0][1].startswith("6144/10000 id1s (61.4%) at 2048.0 /sec. 72000 links at 24000.0 /sec. "
-                                  "12288 counts at 4096.0 /sec. link+count at 28096.0 /sec.")
-    # the last chunk: its giant node's 4 M links in one update, one line, at 100 %
-    ((at, line),) = prog.update(9.0, 4_000_000, 1808 * 2)
-    assert at == 9.0 and line.startswith("10000/10000 id1s (100.0%)") and " 4096000 links" in line
-    assert prog.update(10.0, 0, 0) == []
+    p = from_properties({"maxid1": 10001, "load_progress_interval": 3000, "data_file": SMALL})
+    degree = Graph(p).nlinks(np.arange(1, 10001))
+    prog, lines = LoadProgress(p), []
+    for k in range(1, 5):   # 4 chunks of 2048 id1s done, a second each
+        lines += prog.update(float(k), 2048 * 2)
+    assert prog.update(4.5, 0) == []
+    lines += prog.update(5.0, 1808 * 2, int(degree.sum()))   # the last: all of the load's links
+    shown = [[int(x) for x in re.match(r"(\d+)/10000 id1s .*?\. (\d+) links at .*?\. (\d+) counts", m).groups()]
+             for _, m in lines]
+    for (id1s, links, counts), (_, m) in zip(shown, lines):
+        assert id1s % 2048 == 0 or id1s == 10000
+        assert links == degree[:id1s].sum() and counts == 2 * id1s, m
+    ends = [links for _, links, _ in shown]
+    assert all(b // 3000 > a // 3000 for a, b in zip(ends, ends[1:]))   # each passed a multiple
+    assert shown[-1] == [10000, int(degree.sum()), 20000] and lines[-1][0] == 5.0
+    assert len(lines) <= 5 and lines[-1][1].startswith("10000/10000 id1s (100.0%) at 2000.0 /sec.")
