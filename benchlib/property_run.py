@@ -35,7 +35,9 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         key, as_property = "threadcount", False   # an unknown workload is reported by validate below
     given = _overridden(overrides or [], key)   # -p requesters=2 is --threads 2
     named = threads is not None or bool(given) or key in props
-    threads = threads or int(_number(path, {**props, **given}, key, int) or 1)
+    if threads is None:   # a count given as 0 stays 0: validate refuses it, never a silent 1
+        n = int(_number(path, {**props, **given}, key, int))
+        threads = n if given or key in props else 1
     name = target if target in embedded_names() else target_kind_safe(target)
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),

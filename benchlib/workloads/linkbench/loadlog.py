@@ -1,15 +1,16 @@
 """The load's lines of linkbench.log and of the terminal, as LinkBenchLoad prints them.
 
 LoadProgress.update: each time a loader has finished an id1 chunk (its links and its
-counts written), the id1s, links and counts of the chunks done so far; a line when
-those links pass a multiple of ``load_progress_interval`` — one line, however many
-multiples that update passed — or when the last id1 is done. Here an update is a
-second of the step (its rows as they come: the terminal; as stored: linkbench.log);
-the id1s done are those whose counts are written (a loader writes an id1 chunk's
-counts after its links: load.py), the links theirs (the graph's out-degrees of that
-many id1s from the first, the chunks being done about in order), so a node of
-millions of links holds its chunk back as in Java: 95.9 % of the id1s and 9 % of the
-links at 10 s, then one line at 100 %.
+counts written), the id1s, links and counts done so far; a line when the links pass a
+multiple of ``load_progress_interval`` since the previous update — one line, however
+many multiples — or when the last id1 is done. Here an update is a second of the step
+in which chunks were finished (its rows as they come: the terminal; as stored:
+linkbench.log); the id1s done are those whose counts are written (a loader writes an
+id1 chunk's counts after its links: load.py), the links those written. A node of
+millions of links holds its chunk back as in Java (the first chunk, which one loader
+writes while the others finish every other: 95.9 % of the id1s done at 10 s), and no
+chunk finishing meanwhile, no line comes until it is done — Java's 9 lines, not one a
+second; where Java's links are its finished chunks' only, these are all those written.
 
 ``LOAD PHASE COMPLETED``: the nodes, links and counts the loaders wrote (their
 batches' rows, counted); the line after it says which load it was: benchlib's fast
@@ -18,9 +19,6 @@ after, in l.post: its time said, and the rate with it).
 """
 from __future__ import annotations
 
-import numpy as np
-
-from .dists import Graph
 from .load import JAVA_BULK, LOADER_CHUNK, count_batch_rows
 
 LINKS, COUNTS = "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"
@@ -31,33 +29,22 @@ class LoadProgress:
 
     def __init__(self, p):
         self.p, self.every, self.total = p, max(p.load_progress_interval, 1), p.id_range
-        self.graph = Graph(p)
-        self.links = self.counts = self.id1s = 0
+        self.links = self.counts = self.reported = 0
         self.finished = False
 
-    def update(self, at: float, counts: int, all_links: int | None = None) -> list[tuple[float, str]]:
-        """A second that wrote ``counts`` counttable rows; ``all_links``: the load's links
-        when known (the stored step's, counted), for the line at its last id1."""
+    def update(self, at: float, links: int, counts: int) -> list[tuple[float, str]]:
+        """A second that wrote ``links`` links and ``counts`` counttable rows: an update
+        when it finished chunks (wrote counts)."""
+        self.links, self.counts = self.links + links, self.counts + counts
         if not counts:
             return []
-        prev = self.links
-        self.counts += counts
+        prev, self.reported = self.reported, self.links
         id1s = min(self.counts // max(self.p.link_type_count, 1), self.total)
-        self.links += self._links(self.id1s, id1s)
-        self.id1s = id1s
-        if id1s >= self.total and all_links is not None:
-            self.links = all_links
         last = id1s >= self.total and not self.finished
         if self.links // self.every > prev // self.every or last:
             self.finished = self.finished or last
             return [(at, self.line(id1s, at))]
         return []
-
-    def _links(self, done: int, now: int, step: int = 1 << 16) -> int:
-        """The links of id1s ``done`` … ``now``-1 from the first (ID2Chooser's out-degrees)."""
-        a0 = self.p.startid1
-        return sum(int(self.graph.nlinks(np.arange(a, min(a + step, a0 + now))).sum())
-                   for a in range(a0 + done, a0 + now, step))
 
     def line(self, id1s: int, sec: float) -> str:
         sec = max(sec, 1e-3)
@@ -72,25 +59,32 @@ def loaded(o) -> dict[str, int]:
     return {r["op"]: int(r.get("units") or 0) for r in o.latency_rows if r["op"].endswith("_BULK")}
 
 
-def stored_updates(p, o, seconds: list[dict]) -> list[tuple[float, int]]:
-    """(seconds from the step's start, counts) of each stored second of a load: the rows
-    hold batches, so a second's counts are its count batches' rows (an id1 chunk's each
-    in the fast load: load.py); the total at the end the counted one."""
+def stored_updates(p, o, seconds: list[dict]) -> list[tuple[float, int, int]]:
+    """(seconds from the step's start, links, counts) of each stored second of a load:
+    the rows hold batches, so a second's links are its link batches at the step's rows
+    per batch (all but a chunk's last are full), its counts its count batches' rows (an
+    id1 chunk's each in the fast load: load.py); the totals at the end the counted ones."""
     per_sec: dict[int, list] = {}
     for r in seconds:
-        x = per_sec.setdefault(r["second"], [0, 1.0])
-        x[0] += r["ops"] if r["op"] == COUNTS else 0
+        x = per_sec.setdefault(r["second"], [0, 0, 1.0])
+        if r["op"] in (LINKS, COUNTS):
+            x[0 if r["op"] == LINKS else 1] += r["ops"]
         if r.get("interval_s") is not None and r["interval_s"] == r["interval_s"]:
-            x[1] = min(x[1], float(r["interval_s"]))
-    counts_all, rows = loaded(o).get(COUNTS, 0), count_batch_rows(p, o.step.load_mode == "java")
-    out, cum, seen = [], 0, 0
+            x[2] = min(x[2], float(r["interval_s"]))
+    rows = loaded(o)
+    links_all, counts_all = rows.get(LINKS, 0), rows.get(COUNTS, 0)
+    per_batch = links_all / max(sum(x[0] for x in per_sec.values()), 1)
+    count_rows = count_batch_rows(p, o.step.load_mode == "java")
+    out, cum_l, cum_c, seen_l, seen_c = [], 0, 0, 0, 0
     for sec in sorted(per_sec):
-        cum += per_sec[sec][0]
-        counts = min(cum * rows, counts_all)
-        out.append((min(sec + per_sec[sec][1], max(o.secs, 1e-3)), counts - seen))
-        seen = counts
-    if out and seen != counts_all:   # the last second: all of them
-        out[-1] = (out[-1][0], out[-1][1] + counts_all - seen)
+        nl, nc, length = per_sec[sec]
+        cum_l, cum_c = cum_l + nl, cum_c + nc
+        links, counts = min(round(cum_l * per_batch), links_all), min(cum_c * count_rows, counts_all)
+        out.append((min(sec + length, max(o.secs, 1e-3)), links - seen_l, counts - seen_c))
+        seen_l, seen_c = links, counts
+    if out and (seen_l, seen_c) != (links_all, counts_all):   # the last second: all of them
+        at, nl, nc = out[-1]
+        out[-1] = (at, nl + links_all - seen_l, nc + counts_all - seen_c)
     return out
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import measure
 from ...schema import is_intended
-from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, loaded, mode_line, nodes_done_at, stored_updates
+from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, mode_line, nodes_done_at, stored_updates
 
 OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
             "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
@@ -252,7 +252,8 @@ class LiveProgress:
             mine = [r for r in rows if r["second"] == sec]
             for end, length, n in step_seconds(mine, requests_of):
                 if self.load:
-                    out += self.prog.update(end, sum(r.get("_records", 0) for r in mine if r["op"] == COUNTS))
+                    out += self.prog.update(end, *(sum(r.get("_records", 0) for r in mine if r["op"] == op)
+                                                   for op in (LINKS, COUNTS)))
                 else:
                     out += self.prog.second(end, length, n)
                 out += self.display.second(mine, end, last and sec == secs[-1])
@@ -306,9 +307,8 @@ class LogWriter:
             self.add(o.started + timedelta(seconds=min(at, o.secs)), f"Thread-{p.loaders}",
                      f"Loading of nodes [{p.startid1},{p.maxid1}) done")
         prog = LoadProgress(p)
-        links = loaded(o).get(LINKS, 0) if o.status == "ok" else None
-        for at, counts in stored_updates(p, o, seconds):
-            for t, msg in prog.update(at, counts, links):
+        for at, links, counts in stored_updates(p, o, seconds):
+            for t, msg in prog.update(at, links, counts):
                 self.add(o.started + timedelta(seconds=t), "Thread-0", msg)
         self.retries(o, 0, 0)
         self.finals(o, o.step.threads)
