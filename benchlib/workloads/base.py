@@ -166,7 +166,7 @@ class Workload:
     # the property of a file run as it is that gives the run's client threads
     threads_property: str = "threadcount"
     # that property, when the properties set it, is the run's threads in a YAML too
-    # (LinkBench's requesters): run.threads follows it (params.threads_as_property)
+    # (LinkBench's requesters): run.threads follows it (workload_params.threads_as_property)
     threads_from_property: bool = False
     # the load modes it has (load.mode): fast, its own; java, the reference client's
     load_modes: tuple[str, ...] = ("fast",)

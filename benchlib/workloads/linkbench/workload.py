@@ -5,7 +5,7 @@ beside ``loaders`` link/count loaders: 1 + loaders threads, split among
 ``load.processes`` processes), ``l.post`` the
 secondary index on linktable built by the controller, then ``r.L1 … r.Ln`` request
 loops of ``run.loop_secs`` each (else ``maxtime``). Requesters: ``requesters`` when
-the properties set it — then ``run.threads`` is it too (params.threads_as_property) —
+the properties set it — then ``run.threads`` is it too (workload_params.threads_as_property) —
 else ``run.threads``; ``requestrate`` is per requester, as in LinkBench (``run.target_*``
 paces when it is 0). ``load.mode java``: the tables made with their index at the load's
 setup, and the loaders INSERT as Java's (load.py).
