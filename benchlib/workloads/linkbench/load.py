@@ -8,6 +8,10 @@ id1 a link loader writes its links (ID2Chooser.calcLinkCount's per type, the j-t
 of a type to id2 = id1 + j, as ID2Chooser.chooseForLoad) and one counttable row per
 link type. Memory stays flat: a loader makes a slice of links (8 batches), hands it
 out, and keeps nothing it wrote (the 2017 distribution gives one node 4.18 M links).
+A chunk's counts go in one batch after its links (the load's progress counts the id1s
+whose counts are written: loadlog.py). ``load.mode java`` (``StepSpec.load_mode``): as
+LinkBenchLoad with LinkStoreSql, one multi-row INSERT of ``JAVA_BULK`` rows per batch,
+nodes, links and counts, into tables the setup made with their index.
 Operations are the batches, named as LinkBench names them —
 ``LOAD_NODE_BULK``, ``LOAD_LINKS_BULK``, ``LOAD_COUNTS_BULK`` — with the batch's
 latency, and each counts its rows (``batch_units``), so that the step's rate is
