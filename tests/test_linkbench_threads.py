@@ -78,3 +78,23 @@ def test_a_yaml_with_requesters_runs_them_and_refuses_other_threads():
 def test_load_mode_is_refused_by_a_workload_without_it():
     with pytest.raises(ParameterError, match="load.mode java: ycsb loads as fast"):
         validate({"experiment": "y", "targets": [{"name": "s", "url": "sqlite"}], "load": {"mode": "java"}}, "test")
+
+
+@pytest.mark.postgres
+def test_postgres_java_load_writes_the_graph_into_indexed_tables(pg_own_db, tmp_path):
+    """load.mode java on PostgreSQL (an INSERT of unnest arrays per 1024 rows): every node,
+    link and count of the graph, with the index there before l.post."""
+    import psycopg
+
+    from benchlib import run_experiment
+    from benchlib.workloads.linkbench.dists import Graph
+    from benchlib.workloads.linkbench.properties import from_properties
+    props = {"maxid1": 1501, "loaders": 1, "data_file": SMALL}
+    exp = {"experiment": "lbpgjava", "workload": "linkbench", "load": {"mode": "java"}, "properties": props,
+           "targets": [{"name": "pg", "url": pg_own_db}], "run": {"skip": True}, "seed": 5}
+    assert run_experiment(validate(exp, "test"), tmp_path / "d", progress=False).ok
+    with psycopg.connect(pg_own_db) as c:
+        rows = [c.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("nodetable", "linktable", "counttable")]
+        links = c.execute("SELECT sum(count) FROM counttable").fetchone()[0]
+        index = c.execute("SELECT count(*) FROM pg_indexes WHERE indexname = 'linktable_id1_type'").fetchone()[0]
+    assert rows == [1500, Graph(from_properties(props)).total_links(), 3000] and links == rows[1] and index == 1
