@@ -159,6 +159,9 @@ class ClientResult:
     reconnect_s: float = 0.0          # the time its threads spent reopening them (summed)
     driver_threads: int = 0           # the threads that drove its connections
     refused: int = 0                  # reopening attempts that failed (the server was gone)
+    # each thread's client's own counts, where its workload keeps some (WorkloadClient.counters:
+    # LinkBench's per-requester found / not found, history queries, RANGE_SIZE)
+    thread_counters: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"client_id": self.client_id, "host": self.host, "step": self.step,
@@ -168,7 +171,8 @@ class ClientResult:
                 "involuntary_switches": self.involuntary_switches,
                 "driver_path": self.driver_path, "reconnects": self.reconnects,
                 "reconnect_s": self.reconnect_s, "driver_threads": self.driver_threads,
-                "refused": self.refused, "ops": {k: vars(v) for k, v in self.ops.items()}}
+                "refused": self.refused, "thread_counters": self.thread_counters,
+                "ops": {k: vars(v) for k, v in self.ops.items()}}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ClientResult":
@@ -177,7 +181,7 @@ class ClientResult:
                    d.get("ended_ns", 0), d.get("error"), d.get("cpu_s"), d.get("rss_bytes"),
                    d.get("vsz_bytes"), d.get("voluntary_switches"), d.get("involuntary_switches"),
                    d.get("driver_path"), d.get("reconnects", 0), d.get("reconnect_s", 0.0),
-                   d.get("driver_threads", 0), d.get("refused", 0))
+                   d.get("driver_threads", 0), d.get("refused", 0), d.get("thread_counters") or [])
 
 
 def merge_client_results(results: list[ClientResult]) -> dict[str, dict]:

@@ -34,6 +34,7 @@ from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
 from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct, target_configurations
 from .overrides import apply_overrides as _apply_overrides
+from .workload_params import check_load_mode, threads_as_property
 from .hw.spec import HwSpec
 from .masking import mask_text, mask_url
 from .run import registry as executor_registry
@@ -90,6 +91,10 @@ class LoadSpec(Strict):
     processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
     batch_size: int = Field(1000, ge=1, le=100_000)
     target_factors: Factors = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
+    # fast: benchlib's (bulk batches, secondary indexes after); java: as the reference
+    # client loads (LinkBench's: INSERT batches into tables with their index), where the
+    # workload has it (Workload.load_modes)
+    mode: Literal["fast", "java"] = "fast"
 
     @field_validator("processes")
     @classmethod
@@ -369,6 +374,8 @@ def validate(data: dict, source: str) -> Experiment:
         raise ParameterError(f"{source}: nested too deep to be an experiment") from None
     # the workload's own properties are checked now too, not when the run starts
     try:
+        exp = threads_as_property(exp)
+        check_load_mode(exp)
         exp.workload_class().check_experiment(exp)
         plan(exp)   # each run id planned once (matrix.check_run_ids)
     except (ValueError, OSError) as e:

@@ -29,10 +29,15 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     guessed = workload is None
     workload = workload or workload_registry.recognize(props) or workload_registry.default()
     try:
-        key = workload_registry.workload_class(workload).threads_property
+        cls = workload_registry.workload_class(workload)
+        key, as_property = cls.threads_property, cls.threads_from_property
     except ValueError:
-        key = "threadcount"   # an unknown workload is reported by validate below
-    threads = threads or int(_number(path, props, key, int) or 1)
+        key, as_property = "threadcount", False   # an unknown workload is reported by validate below
+    given = _overridden(overrides or [], key)   # -p requesters=2 is --threads 2
+    named = threads is not None or bool(given) or key in props
+    if threads is None:   # a count given as 0 stays 0: validate refuses it, never a silent 1
+        n = int(_number(path, {**props, **given}, key, int))
+        threads = n if given or key in props else 1
     name = target if target in embedded_names() else target_kind_safe(target)
     data: dict[str, Any] = {
         "experiment": re.sub(r"[^A-Za-z0-9_.\-]", "_", path.stem),
@@ -47,6 +52,8 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     if _number(path, props, "maxexecutiontime", float) > 0:
         data["run"]["loop_secs"] = float(props["maxexecutiontime"])
     data = apply_overrides(data, overrides or [])
+    if as_property and named:
+        data.setdefault("properties", {})[key] = threads   # the workload runs what the name says
     try:
         return validate(data, str(path))
     except ParameterError:
@@ -54,6 +61,17 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         if guessed and (hint := resembling(props)):
             raise ParameterError(f"{path}: {hint}") from None
         raise
+
+
+def _overridden(overrides: list[str], key: str) -> dict:
+    """The last ``-p key=…`` (``properties.key`` too) of the overrides, as {key: value}."""
+    from .overrides import parse_override
+    out: dict = {}
+    for item in overrides:
+        k, v = parse_override(item)
+        if k.removeprefix("properties.") == key:
+            out[key] = v
+    return out
 
 
 def _number(path: Path, props: dict, key: str, kind: type) -> float:

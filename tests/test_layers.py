@@ -23,7 +23,7 @@ LAYERS = {
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
     "benchlib.workloads._native": 2,     # the C loops no workload owns: below every workload folder
-    "benchlib.params": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.matrix": 3,
+    "benchlib.params": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.workload_params": 3, "benchlib.matrix": 3,
     "benchlib.store": 4,
     "benchlib.run": 5,
     "benchlib.importers": 6,

@@ -58,6 +58,33 @@ def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path, capsys):
         assert (il["count"] == ol["count"].reindex(il.index)).all() and set(il.index) == set(ol.index)
         assert (il["p99_us"] <= il["max_us"]).all()
     assert isteps.loc["r.L1", "threads"] == 2
+    # the requesters' own counts (ThreadID = i total requests …, RANGE_SIZE) read back, and
+    # they agree with the run's tables: requests its ops, GET_LINKS_LIST its calls, found
+    # at least a link per MULTIGET_LINK that returned OK, not found one per EMPTY
+    import json
+    back = json.loads((imp / "meta.json").read_text())["steps"]["r.L1"]["requesters"]
+    assert [b["thread"] for b in back] == [0, 1]
+    lat = own["latency"][own["latency"]["step"] == "r.L1"].set_index("op")["count"]
+    rets = own["returns"][own["returns"]["step"] == "r.L1"].set_index(["op", "status"])["count"]
+    assert sum(b["requests"] for b in back) == osteps.loc["r.L1", "ops"]
+    assert sum(b["get_links_list"] for b in back) == sum(b["range_size_calls"] for b in back) \
+        == lat["GET_LINKS_LIST"]
+    assert sum(b["found"] for b in back) >= rets.get(("MULTIGET_LINK", "OK"), 0)
+    assert sum(b["not_found"] for b in back) >= rets.get(("MULTIGET_LINK", "EMPTY"), 0)
+    assert all(b["range_size_max"] <= 10000 for b in back)   # range_limit at most
+    # the line shapes of the Java client's logs (numbers aside): benchlib's has them all
+    # but those it has no counterpart for, and the patterns a script greps them with
+    java = {_shape(x) for f in ("pgsql_load.stdout.log", "pgsql_request.stdout.log")
+            for x in (DATA / f).read_text().splitlines()} - {None}
+    ours = {_shape(x) for x in log.splitlines()}
+    assert java - ours <= NOT_PRINTED, sorted(java - ours - NOT_PRINTED)
+    for pat in GREPS:
+        assert re.search(pat, log, re.M) and re.search(pat, (DATA / "pgsql_request.stdout.log").read_text()
+                                                       + (DATA / "pgsql_load.stdout.log").read_text(), re.M), pat
+    # the load's totals counted: the graph's links (the index step counts linktable's rows)
+    done = re.search(r"LOAD PHASE COMPLETED\. Loaded (\d+) nodes .*?, (\d+) links .*?, (\d+) counts", log)
+    assert [int(x) for x in done.groups()] == [2000, osteps.loc["l.post", "ops"], 2 * 2000]
+    assert "Load mode fast" in log
     # the buckets: the imported p50's bucket holds the run's own p50 (give or take the
     # rank rules': Java's floor, HdrHistogram's nearest)
     run_own = own["latency"][(own["latency"]["step"] == "r.L1")].set_index("op")
@@ -84,6 +111,44 @@ def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path, capsys):
         o = orets[orets["step"] == "r.L1"].set_index(["op", "status"])["count"]
         assert ir.get(("ADD_LINK", "RETRY"), 0) == o.get(("ADD_LINK", "RETRY"), 0)
         assert ir.get(("UPDATE_LINK", "RETRY"), 0) == o.get(("UPDATE_LINK", "RETRY"), 0)
+
+
+# Java's lines benchlib prints none of: its launcher's and config's (files, seeds, a
+# phase skipped), ID2Chooser's warning, and each requester's own progress (benchlib's
+# controller sees its requesters' seconds merged: the "requests finished" lines)
+NOT_PRINTED = {"Config file: config/LinkConfigPgsqlLocal.properties",
+               "IDNChooser run with neverChange=false",
+               "Loading real distribution data from /tmp/linkbench/config/Distribution.dat",
+               "Requester #N N/N requests done", "Skipping load data per the cmdline arg",
+               "Skipping request phase per the cmdline arg",
+               "Using random seed N since load_random_seed not specified",
+               "Using random seed N since request_random_seed not specified",
+               "Will generate graph nodes during loading",
+               "Workload config file: /tmp/linkbench/config/FBWorkloadSmall.properties",
+               # an operation with no call in a display's window: benchlib displays the whole loop
+               "ThreadID = N OP totalops = N totalErrors = N ops = N sampleDuration = Nms samples = N"}
+GREPS = [r"REQUEST PHASE COMPLETED\. \d+ requests done in \d+ seconds\. Requests/second = \d+$",
+         r"LOAD PHASE COMPLETED\. Loaded \d+ nodes .* (\d+) Links/s, \d+ \(link\+count\)/s, "
+         r"\d+ \(link\+count\+node\)/s$",
+         r"\[Thread-\d+\]: \d+/\d+ id1s \([\d.]+%\) at [\d.]+ /sec\. \d+ links at ",
+         r"ThreadID = \d+ total requests = \d+ requests/second = \d+ found = \d+ not found = \d+ "
+         r"history queries = \d+/\d+$",
+         r"ThreadID = \d+ RANGE_SIZE totalOps = \d+ .* mean = [\d.]+ min = \d+ .* 99% = \d+ max = \d+$",
+         r"Graph Link total retry: \d+ add, \d+ update, ", r"Graph Link max retry: ",
+         r"Graph Node total retry: \d+ add, \d+ add_bulk, ", r"Graph Node max retry: ",
+         r"Graph Link other: \d+ add_to_upd, \d+ upd_to_add, \d+ commit_failed$",
+         r"Requester #\d+: time limit of \d+s elapsed, shutting down\.$",
+         r"\]: Requester thread #\d+ started: will do \d+ ops after \d+ second warmup$",
+         r"Starting loader thread  #\d+ loading nodes$", r"Loading of nodes \[\d+,\d+\) done$"]
+
+
+def _shape(line: str) -> str | None:
+    """A log4j line's message, its numbers N and its operation OP."""
+    m = re.match(r"^(?:[A-Z]+ )?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\]: (.*)$", line)
+    if not m:
+        return None
+    msg = re.sub(r"-?\d+(?:\.\d+)?", "N", m.group(1).strip())
+    return re.sub(r"^(ThreadID = N )?[A-Z_]+ (count = |total[Oo]ps = )", r"\1OP \2", msg)
 
 
 def _maintained(tmp_path: Path, name: str) -> Path:

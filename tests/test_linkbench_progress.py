@@ -58,11 +58,14 @@ def test_the_terminal_has_linkbench_progress_lines_with_the_steps_counts(tmp_pat
     assert (steps["status"] == "ok").all()
     assert "current ops/sec" not in err   # the workload's lines instead of the status lines
     links, requests = _progress(err)
-    # the load: a line each time the links loaded pass a multiple of load_progress_interval,
-    # and one at the end with all of them
+    # the load, as LoadProgress: a line when an update (here a second) passes a multiple of
+    # load_progress_interval — one, however many it passed — and one when the last id1 is
+    # done, with all the links and counts written
     loaded = int(steps.loc["l.post", "ops"])   # the index step counts linktable's rows
-    ends = [loaded] if loaded % LINKS_EVERY else []
-    assert links == list(range(LINKS_EVERY, loaded + 1, LINKS_EVERY)) + ends and links
+    assert links and links == sorted(links) and links[-1] == loaded
+    assert all(b // LINKS_EVERY > a // LINKS_EVERY for a, b in zip(links, links[1:-1]))
+    last = [x for x in err.splitlines() if " id1s (" in x][-1]
+    assert "2000/2000 id1s (100.0%)" in last and f" {2 * 2000} counts at" in last, last
     # the requests: every multiple of req_progress_interval, and (progressfreq, each
     # second) the count reached: the last is the loop's own
     done = [int(_REQ_PROGRESS.search(x).group(1)) for x in requests]
@@ -115,15 +118,32 @@ def test_progressfreq_prints_the_count_reached_between_intervals():
     line at the count reached; a second that passes one: that line (and the count's)."""
     from benchlib.workloads.linkbench.log import Progress
     from benchlib.workloads.linkbench.properties import from_properties
-    prog = Progress(from_properties({"progressfreq": 2, "req_progress_interval": 1000}), "run", 5000, 10)
+    prog = Progress(from_properties({"progressfreq": 2, "req_progress_interval": 1000}), 5000, 10)
     assert prog.second(1.0, 1.0, 400) == []                      # before progressfreq, no multiple
     ((at, line),) = prog.second(2.0, 1.0, 400)
     assert at == 2.0 and line.startswith("800/5000 requests finished: 16.0% complete at 400.0 ops/sec")
     lines = prog.second(3.0, 1.0, 400)
     assert [x.split(" ", 1)[0] for _, x in lines] == ["1000/5000"] and lines[0][0] == 2.5
     assert [x.split(" ", 1)[0] for _, x in prog.second(4.0, 1.0, 400)] == ["1600/5000"]
-    # a second that adds nothing after one left the count a hair below a multiple: no line
-    # outside the second (a load's links in the file are a float sum)
-    prog = Progress(from_properties({"load_progress_interval": 1000}), "load", 5000, 0)
-    prog.second(1.0, 1.0, 1000 - 1e-7)
-    assert [t for t, _ in prog.second(2.0, 1.0, 0)] in ([], [2.0])
+
+
+def test_load_progress_is_the_id1s_done_at_each_update_as_linkbenchload():
+    """LoadProgress.update: an update is a second that finished id1 chunks (wrote their
+    counts); a line when its links passed a multiple of the interval since the previous
+    update (one line) or the last id1 is done. The first chunk's giant node, written
+    while the other loader finishes every other chunk, holds back its id1s, and no line
+    comes while it is written alone (Java's: 95.9 % of the id1s at 10 s, then 100 %)."""
+    from benchlib.workloads.linkbench.loadlog import LoadProgress
+    from benchlib.workloads.linkbench.properties import from_properties
+    prog = LoadProgress(from_properties({"maxid1": 10001, "load_progress_interval": 50000}))
+    assert prog.update(1.0, 30000, 0) == []            # links, no chunk done: no update
+    assert prog.update(2.0, 30000, 2048 * 2) == [(2.0, prog.line(2048, 2.0))]   # 60 000: passed 50 000
+    assert prog.update(3.0, 30000, 2048 * 2) == []     # 90 000: passed none since
+    ((at, line),) = prog.update(4.0, 30000, 2048 * 2)  # 120 000: passed 100 000
+    assert line.startswith("6144/10000 id1s (61.4%) at 1536.0 /sec. 120000 links at 30000.0 /sec. "
+                           "12288 counts at 3072.0 /sec. link+count at 33072.0 /sec.")
+    for sec in range(5, 9):                            # the giant node alone: no chunk done
+        assert prog.update(float(sec), 1_000_000, 0) == []
+    ((at, line),) = prog.update(9.0, 10, (2048 + 1808) * 2)   # its chunk (and the last) done
+    assert at == 9.0 and line.startswith("10000/10000 id1s (100.0%)") and " 4120010 links" in line
+    assert prog.update(10.0, 0, 0) == []

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..schema import TOTAL_OP
 from .base import Imported, ImportFormatError, stack_steps
+from .linkbench_requesters import TOTALS_LINE, requesters, totals_of
 from .text import BadNumber, number_at, numbers, read_text, stem_of
 
 _PCTS = ["p25", "p50", "p75", "p95", "p99"]
@@ -67,7 +68,7 @@ _REQ_DONE = re.compile(r"REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+(?
                        r"Requests/second = (\d+(?:\.\d+)?)")
 # a line holding one of these must parse, else the file is not what we think
 _MUST = [("PHASE COMPLETED.", (_LOAD_DONE, _REQ_DONE), "a 'PHASE COMPLETED.' summary"),
-         ("ThreadID = ", (_THREAD, re.compile(r"ThreadID = \d+ total requests = ")), "per-thread statistics"),
+         ("ThreadID = ", (_THREAD, TOTALS_LINE), "per-thread statistics"),
          (" requests finished: ", (_REQ_PROGRESS,), "a progress line"),
          (" id1s (", (_LOAD_PROGRESS,), "a load progress line"),
          ("]ms  max = ", (_FINAL,), "a final latency line 'OP count = … p99 = [a,b]ms …'")]
@@ -163,8 +164,8 @@ def _scan_other(log: dict, msg: str, t: pd.Timestamp) -> None:
         log["retries"] = (int(f.group(1)), int(f.group(2)))
     elif (f := re.match(r"Starting loaders (\d+)", msg)):
         log["loaders"] = int(f.group(1))
-    elif "ThreadID = " in msg and " total requests = " in msg:
-        log["totals"].append(msg[msg.find("ThreadID"):])
+    elif (f := TOTALS_LINE.search(msg)):
+        log["totals"].append(totals_of(f))
     elif msg.startswith(("Config file: ", "Workload config file: ")):
         k, v = msg.split(": ", 1)
         log["config"][k.lower().replace(" ", "_")] = v.strip()
@@ -285,7 +286,7 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
     else:
         lat = pd.DataFrame(columns=["op"])
     if w is not None and len(w):
-        last = w.sort_values("end").groupby(["threadID", "op"]).tail(1)
+        last = w[~w["op"].str.contains(_NOT_LATENCY)].sort_values("end").groupby(["threadID", "op"]).tail(1)
         errs = last.groupby("op")["totalerrors"].sum()
         lat["errors"] = lat["op"].map(errs)
     phase = log["phase"] if log else ("load" if len(lat) and lat["op"].str.startswith("LOAD_").all() else "run")
@@ -310,7 +311,7 @@ def _step(log: dict | None, finals: list[pd.DataFrame], streams: list[pd.DataFra
     if log:
         meta.update(log["config"])
         if log["totals"]:
-            meta["thread_totals"] = log["totals"]
+            meta["requesters"] = requesters(log["totals"], log["threads"])
     return {"step": step, "latency": lat, "intervals": intervals, "meta": meta, "t0": t0,
             "key": stem_of(path) if path else "", "retries": log["retries"] if log else None}
 

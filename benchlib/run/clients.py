@@ -368,6 +368,8 @@ def _client_result(threads: list[RecordingThread], step: StepSpec, state: _ProcS
                                   driver_path=threads[0].path if threads else None)
     result.reconnects, result.reconnect_s, result.refused = reopened(threads)
     result.driver_threads = len(threads)
+    result.thread_counters = [c.counters() for th in threads for c in th.clients
+                              if callable(getattr(c, "counters", None))]
     for name in set(state.hists) | set(state.returns):
         result.ops[name] = measure.OpResult(
             hdr=measure.encode(state.hists[name]) if name in state.hists else "",

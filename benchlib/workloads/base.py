@@ -118,6 +118,7 @@ class StepSpec:
     max_error_ratio: float = 0.01
     max_failed: int | None = None
     quiet: bool = False            # --no-progress: no progress line of any kind, a client's own too
+    load_mode: str = "fast"        # a load's: load.mode (fast, or java: the reference client's way)
 
 
 class WorkloadClient:
@@ -145,6 +146,9 @@ class WorkloadClient:
     def close(self) -> None:
         pass
 
+    # a client may also have ``counters() -> dict``: its own counts over the step (JSON
+    # values), which its process hands to the controller (ClientResult.thread_counters)
+
 
 class Workload:
     """A workload as the runner drives it; one folder in ``workloads/`` and one
@@ -161,6 +165,11 @@ class Workload:
     name: str = ""
     # the property of a file run as it is that gives the run's client threads
     threads_property: str = "threadcount"
+    # that property, when the properties set it, is the run's threads in a YAML too
+    # (LinkBench's requesters): run.threads follows it (workload_params.threads_as_property)
+    threads_from_property: bool = False
+    # the load modes it has (load.mode): fast, its own; java, the reference client's
+    load_modes: tuple[str, ...] = ("fast",)
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries

@@ -85,6 +85,13 @@ class Db:
                 pass
             raise
 
+    def insert_statement(self, table: str, cols: str, rows: list) -> None:
+        """load.mode java: the rows as one multi-row INSERT in autocommit, as LinkStoreSql's
+        addBulkLinks / addBulkCounts / bulkAddNodes send them (all its rows or none)."""
+        one = f"({self.st.markers(len(cols.split(',')))})"
+        self.cur.execute(f"INSERT INTO {table} ({cols}) VALUES " + ", ".join([one] * len(rows)),
+                         [v for r in rows for v in r])
+
     def insert_rows(self, table: str, cols: str, rows) -> None:
         self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
                              f"({self.st.markers(len(cols.split(',')))})", rows)

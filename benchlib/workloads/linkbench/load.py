@@ -8,6 +8,10 @@ id1 a link loader writes its links (ID2Chooser.calcLinkCount's per type, the j-t
 of a type to id2 = id1 + j, as ID2Chooser.chooseForLoad) and one counttable row per
 link type. Memory stays flat: a loader makes a slice of links (8 batches), hands it
 out, and keeps nothing it wrote (the 2017 distribution gives one node 4.18 M links).
+A chunk's counts go in one batch after its links (the load's progress counts the id1s
+whose counts are written: loadlog.py). ``load.mode java`` (``StepSpec.load_mode``): as
+LinkBenchLoad with LinkStoreSql, one multi-row INSERT of ``JAVA_BULK`` rows per batch,
+nodes, links and counts, into tables the setup made with their index.
 Operations are the batches, named as LinkBench names them —
 ``LOAD_NODE_BULK``, ``LOAD_LINKS_BULK``, ``LOAD_COUNTS_BULK`` — with the batch's
 latency, and each counts its rows (``batch_units``), so that the step's rate is
@@ -37,22 +41,26 @@ NODE_BULK, LINKS_BULK, COUNTS_BULK = range(3)
 LOADER_CHUNK = 2048   # LinkBench's loader_chunk_size
 CHUNK_BATCHES = 8     # batches handed out at a time (a link loader plans 8 batches of links)
 MAX_NODE_LOAD_DATA = 4096
+MAX_COUNT_BATCH = 16384   # counttable rows in one statement at most (~0.5 MB of values)
+JAVA_BULK = 1024          # load.mode java: rows per INSERT (GraphStore's bulk_insert_count)
 
 
 class LoadClient(DbClient):
     op_names = LOAD_OPS
     batch_units = {op: None for op in LOAD_OPS}   # rows counted; no per-row op
 
-    def __init__(self, p, st, endpoint, index: int, total: int, seed: int, batch_size: int):
+    def __init__(self, p, st, endpoint, index: int, total: int, seed: int, batch_size: int,
+                 mode: str = "fast"):
         self.p, self.st, self.endpoint = p, st, endpoint
         self.index, self.loaders = index, max(total - 1, 1)
-        self.batch = max(batch_size, 1)
+        self.java = mode == "java"   # LinkBench's: INSERTs of JAVA_BULK rows into indexed tables
+        self.batch = JAVA_BULK if self.java else max(batch_size, 1)
         self.rng = seeds.generator(seed, "linkbench load")
         self.link_data = Payloads(p.datagen, "link_add", self.rng)
         self.node_data = Payloads(p.datagen, "node_add", self.rng)
         self.graph = Graph(p)
         self._connect(f"linkbench load client {index}")
-        self.text = self.db.bulk_text
+        self.text = self.db.bulk_text and not self.java
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
         self.cur = None                                  # (id1s, links' running sum, done)
@@ -69,7 +77,10 @@ class LoadClient(DbClient):
 
     def _bulk(self, code, table, cols, rows) -> int:
         self.sending = (code, rows)
-        self._db.bulk(table, cols, rows)   # one statement: all its rows or none
+        if self.java:
+            self._db.insert_statement(table, cols, rows)
+        else:
+            self._db.bulk(table, cols, rows)   # one statement: all its rows or none
         self.sending = None
         return OK
 
@@ -125,8 +136,9 @@ class LoadClient(DbClient):
         if n > 0:
             self._queue(LINKS_BULK, self._links(id1, per_type, done, n))
             self.cur = (id1, per_type, done + n)
-        if done + n >= total:
-            self._queue(COUNTS_BULK, self._counts(id1, per_type))
+        if done + n >= total:   # the chunk's counts in one batch (a few at most): when it is
+            # written, the chunk's id1s are done — the load's progress counts them (loadlog.py)
+            self._queue(COUNTS_BULK, self._counts(id1, per_type), count_batch_rows(self.p, self.java))
             self.cur = None
         return True
 
@@ -165,12 +177,18 @@ class LoadClient(DbClient):
         return [(int(id1[r // types]), DEFAULT_LINK_TYPE + r % types, c, now_ms, 0)
                 for r, c in enumerate(each)]
 
-    def _queue(self, code: int, rows: list) -> None:
-        b = self.batch
+    def _queue(self, code: int, rows: list, size: int | None = None) -> None:
+        b = size or self.batch
         for i in range(0, len(rows), b):
             part = rows[i:i + b]
             self.pending.append((code, _copy_text(part) if self.text else part, len(part)))
 
+
+def count_batch_rows(p, java: bool = False) -> int:
+    """The rows of a LOAD_COUNTS_BULK batch: an id1 chunk's counts (LOADER_CHUNK ×
+    link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches);
+    load.mode java: JAVA_BULK, as LinkBenchLoad's count buffer."""
+    return min(LOADER_CHUNK * p.link_type_count, JAVA_BULK if java else MAX_COUNT_BATCH)
 
 
 def _copy_text(rows: list) -> str:

@@ -3,13 +3,16 @@
 scripts that parse the client's log, and ``benchlib import linkbench``, read benchlib's
 own runs.
 
-Per load step: ``Starting loaders``, a progress line each ``load_progress_interval``
-links (from the step's seconds) and one at the end, one line per batch operation,
-``LOAD PHASE COMPLETED``. Per request loop: a ``Requester thread #i started`` line per
-requester, a progress line each ``req_progress_interval`` requests and each
-``progressfreq`` seconds (:class:`Progress`, which the terminal prints too as the step
-goes, with the ``displayfreq`` statistics: :class:`LiveProgress`), the retry counters
-(``Graph Link other: … add_to_upd, … upd_to_add``), one line per operation with its
+Per load step: ``Starting loaders``, the loader threads, LoadProgress's lines
+(loadlog.py: the id1s whose counts are written, from the step's seconds), the retry
+lines, one line per batch operation, ``LOAD PHASE COMPLETED`` (rows counted) and the
+load's mode. Per request loop: a ``Requester thread #i started`` line per requester, a
+progress line each ``req_progress_interval`` requests and each ``progressfreq`` seconds
+(:class:`Progress`, which the terminal prints too as the step goes, with the
+``displayfreq`` statistics: :class:`LiveProgress`), each requester's last lines (its
+RANGE_SIZE statistics, ``ThreadID = i total requests = … found = … not found = …
+history queries = …``: reqstats.py), the retry lines (``Graph Link total retry``, ``max
+retry``, ``other: … add_to_upd, … upd_to_add``, ``Graph Node …``), one line per operation with its
 percentiles as the Java client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
 ``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
 """
@@ -21,6 +24,7 @@ import numpy as np
 
 from ... import measure
 from ...schema import is_intended
+from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, mode_line, nodes_done_at, stored_updates
 
 OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
             "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
@@ -110,28 +114,27 @@ def step_seconds(rows: list[dict], count_of, end_s: float | None = None) -> list
 
 
 class Progress:
-    """The progress lines of one step, fed its seconds in order, as LinkBench prints them:
-    a line each time the step's requests (a load's links) pass a multiple of
-    ``req_progress_interval`` (``load_progress_interval``) — RequestProgress and
-    LoadProgress, counted over all threads — and, in the request phase, one each
-    ``progressfreq`` seconds at the count reached (where the Java requesters print their
-    own ``Requester #i n/N requests done``: benchlib's controller sees its requesters'
-    seconds merged). linkbench.log and the terminal both print these."""
+    """The request phase's progress lines, fed its seconds in order, as LinkBench prints
+    them: a line each time the step's requests pass a multiple of ``req_progress_interval``
+    (RequestProgress, counted over all threads) and one each ``progressfreq`` seconds at
+    the count reached (where the Java requesters print their own ``Requester #i n/N
+    requests done``: benchlib's controller sees its requesters' seconds merged).
+    linkbench.log and the terminal both print these; a load's: loadlog.LoadProgress."""
 
-    def __init__(self, p, phase: str, total: int | None, limit: float):
-        self.p, self.phase, self.total, self.limit = p, phase, total, limit
-        self.every = p.req_progress_interval if phase == "run" else p.load_progress_interval
+    def __init__(self, p, total: int | None, limit: float):
+        self.p, self.total, self.limit = p, total, limit
+        self.every = p.req_progress_interval
         self.done, self.mark, self.next_at = 0.0, self.every, p.progressfreq
 
     def second(self, at: float, length: float, n: float) -> list[tuple[float, str]]:
         """The lines of a second ending ``at`` s into the step, ``length`` s long, that did
         ``n`` more: a count's line at the time it was passed, the second's pace assumed even."""
         self.done, out = self.done + n, []
-        while self.done + 1e-6 >= self.mark:   # a load's links in the file: a float sum
+        while self.done + 1e-6 >= self.mark:
             t = min(max(at - length * (self.done - self.mark) / max(n, 1e-9), at - length), at)
             out.append((t, self.line(int(self.mark), t)))
             self.mark += self.every
-        if self.phase == "run" and at >= self.next_at:
+        if at >= self.next_at:
             line = self.line(int(self.done), at)
             if not out or out[-1][1] != line:
                 out.append((at, line))
@@ -139,27 +142,14 @@ class Progress:
                 self.next_at += self.p.progressfreq
         return out
 
-    def finish(self, at: float) -> list[tuple[float, str]]:
-        """At the step's end: a load's line at all its links (LoadProgress prints one
-        when the last id1 is in), unless the last multiple was that."""
-        done = round(self.done)
-        return [(at, self.line(done, at))] if self.phase == "load" and done % self.every else []
-
     def line(self, done: int, sec: float) -> str:
         sec = max(sec, 1e-3)
-        if self.phase == "run":
-            limit = max(self.limit, 1e-9)   # no request count given: the limit's, at this rate
-            total = self.total if self.total is not None else max(done, round(done * limit / sec))
-            return (f"{done}/{total} requests finished: "
-                    f"{100 * done / max(total, 1):.1f}% complete at {done / sec:.1f} ops/sec "
-                    f"{sec:.1f}/{int(self.limit)} secs elapsed: {100 * sec / limit:.1f}% of time "
-                    "limit used")
-        n = self.p.id_range
-        frac = min(done / max(self.total, 1), 1.0)
-        id1s, cnt = int(frac * n), int(frac * n * self.p.link_type_count)
-        return (f"{id1s}/{n} id1s ({100 * frac:.1f}%) at {id1s / sec:.1f} /sec. "
-                f"{done} links at {done / sec:.1f} /sec. {cnt} counts at {cnt / sec:.1f} /sec. "
-                f"link+count at {(done + cnt) / sec:.1f} /sec. ")
+        limit = max(self.limit, 1e-9)   # no request count given: the limit's, at this rate
+        total = self.total if self.total is not None else max(done, round(done * limit / sec))
+        return (f"{done}/{total} requests finished: "
+                f"{100 * done / max(total, 1):.1f}% complete at {done / sec:.1f} ops/sec "
+                f"{sec:.1f}/{int(self.limit)} secs elapsed: {100 * sec / limit:.1f}% of time "
+                "limit used")
 
 
 def requests_total(p, step) -> int | None:
@@ -185,6 +175,13 @@ def stats_line(op: str, total: int, errors: int, ops: int, dur_ms: int, kept: np
                (a[n // 4], a[n // 2], a[-1 - n // 4], a[-1 - n // 10], a[-1 - n // 20], a[-1 - n // 100]))
     return (f"{head} mean = {_fmt(float(a.mean()), 2)} min = {a[0]} "
             + " ".join(f"{k} = {v}" for k, v in pcts) + f" max = {a[-1]}")
+
+
+def requester_line(c: dict, ms: int) -> str:
+    """LinkBenchRequest's last line of a requester (its counts: reqstats.py)."""
+    return (f"ThreadID = {c['thread']} total requests = {c['requests']} requests/second = "
+            f"{1000 * c['requests'] // max(ms, 1)} found = {c['found']} not found = {c['not_found']} "
+            f"history queries = {c['history_queries']}/{c['get_links_list']}")
 
 
 class Display:
@@ -240,16 +237,12 @@ class Display:
 class LiveProgress:
     """The terminal's lines during a step (``Workload.progress``): fed the controller's
     interval rows as they come, with the seconds since the step started; the progress
-    lines are linkbench.log's (a load's links counted from its batches' records), then
-    the statistics every ``displayfreq`` seconds (:class:`Display`)."""
+    lines are linkbench.log's (a load's from its batches' rows: loadlog.LoadProgress),
+    then the statistics every ``displayfreq`` seconds (:class:`Display`)."""
 
-    def __init__(self, prog: Progress):
+    def __init__(self, prog):
         self.prog, self.display, self.started = prog, Display(prog.p.displayfreq), None
-
-    def count_of(self, r: dict) -> float:
-        if self.prog.phase == "run":
-            return requests_of(r)
-        return r.get("_records", 0) if r["op"] == "LOAD_LINKS_BULK" else 0
+        self.load = isinstance(prog, LoadProgress)
 
     def __call__(self, rows: list[dict], elapsed_s: float, last: bool = False) -> list[str]:
         if self.started is None:
@@ -257,9 +250,12 @@ class LiveProgress:
         out, secs = [], sorted({r["second"] for r in rows})
         for sec in secs:
             mine = [r for r in rows if r["second"] == sec]
-            for end, length, n in step_seconds(mine, self.count_of):
-                out += self.prog.second(end, length, n)
-                out += (self.prog.finish(end) if last and sec == secs[-1] else [])
+            for end, length, n in step_seconds(mine, requests_of):
+                if self.load:
+                    out += self.prog.update(end, *(sum(r.get("_records", 0) for r in mine if r["op"] == op)
+                                                   for op in (LINKS, COUNTS)))
+                else:
+                    out += self.prog.second(end, length, n)
                 out += self.display.second(mine, end, last and sec == secs[-1])
         return [log_line(self.started + timedelta(seconds=at), "Thread-0", msg) for at, msg in out]
 
@@ -276,11 +272,21 @@ class LogWriter:
     def text(self) -> str:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
-    def progress(self, o, prog: Progress, seconds: list[dict], count_of) -> None:
-        ends = step_seconds(seconds, count_of, o.secs)
-        for end, length, n in ends:
-            for at, msg in prog.second(end, length, n) + (prog.finish(end) if end == ends[-1][0] else []):
+    def progress(self, o, prog: Progress, seconds: list[dict]) -> None:
+        for end, length, n in step_seconds(seconds, requests_of, o.secs):
+            for at, msg in prog.second(end, length, n):
                 self.add(o.started + timedelta(seconds=at), "Thread-0", msg)
+
+    def retries(self, o, add_to_upd: int, upd_to_add: int) -> None:
+        """LinkStoreSql's retry counters: benchlib retries no statement (a failed one is
+        the request's ERROR), so its retries are 0; the add/update switches counted."""
+        link = "0 add, 0 update, 0 delete, 0 get, 0 multiget, 0 get_link_list, 0 count, " \
+               "0 add_bulk_links, 0 add_bulk_counts"
+        node = "0 add, 0 add_bulk, 0 get, 0 update, 0 delete"
+        for msg in (f"Graph Link total retry: {link}", f"Graph Link max retry: {link}",
+                    f"Graph Link other: {add_to_upd} add_to_upd, {upd_to_add} upd_to_add, 0 commit_failed",
+                    f"Graph Node total retry: {node}", f"Graph Node max retry: {node}"):
+            self.add(o.ended, "main", msg)
 
     def finals(self, o, threads: int) -> None:
         rows = {r["op"]: r for r in o.latency_rows if not is_intended(r["op"]) and r.get("hdr")
@@ -289,26 +295,25 @@ class LogWriter:
             self.add(o.ended, "main", final_line(op, rows[op], threads))
 
     # ------------------------------------------------------------ the phases
-    def load(self, o, seconds: list[dict], links_total: int) -> None:
-        """A load step: its rows are nodes, links and counts (``o.ops``); the progress
-        lines spread the links over the seconds as their batches went."""
+    def load(self, o, seconds: list[dict], index_s: float | None) -> None:
+        """A load step: its loaders, LoadProgress's lines (loadlog.py), one line per batch
+        operation, ``LOAD PHASE COMPLETED`` with the rows counted and the load's kind."""
         p = self.p
-        n, types = p.id_range, p.link_type_count
         self.add(o.started, "main", f"Starting loaders {p.loaders}")
-        nodes, counts = (n, n * types) if o.status == "ok" else (0, 0)
-        links = max(int(o.ops) - nodes - counts, 0) if o.status == "ok" else 0
-        batches = sum(r["ops"] for r in seconds if r["op"] == "LOAD_LINKS_BULK") or 1
-        per_batch = (links or links_total) / batches   # the rows on disk count batches
-        self.progress(o, Progress(p, "load", links_total, o.secs), seconds,
-                      lambda r: per_batch * r["ops"] if r["op"] == "LOAD_LINKS_BULK" else 0)
-        self.finals(o, 1 + p.loaders)
-        secs = max(o.secs, 1e-9)
-        self.add(o.ended, "main",
-                 f"LOAD PHASE COMPLETED. Loaded {nodes} nodes (Expected {n}), {links} links "
-                 f"({links / max(nodes, 1):.2f} /node), {counts} counts "
-                 f"({counts / max(nodes, 1):.2f} /node). {o.secs:.1f} seconds, "
-                 f"{round(links / secs)} Links/s, {round((links + counts) / secs)} (link+count)/s, "
-                 f"{round((links + counts + nodes) / secs)} (link+count+node)/s")
+        for i in range(p.loaders):   # LinkBenchLoad's numbers: the link loaders, then the node loader
+            self.add(o.started, f"Thread-{i}", f"Starting loader thread  #{i} loading links")
+        self.add(o.started, f"Thread-{p.loaders}", f"Starting loader thread  #{p.loaders} loading nodes")
+        if (at := nodes_done_at(seconds)) is not None and o.status == "ok":
+            self.add(o.started + timedelta(seconds=min(at, o.secs)), f"Thread-{p.loaders}",
+                     f"Loading of nodes [{p.startid1},{p.maxid1}) done")
+        prog = LoadProgress(p)
+        for at, links, counts in stored_updates(p, o, seconds):
+            for t, msg in prog.update(at, links, counts):
+                self.add(o.started + timedelta(seconds=t), "Thread-0", msg)
+        self.retries(o, 0, 0)
+        self.finals(o, o.step.threads)
+        self.add(o.ended, "main", completed_line(p, o))
+        self.add(o.ended, "main", mode_line(o, index_s))
 
     def requests(self, o, seconds: list[dict]) -> None:
         """A request loop: its requesters, progress, retry counters, finals, totals."""
@@ -318,24 +323,31 @@ class LogWriter:
         for i in range(threads):
             self.add(o.started, f"Thread-{i}", f"Requester thread #{i} started: will do {per} "
                      f"ops after {o.step.warmup_secs:g} second warmup")
-        self.progress(o, Progress(p, "run", total, limit), seconds, requests_of)
-        ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
-        self.add(o.ended, "main", f"Graph Link other: {ret.get('ADD_LINK', {}).get('RETRY', 0)} "
-                 f"add_to_upd, {ret.get('UPDATE_LINK', {}).get('RETRY', 0)} upd_to_add, "
-                 "0 commit_failed")
-        self.finals(o, threads)
+        self.progress(o, Progress(p, total, limit), seconds)
         ms = max(int(o.secs * 1000), 1)
+        for c in sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"]):
+            i = c["thread"]
+            if o.step.loop_secs or not total:
+                self.add(o.ended, f"Thread-{i}", f"Requester #{i}: time limit of {int(limit)}s elapsed, "
+                         "shutting down.")
+            self.add(o.ended, f"Thread-{i}", f"ThreadID = {i} " + stats_line(
+                "RANGE_SIZE", c["range_size_calls"], 0, c["range_size_calls"], ms, c["range_size_kept"]))
+            self.add(o.ended, f"Thread-{i}", requester_line(c, ms))
+        ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
+        self.retries(o, ret.get("ADD_LINK", {}).get("RETRY", 0), ret.get("UPDATE_LINK", {}).get("RETRY", 0))
+        self.finals(o, threads)
         self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {o.ops} requests done in "
                  f"{ms // 1000} seconds. Requests/second = {1000 * o.ops // ms}")
 
 
-def linkbench_log(p, outcomes: list, intervals: list[dict] | None, links_total: int) -> str:
+def linkbench_log(p, outcomes: list, intervals: list[dict] | None) -> str:
     """The run's linkbench.log text ('' when no load or request step ran)."""
     w = LogWriter(p)
+    index_s = next((x.secs for x in outcomes if x.step.phase == "index" and x.status == "ok"), None)
     for o in outcomes:
         seconds = [r for r in intervals or [] if r.get("step") == o.step.name]
         if o.step.phase == "load":
-            w.load(o, seconds, links_total)
+            w.load(o, seconds, index_s)
         elif o.step.phase == "run":
             w.requests(o, seconds)
     return w.text()

@@ -45,6 +45,7 @@ from .dists import (
     node_access,
 )
 from .payloads import Payloads
+from .reqstats import RequesterStats
 
 REQUEST_OPS = ["ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET_LINK",
                "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE"]
@@ -60,8 +61,9 @@ MAX_SWITCHES = 4       # an insert that finds the link, an update that finds non
 class RequestClient(DbClient):
     op_names = REQUEST_OPS
 
-    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None):
+    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0):
         self.p, self.st, self.endpoint = p, st, endpoint
+        self.stats = RequesterStats(index, seed)
         self.rng = seeds.generator(seed, "linkbench requests")
         self.py_rng = seeds.python_random(seed, "linkbench list tails")
         self.graph = Graph(p)
@@ -82,9 +84,24 @@ class RequestClient(DbClient):
 
     def _bind(self):
         self.db.open_writes()
-        self.fns = [self.add_link, self.delete_link, self.update_link, self.count_link,
-                    self.multiget_link, self.get_links_list, self.add_node, self.update_node,
-                    self.delete_node, self.get_node]
+        self.fns = [self._counted(f) for f in (
+            self.add_link, self.delete_link, self.update_link, self.count_link,
+            self.multiget_link, self.get_links_list, self.add_node, self.update_node,
+            self.delete_node, self.get_node)]
+
+    def _counted(self, fn):
+        """``fn`` counting the requester's requests (LinkBenchRequest's requestsDone:
+        each request tried, failed too)."""
+        stats = self.stats
+
+        def request(*args):
+            stats.requests += 1
+            return fn(*args)
+        return request
+
+    def counters(self) -> dict:
+        """The requester's own counts (reqstats.py), handed to the controller."""
+        return self.stats.as_dict()
 
     # ------------------------------------------------------------ planning
     def next_chunk(self, max_ops):
@@ -226,11 +243,14 @@ class RequestClient(DbClient):
         return OK if self.db.rows(self.st.count_links, (id1, ltype)) else EMPTY
 
     def multiget_link(self, id1, ltype, id2s):
-        return OK if self.db.rows(*self.st.multiget(id1, ltype, id2s)) else EMPTY
+        rows = self.db.rows(*self.st.multiget(id1, ltype, id2s))
+        self.stats.multiget(len(id2s), len(rows))
+        return OK if rows else EMPTY
 
     def get_links_list(self, id1, ltype, history):
         limit, tails, st = self.p.range_limit, self.tails, self.st
-        if history and tails.items:   # page back into a list that filled a page before
+        history = history and bool(tails.items)
+        if history:   # page back into a list that filled a page before
             i = tails.pick()
             id1, ltype, last_time = tails.items[i]
             rows = self.db.rows(st.get_links_list, (id1, ltype, 0, last_time, limit, 1))
@@ -239,6 +259,7 @@ class RequestClient(DbClient):
             rows = self.db.rows(st.get_links_list, (id1, ltype, 0, MAX_TIME, limit, 0))
             if len(rows) >= limit:
                 tails.add((id1, ltype, rows[-1][LINK_TIME]))
+        self.stats.links_list(len(rows), history)   # RANGE_SIZE: the links returned
         return OK if rows else EMPTY
 
     # ------------------------------------------------------------ nodes

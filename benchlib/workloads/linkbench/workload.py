@@ -5,8 +5,10 @@ beside ``loaders`` link/count loaders: 1 + loaders threads, split among
 ``load.processes`` processes), ``l.post`` the
 secondary index on linktable built by the controller, then ``r.L1 … r.Ln`` request
 loops of ``run.loop_secs`` each (else ``maxtime``). Requesters: ``requesters`` when
-the properties set it, else ``run.threads``; ``requestrate`` is per requester, as
-in LinkBench (``run.target_*`` paces when it is 0).
+the properties set it — then ``run.threads`` is it too (workload_params.threads_as_property) —
+else ``run.threads``; ``requestrate`` is per requester, as in LinkBench (``run.target_*``
+paces when it is 0). ``load.mode java``: the tables made with their index at the load's
+setup, and the loaders INSERT as Java's (load.py).
 """
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ from ...targets.ownership import TableShape
 from ..indexes import ensure_index
 from .bindings import BINDINGS, binding
 from .bindings.base import INDEX_COLS, TABLE_COLUMNS
-from .dists import Graph
 from .load import LoadClient
+from .loadlog import LoadProgress
 from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
@@ -32,6 +34,8 @@ class LinkBenchWorkload(Workload):
 
     name = "linkbench"
     threads_property = "requesters"
+    threads_from_property = True
+    load_modes = ("fast", "java")
     # the seed's order, its letters (l.rt: n9 nx nm …) and its four main transactions
     op_order = ("LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "UPDATE_NODE", "GET_NODE",
                 "UPDATE_LINK", "GET_LINKS_LIST", "ADD_NODE", "DELETE_NODE", "ADD_LINK",
@@ -86,7 +90,7 @@ class LinkBenchWorkload(Workload):
         if not exp.load.skip:
             n = 1 + p.loaders   # the node loader and the link/count loaders
             steps.append(StepSpec(schema.step_name("load"), "load", None, n, min(spec.load_processes, n), None,
-                                  None, None, 0.0, exp.run.status_interval_s))
+                                  None, None, 0.0, exp.run.status_interval_s, load_mode=exp.load.mode))
             steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1))
         if not exp.run.skip:
             threads = p.requesters or spec.threads
@@ -118,7 +122,8 @@ class LinkBenchWorkload(Workload):
         if step.phase == "load":
             st = binding(target.dialect, self.p)
             engine = getattr(target, "engine", None)
-            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions))
+            index = [st.create_index()] if step.load_mode == "java" else []   # Java's tables: indexed
+            self._exec(target, st.drop_tables() + st.create_tables(engine, self.p.link_partitions) + index)
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":
@@ -165,11 +170,11 @@ class LinkBenchWorkload(Workload):
     def client(self, step, endpoint, index: int, total: int, seed: int, batch_size: int = 1000):
         st = binding(endpoint.dialect, self.p)
         if step.phase == "load":
-            return LoadClient(self.p, st, endpoint, index, total, seed, batch_size)
+            return LoadClient(self.p, st, endpoint, index, total, seed, batch_size, step.load_mode)
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return RequestClient(self.p, st, endpoint, seed, per)
+        return RequestClient(self.p, st, endpoint, seed, per, index)
 
     def defined_ops(self, step) -> list[str] | None:
         """The request mix's ops (a share > 0): each has its columns, run or not."""
@@ -177,14 +182,15 @@ class LinkBenchWorkload(Workload):
 
     # ------------------------------------------------------------ outputs
     def progress(self, step):
-        """On the terminal, linkbench.log's progress lines as the step goes (log.Progress):
-        ``N/M id1s … links at …`` each ``load_progress_interval`` links, ``N/M requests
-        finished …`` each ``req_progress_interval`` requests and each ``progressfreq`` s."""
+        """On the terminal, linkbench.log's progress lines as the step goes: a load's as
+        LinkBenchLoad's (loadlog.LoadProgress: the id1s, links and counts written), ``N/M
+        requests finished …`` each ``req_progress_interval`` requests and each
+        ``progressfreq`` s (log.Progress)."""
         if step.phase == "load":
-            return LiveProgress(Progress(self.p, "load", Graph(self.p).total_links(), 0.0))
+            return LiveProgress(LoadProgress(self.p))
         if step.phase != "run":
             return None
-        return LiveProgress(Progress(self.p, "run", requests_total(self.p, step),
+        return LiveProgress(Progress(self.p, requests_total(self.p, step),
                                      step.loop_secs or self.p.maxtime))
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
@@ -199,8 +205,7 @@ class LinkBenchWorkload(Workload):
         """``linkbench.txt``: LinkBench's retry counters and each step's totals;
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
-        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
-                                   Graph(self.p).total_links())):
+        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None)):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:

