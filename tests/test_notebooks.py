@@ -197,13 +197,13 @@ def test_analysis_notebook_interactive(name, smoke_run, tmp_path):
 PASSWORD = "Sw0rdf1sh-pm"   # trust auth takes any: it only has to travel
 
 
-def test_papermill_command_as_the_readme_writes_it_keeps_no_password(tmp_path, pg_own_db):
-    """README's command on a fresh experiment (its folder not there yet), a target URL
+def test_papermill_command_as_the_docs_write_it_keeps_no_password(tmp_path, pg_own_db):
+    """The docs' command (docs/reports.md) on a fresh experiment (its folder not there yet), a target URL
     with a password: it runs, and the password is in no file under the data folder; the
     executed notebook is the owner's (0600)."""
-    readme = (ROOT / "README.md").read_text()
+    shown = " ".join((ROOT / "docs" / "reports.md").read_text().replace("\\\n", " ").split())
     assert ("papermill --engine benchlib notebooks/experiment.ipynb data/ycsb-a/experiment.ipynb "
-            "-f parameters/ycsb-a.yaml\n-p data_dir data") in readme
+            "-f parameters/ycsb-a.yaml -p data_dir data") in shown   # the docs' command, as written
     url = pg_own_db.replace("postgres@", f"postgres:{PASSWORD}@", 1)
     exp = {"experiment": "pm-secret", "workload": "ycsb", "targets": [{"name": "pg", "url": url}],
            "properties": {"recordcount": 200, "operationcount": 400, "readproportion": 0.5,
