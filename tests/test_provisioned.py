@@ -155,12 +155,13 @@ def test_show_inside_a_started_server(tmp_path):
     ({"shared_buffers": "1GBx"}, None, 'invalid value for parameter "shared_buffers": "1GBx"'),
     ({}, 9, "PostgreSQL 9 is not installed here (looked in /usr/lib/postgresql/9/bin"),
     ({"port": 5999}, None, "benchlib sets it"),
+    ({"work_mem": "4MB\nfsync = off"}, None, "control character"),   # no second line in the config
 ])
 def test_bad_input_is_one_line_before_anything_runs(settings, version, says):
     exp = _exp("provbad")
     exp["targets"] = [{"name": "pg", "url": URL, "settings": settings,
                        **({"version": version} if version else {})}]
-    with pytest.raises(ParameterError, match="refuses them|not installed|benchlib sets") as e:
+    with pytest.raises(ParameterError, match="refuses them|not installed|benchlib sets|control character") as e:
         validate(exp, "e.yaml")
     assert says in str(e.value) and "\n" not in str(e.value)
 

@@ -92,7 +92,8 @@ def last_line(text: str) -> str:
 
 def check_settings(options: dict, name_pattern: str, managed: frozenset, what: str) -> dict:
     """A target's ``settings`` option (a mapping of one value each; a list is the matrix's,
-    expanded before): each name of ``name_pattern``, none of the ``managed`` ones (the
+    expanded before): each name of ``name_pattern``, each value one line (no control
+    character: the config files take a line a setting), none of the ``managed`` ones (the
     server's place, benchlib's to set: compared with ``-`` as ``_``); ValueError (one line)."""
     s = options.get("settings") or {}
     if not isinstance(s, dict):
@@ -102,6 +103,9 @@ def check_settings(options: dict, name_pattern: str, managed: frozenset, what: s
             raise ValueError(f"settings: {k!r} is not a {what}'s name")
         if isinstance(v, (dict, list)) or v is None:
             raise ValueError(f"settings: {k}: {v!r}: one value (a list is an axis of the matrix)")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in str(v)):
+            # a newline would end the line of the server's config file and start another
+            raise ValueError(f"settings: {k}: a value with a control character (a newline?) is not one value")
         if str(k).replace("-", "_") in managed:
             raise ValueError(f"settings: {k}: benchlib sets it for the server it starts")
     return s
