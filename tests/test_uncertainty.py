@@ -44,6 +44,13 @@ def paced(tmp_path, name, target, reps=1):
     return tmp_path / "d" / name
 
 
+def _achieved(exp_dir) -> float:
+    """The run loop's ops/s as the experiment's one run measured it (its steps table)."""
+    steps = load_results(exp_dir)["steps"]
+    loop = steps[steps.step == "r.L1"].iloc[0]
+    return loop.ops / loop.secs
+
+
 @pytest.mark.slow
 def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_path, capsys):
     full, half, again = paced(tmp_path, "full", 2000), paced(tmp_path, "half", 1000), \
@@ -53,7 +60,16 @@ def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_
     assert thr.ci_low <= 0.5 <= thr.ci_high and thr.ci_high - thr.ci_low < 0.1
     assert thr.verdict == "worse"
     same = pairing.compare(load_results(full), load_results(again), [("full", "again")])
-    assert same[same.metric == "ops_per_s"].iloc[0].verdict == "not significant"
+    row = same[same.metric == "ops_per_s"].iloc[0]
+    assert 0.97 < row.ci_low <= row.ratio <= row.ci_high < 1.03     # no difference to speak of
+    # "not significant" where both kept their pace; on a loaded machine one may fall behind
+    # it (1,980 against 1,998 ops/s, two suites side by side): a real difference, and the
+    # verdict must then say which way it went
+    kept = [_achieved(d) / 2000 for d in (full, again)]
+    if min(kept) > 0.995:
+        assert row.verdict == "not significant", (kept, row)
+    else:
+        assert row.verdict in ("not significant", "better" if kept[1] > kept[0] else "worse"), (kept, row)
     capsys.readouterr()
     assert cli.main(["compare", str(full), str(half), "--pair", "full=half"]) == 0
     out = capsys.readouterr().out
