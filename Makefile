@@ -39,9 +39,9 @@ quickstart: $(BIN)/.installed mysql-c
 
 # three pytest workers: most tests wait on a server or a subprocess, and the suite was
 # twice as long on one (15.5 against 8.8 min on a 2-core machine); every test works in
-# a database, table or folder of its own, so they run side by side; a module's tests go to
-# one worker (--dist loadscope), so a module-scoped fixture (test_points' 24 ybio runs) runs
-# once, not once per worker (xdist's loadgroup groups nothing under pytest 9)
+# a database, table or folder of its own, so they run side by side; --dist loadscope is
+# xdist's, over the suite's own units (tests/scheduling.py): a module sharing a module
+# fixture (test_points' ybio runs) goes to one worker, every other test alone, longest first
 test: $(BIN)/.installed mysql-c
 	$(BIN)/python -m pytest -q -n 3 --dist loadscope
 
