@@ -162,12 +162,8 @@ def _fresh_variables(exe: str, template: Path, library: str) -> dict:
             provisioning.stop(proc, watchdog, signal.SIGTERM)
 
 
-class ProvisionedMysqlTarget(MysqlTarget):
+class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
     option_names = ("version", "settings", "engine", "library")
-
-    @classmethod
-    def check_url(cls, url: str) -> None:
-        """Its URL is its kind: the server is benchlib's own."""
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:

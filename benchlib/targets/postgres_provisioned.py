@@ -67,13 +67,8 @@ def _quote(value) -> str:
     return "'" + pgbin.conf_value(value).replace("'", "''") + "'"
 
 
-class ProvisionedPostgresTarget(PostgresTarget):
+class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     kind = "postgres"  # clients talk to it exactly as to any PostgreSQL
-    option_names = ("version", "settings")
-
-    @classmethod
-    def check_url(cls, url: str) -> None:
-        """Its URL is its kind: the server is benchlib's own."""
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:

@@ -132,3 +132,15 @@ def version_of(exe: str, pattern: str) -> str:
         return "unknown"
     m = re.search(pattern, out)
     return m.group(1) if m else "unknown"
+
+
+class ProvisionedServer:
+    """What every server benchlib provisions shares, before its DBMS's target class in
+    the bases: its URL is its kind (the server is benchlib's own, no address to check),
+    and it takes a ``version`` and ``settings``."""
+
+    option_names: tuple[str, ...] = ("version", "settings")
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Its URL is its kind: the server is benchlib's own."""

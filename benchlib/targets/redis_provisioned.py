@@ -77,13 +77,8 @@ def _settings(options: dict) -> dict:
     return provisioning.check_settings(options, r"[a-z][a-z0-9-]*", MANAGED, "Redis directive")
 
 
-class ProvisionedRedisTarget(RedisTarget):
+class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
     kind = "redis"   # clients talk to it exactly as to any Redis
-    option_names = ("version", "settings")
-
-    @classmethod
-    def check_url(cls, url: str) -> None:
-        """Its URL is its kind: the server is benchlib's own."""
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
