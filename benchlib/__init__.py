@@ -7,17 +7,16 @@ from .version import __version__
 
 # imported when first used (PEP 562): the command line pays for pydantic only when a
 # command needs the parameters, and for pandas only when it reads or writes tables
-_LAZY = {"Experiment": "params", "ParameterError": "params", "load_experiment": "params",
-         "load_results": "store.folders"}
-
-
+# (each import written out, so tests/test_layers.py sees it)
 def __getattr__(name):
-    if name in _LAZY:
-        import importlib
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in ("Experiment", "ParameterError", "load_experiment"):
+        from . import params as module
+    elif name == "load_results":
+        from .store import folders as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(module, name)
+    return value
 
 
 def run_experiment(experiment, data_dir="data", *, overrides=None, force=False, progress=None,

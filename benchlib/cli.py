@@ -34,8 +34,8 @@ def _summary_kinds() -> tuple[str, ...]:
 
 
 def _add_run(sub):
-    from .targets import registry as targets
-    from .workloads import registry as workloads
+    from .registries import targets
+    from .registries import workloads
     p = sub.add_parser("run", help="run an experiment (YAML), or a workload's own property file "
                                    "as it is")
     p.add_argument("params", help="parameters/*.yaml, or a property file of a workload that "
@@ -85,7 +85,7 @@ def _add_summary(sub):
 
 
 def _add_import(sub):
-    from .importers import registry as importers
+    from .registries import importers
     p = sub.add_parser("import", help="import another tool's output into a run folder")
     p.add_argument("kind", help=" | ".join([*importers.kinds(), "auto", "prometheus"]))
     p.add_argument("files", nargs="+", help="the tool's files; for prometheus: run folders")
@@ -134,7 +134,7 @@ def cmd_run(args) -> int:
         exp = params.load_experiment(src, args.overrides)
     else:
         from .property_run import experiment_from_property_file
-        from .targets.registry import default
+        from .registries.targets import default
         exp = experiment_from_property_file(src, args.target or default(), args.threads, args.overrides)
     keys = list(dict.fromkeys(params.parse_override(i)[0] for i in args.overrides))
     if keys and "description" not in keys and exp.description:

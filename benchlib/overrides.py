@@ -15,11 +15,8 @@ from typing import Any
 
 import yaml
 
+from .errors import ParameterError
 from .inputfiles import DuplicateKeyError, load_yaml
-
-
-class ParameterError(Exception):
-    """Invalid experiment parameters; the message is one line."""
 
 
 def parse_override(item: str) -> tuple[str, Any]:

@@ -37,9 +37,9 @@ from .overrides import apply_overrides as _apply_overrides
 from .workload_params import check_load_mode, threads_as_property
 from .hw.spec import HwSpec
 from .masking import mask_text, mask_url
-from .run import registry as executor_registry
-from .targets.registry import check_options, target_class, target_kind
-from .workloads import registry as workload_registry
+from .registries import executors as executor_registry
+from .registries.targets import check_options, target_class, target_kind
+from .registries import workloads as workload_registry
 from .workloads.properties_file import PropertyFileError, read_text_file
 
 IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"   # a plain SQL name: quoted, never pasted raw

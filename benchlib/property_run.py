@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .params import Experiment, ParameterError, apply_overrides, target_kind_safe, validate
-from .targets.registry import embedded_names
-from .workloads import registry as workload_registry
+from .registries.targets import embedded_names
+from .registries import workloads as workload_registry
 from .workloads.properties_file import PropertyFileError
 
 
@@ -57,7 +57,7 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
     try:
         return validate(data, str(path))
     except ParameterError:
-        from .workloads.registry import resembling
+        from .registries.workloads import resembling
         if guessed and (hint := resembling(props)):
             raise ParameterError(f"{path}: {hint}") from None
         raise

@@ -13,7 +13,7 @@ from benchlib.run.clients import workload_clients
 from benchlib.run.tasks import step_tasks
 from benchlib.targets.base import make_target
 from benchlib.workloads.base import WorkloadSpec
-from benchlib.workloads.registry import ref_of
+from benchlib.registries.workloads import ref_of
 
 
 def first_requests(exp: Experiment, run_dir: Path, step_name: str, key, n: int = 1000,

@@ -141,7 +141,7 @@ def _main(args: list[str]) -> tuple[int, str]:
 def test_every_benchlib_command_shown_parses(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)   # the commands are shown as run from the checkout
     from benchlib.cli import build_parser
-    from benchlib.importers import registry as importers
+    from benchlib.registries import importers
     shown = [(p, words) for p in _own_pages() for words in commands(p.read_text())]
     assert len(shown) >= 30 and {w[1] for _, w in shown} >= {"run", "show", "list", "summary", "compare",
                                                             "import", "report"}

@@ -18,6 +18,7 @@ from benchlib.importers import (
     import_output,
     read_output,
 )
+from benchlib.registries import UnknownName
 from benchlib.store.folders import ResultsError, load_results, read_meta
 
 DATA = Path(__file__).parent / "data"
@@ -527,7 +528,7 @@ def test_detect_kind(path, kind):
 
 
 def test_unknown_kind_and_other_tools_file(tmp_path):
-    with pytest.raises(ImportFormatError, match="unknown kind"):
+    with pytest.raises(UnknownName, match="unknown importer kind .tpcc."):
         read_output("tpcc", [SB_OUT])
     for kind, f in (("pgbench", SB_OUT), ("sysbench", PG_OUT), ("linkbench", PG_ERR), ("ycsb", SB_OUT)):
         with pytest.raises(ImportFormatError):

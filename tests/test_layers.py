@@ -3,12 +3,17 @@ modules import each other round a circle, no module over 400 lines (the C scanne
 no function over 60 lines.
 
 Imports are read with ``ast`` from every module of benchlib: at module level and inside
-functions (a lazy import is still an arrow), relative ones resolved.
+functions (a lazy import is still an arrow), relative ones resolved. Imports by string
+happen only in ``registries/core.py``; each string it is given (a registry's entries, a
+workload's own modules, a workload's bindings) is read here and held to the layers too.
 """
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "benchlib"
 MAX_MODULE_LINES = 400
@@ -18,8 +23,8 @@ MAX_FUNCTION_LINES = 60
 LAYERS = {
     "benchlib.schema": 0, "benchlib.measure": 0, "benchlib.masking": 0,
     "benchlib.version": 0, "benchlib.points": 0, "benchlib.inputfiles": 0, "benchlib.seeds": 0,
-    "benchlib.extra_tables": 0, "benchlib.filemodes": 0,
-    "benchlib.workloads.registry": 0, "benchlib.targets.registry": 0, "benchlib.run.registry": 0,
+    "benchlib.extra_tables": 0, "benchlib.filemodes": 0, "benchlib.errors": 0,
+    "benchlib.registries": 0,
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
     "benchlib.workloads._native": 2,     # the C loops no workload owns: below every workload folder
@@ -42,21 +47,24 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _is_workload_plots(parts: list[str]) -> bool:
-    """A workload's own plots (``workloads/<w>/plots.py``, ``plots_<…>.py``: its
-    ``Workload.plots``) sit in its folder on the plots layer: they import plots/, and
-    only the plots layer and above import them (by name, through the registry)."""
-    return len(parts) == 4 and parts[:2] == ["benchlib", "workloads"] \
-        and parts[3].split("_")[0] == "plots"
-
-
 MODULES = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
+def _own_modules() -> dict[str, int]:
+    """A workload's own modules (its tables, its plots: ``Workload.summary_tables`` …,
+    module names as strings) sit on the layer that asks for them through the registry
+    (``registries.workloads.OWN_MODULES``: plots/ for its plots), whatever their folder."""
+    from benchlib.registries import workloads
+    return {m: LAYERS[f"benchlib.{asker}"] for m, asker in workloads.own_modules().items()}
+
+
+OWN = _own_modules()
+
+
 def layer_of(module: str) -> int:
+    if module in OWN:
+        return OWN[module]
     parts = module.split(".")
-    if _is_workload_plots(parts):
-        return LAYERS["benchlib.plots"]
     for n in range(len(parts), 0, -1):
         layer = LAYERS.get(".".join(parts[:n]))
         if layer is not None:
@@ -177,14 +185,16 @@ def test_no_import_circle():
 def test_the_checks_see_what_they_look_for():
     # the walker finds a function-level relative import and the package __init__ (10)
     assert "benchlib.run.experiment" in GRAPH["benchlib"]
-    assert layer_of("benchlib.workloads.ycsb.text") == 2 and layer_of("benchlib.workloads.registry") == 0
+    assert layer_of("benchlib.workloads.ycsb.text") == 2 and layer_of("benchlib.registries.workloads") == 0
     assert layer_of("benchlib.workloads._native.ops") == 2
     # a binding's import of a loop is an extension's (a leaf), its import of _native's Python an arrow
     assert "benchlib.workloads._native.ops" in GRAPH["benchlib.workloads.ybio.bindings.postgres_native"]
     assert _is_extension("benchlib.workloads._native._pgloop")
-    # a workload's own plots sit on the plots layer, its other modules (its tables) on its own
+    # a workload's own plots sit on the plots layer (the registry's word, not their file
+    # name), its tables on the summaries'; its other modules on its own
     assert layer_of("benchlib.workloads.ybio.plots_interactive") == layer_of("benchlib.plots") == 8
-    assert layer_of("benchlib.workloads.ybio.summary") == 2 == layer_of("benchlib.workloads.ybio.plotsx")
+    assert layer_of("benchlib.workloads.ybio.summary") == 7
+    assert layer_of("benchlib.workloads.ybio.plotsx") == 2 == layer_of("benchlib.workloads.ybio.load")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
@@ -220,3 +230,104 @@ def test_no_module_over_400_lines():
 def test_no_function_over_60_lines():
     over = long_functions()
     assert not over, "functions over 60 lines:\n  " + "\n  ".join(over)
+
+
+# ---- imports by string: only through the registries, each string held to the layers ----
+
+REGISTRIES = ("workloads", "targets", "executors", "importers")
+
+
+def _string_import_calls(module: str) -> list[str]:
+    """Where ``module`` imports by string itself (importlib's import_module, ``__import__``)."""
+    path = MODULES[module]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name == "importlib"]
+        elif isinstance(node, ast.ImportFrom) and node.module == "importlib":
+            names = [f"importlib.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Name) and node.id == "__import__":
+            names = ["__import__"]
+        out += [f"{path.relative_to(PKG.parent)}:{node.lineno} {n}" for n in names]
+    return out
+
+
+def test_only_the_registries_import_by_string():
+    found = [c for m in MODULES if m != "benchlib.registries.core" for c in _string_import_calls(m)]
+    assert not found, ("an import by string the layer checks cannot see (ask a registry, "
+                       "benchlib.registries.import_ref, instead):\n  " + "\n  ".join(found))
+
+
+def _module_of(ref: str) -> str:
+    """The benchlib module a ``"module:Attr"`` or module-name string names (it must exist)."""
+    name = ref.partition(":")[0]
+    assert name in MODULES, f"{ref!r}: no such module in benchlib"
+    obj = importlib.import_module(name)
+    for part in filter(None, ref.partition(":")[2].split(".")):
+        assert hasattr(obj, part), f"{ref!r}: {name} has no {part}"
+        obj = getattr(obj, part)
+    return name
+
+
+def string_imports() -> list[tuple[str, str, int]]:
+    """(who holds the string, the module it names, the highest layer that module may be
+    on) for every import by string benchlib makes: each registry's entries (on its
+    ``HOLDS`` layer or below), an importer's reader and streamer, each workload's
+    bindings (on the workloads' layer), its own modules (on their asker's layer)."""
+    from benchlib.registries import importers
+    from benchlib.registries import workloads as wl
+    out = []
+    for kind in REGISTRIES:
+        reg = importlib.import_module(f"benchlib.registries.{kind}")
+        top = layer_of(reg.HOLDS)
+        if kind == "importers":
+            refs = [r for imp in importers._all() for r in (imp.ref, imp.streamer) if r]
+        else:
+            (registry,) = [v for v in vars(reg).values() if type(v).__name__ == "Registry"]
+            refs = list(registry.refs().values())
+        out += [(f"registries.{kind}", _module_of(r), top) for r in refs]
+    for name in wl.names():
+        cls = wl.workload_class(name)
+        out += [(cls.__module__, m, OWN[m]) for m in (getattr(cls, w) for w in wl.OWN_MODULES) if m]
+        bindings = importlib.import_module(f"{cls.__module__.rsplit('.', 1)[0]}.bindings")
+        for b in [v for v in vars(bindings).values() if type(v).__name__ == "Bindings"]:
+            out += [(bindings.__name__, _module_of(r if isinstance(r, str) else f"{r.__module__}:"),
+                     layer_of(cls.__module__)) for r in b._refs.values()]
+    return out
+
+
+def test_string_imports_name_modules_that_exist_on_no_higher_layer():
+    found = string_imports()
+    assert any(m == "benchlib.run.dask_executor" for _, m, _ in found)   # the walk sees them
+    assert any(m.endswith(".ybio.plots") for _, m, _ in found)
+    up = sorted(f"{who} imports {m} (layer {layer_of(m)}) by string, where layer {top} asks"
+                for who, m, top in found if layer_of(m) > top)
+    assert not up, "imports by string that run upward:\n  " + "\n  ".join(up)
+
+
+def askers_of(kind: str) -> list[str]:
+    """The modules that import a registry's entries (call one of its ``LOADERS``)."""
+    reg = importlib.import_module(f"benchlib.registries.{kind}")
+    out = []
+    for m in MODULES:
+        if f"benchlib.registries.{kind}" not in GRAPH[m] or m.startswith("benchlib.registries"):
+            continue
+        tree = ast.parse(MODULES[m].read_text())
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} \
+            | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        if used & set(reg.LOADERS):
+            out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("kind", REGISTRIES)
+def test_who_asks_a_registry_for_its_entries_sits_above_them(kind):
+    """A registry names higher modules by string; whoever makes it import one (its
+    ``LOADERS``) is on the layer of what it holds or above: params checks an
+    ``executor:`` name, only run/ starts the executor."""
+    reg = importlib.import_module(f"benchlib.registries.{kind}")
+    below = sorted(f"{m} (layer {layer_of(m)})" for m in askers_of(kind)
+                   if layer_of(m) < layer_of(reg.HOLDS))
+    assert not below, (f"ask registries.{kind} for an entry (layer {layer_of(reg.HOLDS)}) "
+                       "from below it:\n  " + "\n  ".join(below))

@@ -22,7 +22,7 @@ from benchlib.workloads.linkbench.properties import (
     from_properties,
     read_config,
 )
-from benchlib.targets.registry import target_class
+from benchlib.registries.targets import target_class
 from benchlib.workloads.linkbench.bindings import binding
 
 MAXID1 = 1501

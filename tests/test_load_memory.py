@@ -18,7 +18,7 @@ import pytest
 
 from benchlib import run_experiment
 from benchlib.params import validate
-from benchlib.workloads import registry
+from benchlib.registries import workloads as registry
 from benchlib.workloads.kv import KvWorkload
 from benchlib.workloads.ybio import YbioWorkload
 from benchlib.workloads.ycsb import YcsbWorkload
@@ -72,7 +72,7 @@ def capped(monkeypatch):
         registry.register(name, cls)
     yield
     for name in names:
-        registry._WORKLOADS.pop(name, None)
+        registry.unregister(name)
 
 
 def _load(data_dir: Path, workload: str, props: dict, url: str, batch: int) -> None:

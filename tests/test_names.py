@@ -5,8 +5,9 @@ module and in the registries — the same kind of guard as tests/test_layers.py.
 What counts as code: identifiers (names, attributes, definitions, arguments, imported
 names) and string literals, f-strings' text included; comments and docstrings do not
 count (prose may say "as YCSB does"). A name counts as a word: ``YcsbWorkload``,
-``is_sqlite``, ``"sqlite:///x"`` and ``"SQLite"`` name sqlite, ``postgresql`` and
-``basicdb`` do not.
+``is_sqlite``, ``"sqlite:///x"`` and ``"SQLite"`` name sqlite, ``basicdb`` does not; a
+target's aliases (its URL schemes' words: ``postgresql``, ``mariadb``, ``rediss``) name it
+as its kind does.
 
 Whose is a place:
 - a workload's folder ``workloads/<name>/`` is its own;
@@ -31,8 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "benchlib"
 
-REGISTRIES = {"benchlib/workloads/registry.py", "benchlib/targets/registry.py",
-              "benchlib/importers/registry.py", "benchlib/run/registry.py"}
+REGISTRIES = {p.relative_to(ROOT).as_posix() for p in (PKG / "registries").glob("*.py")}
 DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic", "rocksdb")
 
 # places where the word means something else than the registered thing: kept for good
@@ -50,16 +50,43 @@ OTHER_MEANING: dict[str, str] = {
 ALLOWED: dict[str, str] = {}
 
 
-def registered_names() -> list[str]:
-    """The names the registries' own ``register("name", …)`` lines give (read from their
-    source: a test's toy registered at run time is none of benchlib's), and the dialects."""
-    names = set(DIALECTS)
-    for rel in ("benchlib/workloads/registry.py", "benchlib/targets/registry.py"):
+def _register_lines():
+    """The registries' own ``register("name", …)`` calls (read from their source: a test's
+    toy registered at run time is none of benchlib's)."""
+    for rel in ("benchlib/registries/workloads.py", "benchlib/registries/targets.py"):
         for node in ast.walk(ast.parse((ROOT / rel).read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register" \
                     and node.args and isinstance(node.args[0], ast.Constant):
-                names.add(node.args[0].value)
-    return sorted(names)
+                yield node
+
+
+def aliases() -> dict[str, str]:
+    """A target's other names, its URL schemes' words (``postgresql`` → postgres,
+    ``mariadb+pymysql`` → mysql): an alias names its kind as much as the kind does."""
+    out = {}
+    for node in _register_lines():
+        for kw in node.keywords:
+            if kw.arg == "schemes":
+                for scheme in ast.literal_eval(kw.value):
+                    word = scheme.split("+")[0]
+                    if word != node.args[0].value and word not in GENERIC_SCHEMES:
+                        out[word] = node.args[0].value
+    return out
+
+
+# schemes that are ordinary words, not another name of their target (a unix socket)
+GENERIC_SCHEMES = {"unix"}
+
+
+def registered_names() -> list[str]:
+    """The names the registries' own ``register("name", …)`` lines give, their aliases
+    and the dialects."""
+    return sorted({*DIALECTS, *(n.args[0].value for n in _register_lines()), *aliases()})
+
+
+def _with_aliases(own: set[str]) -> set[str]:
+    """A place that owns a kind owns its aliases too (``targets/mysql.py``: mariadb)."""
+    return own | {alias for alias, kind in aliases().items() if kind in own}
 
 
 def _owned(rel: str) -> set[str] | None:
@@ -126,6 +153,7 @@ def foreign_names() -> dict[str, dict[str, list[int]]]:
         own = _owned(rel)
         if own is None or rel in OTHER_MEANING:
             continue
+        own = _with_aliases(own)
         for line, text in _code_strings(ast.parse(path.read_text(), str(path))):
             words = _as_words(text)
             for n in names:
@@ -165,7 +193,12 @@ def test_the_guard_sees_what_it_guards():
                      '    kind = "SQLite"\n    opt = "basicdb.verbose"\n')
     words = [_as_words(t) for _, t in _code_strings(tree)]
     hits = {n for n in registered_names() for w in words if _pattern(n).search(w)}
-    assert hits == {"ycsb", "sqlite"}
+    assert hits == {"ycsb", "sqlite", "postgresql"}
+    assert aliases()["mariadb"] == "mysql" and aliases()["postgresql"] == "postgres"
+    # a string import names what it imports: outside the registries it is caught
+    ref = _as_words("benchlib.workloads.kv.bindings.rocksdb:RocksdbKv")
+    assert {n for n in registered_names() if _pattern(n).search(ref)} == {"kv", "rocksdb"}
+    assert "mariadb" in _with_aliases(_owned("benchlib/targets/mysql_driver.py"))
     assert _owned("benchlib/targets/embedded_postgres.py") >= {"postgres", "embedded-postgres"}
     assert _owned("benchlib/workloads/kv/bindings/redis.py") == {"kv", "redis"}
     # an allowance for a place that names nothing foreign is stale; one that still does is not

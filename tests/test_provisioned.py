@@ -215,7 +215,7 @@ def test_a_data_directory_that_is_not_benchlibs_is_never_replaced(tmp_path):
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server here")
 def test_a_provisioned_redis_runs_with_its_settings_and_refuses_a_misspelled_one(tmp_path):
     from benchlib.targets.base import make_target
-    from benchlib.targets.registry import check_options
+    from benchlib.registries.targets import check_options
     t = make_target("r", "redis-provisioned", {"settings": {"appendonly": True, "io-threads": 2}}, tmp_path)
     t.start()
     try:
@@ -235,7 +235,7 @@ def test_a_provisioned_redis_runs_with_its_settings_and_refuses_a_misspelled_one
                     reason="no mariadbd here")
 def test_a_provisioned_mariadb_runs_with_its_settings_and_refuses_a_misspelled_one(tmp_path):
     from benchlib.targets.base import make_target
-    from benchlib.targets.registry import check_options
+    from benchlib.registries.targets import check_options
     t = make_target("m", "mysql-provisioned", {"settings": {"innodb_buffer_pool_size": "256M",
                                                             "innodb_flush_log_at_trx_commit": 2}}, tmp_path)
     t.start()

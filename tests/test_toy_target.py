@@ -10,7 +10,7 @@ import pytest
 import toy  # noqa: F401  (registers the toy target and its bindings, as a plugin would)
 
 from benchlib import cli, load_results
-from benchlib.workloads import registry
+from benchlib.registries import workloads as registry
 from benchlib.workloads.base import Workload
 from benchlib.workloads.bindings import Bindings
 
@@ -53,7 +53,7 @@ class NowhereWorkload(Workload):
 
     @classmethod
     def check_experiment(cls, exp):
-        from benchlib.targets.registry import target_class
+        from benchlib.registries.targets import target_class
         for t in exp.targets:
             cls.bindings.check(target_class(t.kind).dialect.name, t.name)
 
@@ -62,7 +62,7 @@ class NowhereWorkload(Workload):
 def nowhere():
     registry.register("nowhere", NowhereWorkload)
     yield
-    registry._WORKLOADS.pop("nowhere", None)
+    registry.unregister("nowhere")
 
 
 @pytest.mark.parametrize("workload, url, says", [
@@ -91,14 +91,13 @@ def test_no_target_module_names_a_workload():
 
 def test_a_missing_driver_names_the_extra_from_the_registry():
     """The install hint is the registry's: a target's ``extra`` or else its kind."""
-    from benchlib.targets import registry as targets
+    from benchlib.registries import targets
     from benchlib.targets.base import TargetError, make_target
     targets.register("driverless", "toy.no_such_driver:Target", embedded=True, extra="toy-extra")
     try:
         with pytest.raises(TargetError, match=r"install benchlib\[toy-extra\]$"):
             make_target("t", "driverless")
     finally:
-        targets._TARGETS.pop("driverless"), targets._EXTRAS.pop("driverless")
-        targets._EMBEDDED.remove("driverless")
+        targets.unregister("driverless")
     assert targets.install_extra("embedded-postgres") == "embedded"
     assert targets.install_extra("mysql") == "mysql"

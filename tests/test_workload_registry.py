@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchlib import cli, load_results
-from benchlib.workloads import registry
+from benchlib.registries import workloads as registry
 from benchlib.workloads.base import Chunk, StepSpec, Workload, WorkloadClient
 
 
@@ -68,7 +68,7 @@ class ToyWorkload(Workload):
 def toy():
     registry.register("toy", ToyWorkload)
     yield
-    registry._WORKLOADS.pop("toy", None)
+    registry.unregister("toy")
 
 
 def test_toy_workload_runs_through_the_cli(toy, tmp_path, capsys):

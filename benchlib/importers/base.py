@@ -1,5 +1,5 @@
 """What every importer shares: the one-line format error and the naming of steps (the
-kinds are registered in :mod:`.registry`).
+kinds are registered in :mod:`benchlib.registries.importers`).
 
 An importer turns the raw output of another tool into the tidy tables of
 :mod:`benchlib.schema`. It fills what its source has and leaves the rest NA.

@@ -1,9 +1,8 @@
 """Reading another tool's output files into a run folder: recognizing the tool, calling
-its importer (:mod:`.registry`), cleaning the tables, attaching hardware logs."""
+its importer (:mod:`benchlib.registries.importers`), cleaning the tables, attaching hardware logs."""
 from __future__ import annotations
 
 import contextlib
-import importlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -12,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ..inputfiles import InputFileError, check_regular
-from . import coordinates, registry
+from ..registries import importers as registry
+from ..registries.core import UnknownName
+from . import coordinates
 from .base import Imported, ImportFormatError, constant_str
 
 
@@ -31,11 +32,9 @@ def detect_kind(path: str | Path) -> str:
 
 
 def _importer(kind: str, paths: list[Path]) -> registry.Importer:
-    imp = registry.importer(kind)
-    if imp is None:
-        raise ImportFormatError(paths[0] if paths else kind, None,
-                                f"unknown kind {kind!r}; expected one of: {', '.join(registry.kinds())}, auto")
-    return imp
+    if kind not in registry.IMPORTERS:
+        raise UnknownName("importer kind", kind, [*registry.kinds(), "auto"])
+    return registry.importer(kind)
 
 
 def _auto_kind(paths: list[Path]) -> str:
@@ -137,7 +136,7 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
 
     Parameters
     ----------
-    kind : one of :func:`.registry.kinds`, or ``"auto"`` to tell it from the files.
+    kind : one of :func:`benchlib.registries.importers.kinds`, or ``"auto"`` to tell it from the files.
     paths : the output files of one run (stdout, stderr, CSVs, .hdr logs); files of a
         load and of run loops may be given together and become steps ``l.pre``,
         ``r.L1``, ``r.L2`` … (YCSB, LinkBench).
@@ -182,16 +181,13 @@ def import_output(kind: str, paths: list, into: str | Path, name: str | None = N
 def _streamer(kind: str, paths: list[Path]):
     """The module that reads these files in pieces, their intervals written as they are
     made (a long YCSB file: :mod:`.ycsb_stream`), or None to read them whole."""
-    imp = registry.importer(kind)
     if kind == "auto":
         streamers = [i for i in map(registry.importer, registry.kinds()) if i.streamer]
-        if not any(importlib.import_module(i.streamer).applies(paths) for i in streamers):
+        if not any(i.streamer_module().applies(paths) for i in streamers):
             return None   # no file is long: no need to read them to tell the tool
-        imp = registry.importer(_auto_kind(paths))
-    if imp is None or imp.streamer is None:
-        return None
-    mod = importlib.import_module(imp.streamer)
-    return mod if mod.applies(paths) else None
+        kind = _auto_kind(paths)
+    mod = registry.importer(kind).streamer_module() if kind in registry.IMPORTERS else None
+    return mod if mod is not None and mod.applies(paths) else None
 
 
 def _write(imp: Imported, into: Path, run_id: str, name: str | None, paths: list[Path], hw: list | None) -> Path:

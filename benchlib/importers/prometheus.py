@@ -38,7 +38,7 @@ def _target(meta) -> SimpleNamespace:
     t = meta.get("target") or {}
     queries, names, port = {}, (), None
     try:
-        from ..targets.registry import target_class
+        from ..registries.targets import target_class
         cls = target_class(t.get("kind") or "")
         queries, names, port = cls.prometheus_queries, cls.server_names, cls.default_port
     except (ImportError, ValueError, KeyError):

@@ -49,7 +49,7 @@ def own(workload: str, interactive: bool = False):
     """A workload's own plots, from its folder (``Workload.plots``, or
     ``interactive_plots``: the same names and arguments, plotly): ybio's
     ``riops_by_batch_size`` and ``riops_heatmap``; ValueError when it has none."""
-    from ..workloads.registry import own_module
+    from ..registries.workloads import own_module
     return own_module(workload, "interactive_plots" if interactive else "plots")
 
 

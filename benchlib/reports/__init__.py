@@ -110,7 +110,7 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     except (OSError, ValueError):
         workload = None  # an imported run: no experiment.json
     if workload:
-        from ..workloads.registry import workload_class
+        from ..registries.workloads import workload_class
         try:
             names += [n for n in workload_class(workload).report_notebooks if n not in names]
         except ValueError:

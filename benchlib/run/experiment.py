@@ -31,8 +31,9 @@ from ..targets import ownership
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
-from ..workloads.registry import ref_of
-from . import loaded_data, registry, resume, unfinished
+from ..registries import executors as registry
+from ..registries.workloads import ref_of
+from . import loaded_data, resume, unfinished
 from .cleanup import tidy
 from .hwsources import HwSources, sources_for
 from .interval_log import IntervalLog, interval_rows
@@ -314,7 +315,7 @@ def _error_line(run_dir: Path, run_id: str, e: BaseException, out) -> str:
 
 
 def open_executor(exp) -> LocalExecutor:
-    """The executor an experiment asks for (``executor:``, one of :mod:`.registry`), started."""
+    """The executor an experiment asks for (``executor:``, one of :mod:`benchlib.registries.executors`), started."""
     try:
         cls = registry.executor_class(exp.executor)
     except ValueError as e:

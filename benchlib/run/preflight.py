@@ -10,7 +10,7 @@ from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import folders, lock
 from ..targets import ownership
 from ..targets.base import make_target
-from ..targets.registry import embedded_names
+from ..registries.targets import embedded_names
 from .hwsources import check as hw_check
 
 

@@ -27,7 +27,7 @@ from typing import Callable
 from .. import measure
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
-from ..workloads.registry import workload_class
+from ..registries.workloads import workload_class
 from .executors import LocalExecutor
 from .failed import calls_count, failed_count, too_many_failed
 from . import outage

@@ -38,7 +38,7 @@ def own_tables(workload: str):
     """A workload's own tables, from its folder (``Workload.summary_tables``): kv's
     ``kv_table``, ``kv_compare``, ``kv_lines``; ybio's ``benchruns_table``; ValueError
     when it has none."""
-    from ..workloads.registry import own_module
+    from ..registries.workloads import own_module
     return own_module(workload, "summary_tables")
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from ..schema import BATCH_SUFFIX, INTENDED_PREFIX, is_batch, is_failed, unit_op
-from ..workloads import registry as workload_registry
+from ..registries import workloads as workload_registry
 from .stepstats import ID_COLS, step_stats, table
 
 US_PER_MS = 1000.0

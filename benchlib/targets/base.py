@@ -10,7 +10,7 @@ the schema work on such a connection. Client processes get a small picklable
 the DB driver's own connection (psycopg, sqlite3, mysqlclient or PyMySQL, redis-py),
 never SQLAlchemy.
 
-Targets are found by kind in :mod:`benchlib.targets.registry` (``sqlite``,
+Targets are found by kind in :mod:`benchlib.registries.targets` (``sqlite``,
 ``postgres``, ``embedded-postgres``, ``mysql``, ``redis``, ``basic``, ``rocksdb``), imported lazily so that a
 missing optional driver only matters to whoever uses that target.
 """
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .dialect import Dialect
-from .registry import install_extra, kinds, register, target_class, target_kind
+from ..registries.core import import_ref
+from ..registries.targets import install_extra, kinds, register, target_class, target_kind
 
 
 class TargetError(Exception):
@@ -40,7 +41,6 @@ class Endpoint:
 
     def target_class(self) -> type:
         if self.ref and self.kind not in kinds():
-            from .registry import import_ref
             register(self.kind, import_ref(self.ref))
         return target_class(self.kind)
 

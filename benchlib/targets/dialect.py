@@ -53,7 +53,7 @@ class Dialect:
 def named(dialect: str) -> Dialect:
     """The :class:`Dialect` called ``dialect``, as a registered target declares it."""
     if dialect not in _NAMED:
-        from .registry import kinds, target_class
+        from ..registries.targets import kinds, target_class
         for kind in kinds():
             try:
                 found = target_class(kind).dialect

@@ -152,7 +152,7 @@ class WorkloadClient:
 
 class Workload:
     """A workload as the runner drives it; one folder in ``workloads/`` and one
-    registry line (:mod:`.registry`). Built from the experiment's resolved properties
+    registry line (:mod:`benchlib.registries.workloads`). Built from the experiment's resolved properties
     (``properties`` of the YAML over those of ``workload_file``); the constructor
     raises ValueError with one line naming the property on a bad value, which params
     reports before anything runs.
@@ -329,11 +329,11 @@ def matrix_points(properties: dict, names: Sequence[str]) -> list[dict[str, Any]
 @dataclass(frozen=True)
 class WorkloadSpec:
     """A picklable description from which a client process builds its workload:
-    ``ref`` is a ``module:Class`` reference (see :func:`.registry.ref_of`)."""
+    ``ref`` is a ``module:Class`` reference (see :func:`benchlib.registries.workloads.ref_of`)."""
 
     ref: str
     properties: dict[str, Any]
 
     def build(self) -> Workload:
-        from .registry import workload_class
+        from ..registries.workloads import workload_class
         return workload_class(self.ref)(self.properties)

@@ -12,7 +12,7 @@ anything runs (:meth:`Bindings.check`).
 """
 from __future__ import annotations
 
-from ..targets.registry import import_ref
+from ..registries.core import import_ref
 
 
 class Bindings:
@@ -41,7 +41,7 @@ class Bindings:
         """Each target of an experiment (``name``, ``url``) has a binding here: ValueError
         (one line) naming the first that has none, before anything runs. A URL that names
         no target, or a target whose driver is missing, is left to where targets start."""
-        from ..targets.registry import target_class, target_kind
+        from ..registries.targets import target_class, target_kind
         for t in targets:
             try:
                 dialect = target_class(target_kind(t.url)).dialect.name

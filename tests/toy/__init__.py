@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from benchlib.targets import registry
+from benchlib.registries import targets as registry
 from benchlib.targets.dialect import Dialect
 from benchlib.targets.sqlite import SqliteTarget
 

@@ -77,7 +77,7 @@ class LinkBenchWorkload(Workload):
     def check_experiment(cls, exp) -> None:
         """The properties, and a binding for every target's dialect (one line if not)."""
         cls(exp.workload_properties())
-        from ...targets.registry import target_class, target_kind
+        from ...registries.targets import target_class, target_kind
         for t in exp.targets:
             try:
                 dialect = target_class(target_kind(t.url)).dialect

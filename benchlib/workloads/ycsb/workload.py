@@ -90,7 +90,7 @@ class YcsbWorkload(Workload):
         props = exp.workload_properties()
         core = cls(props).core
         check_unknown_keys(props, tuple(type(exp).model_fields))
-        from ...targets.registry import target_class
+        from ...registries.targets import target_class
         for t in exp.targets:   # a dialect without a binding (redis: no tables of fields)
             BINDINGS.check(target_class(t.kind).dialect.name, t.name)
         if int(props.get("recordcount", 0) or 0) <= 0:

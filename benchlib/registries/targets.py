@@ -1,38 +1,36 @@
 """The target registry: a DBMS family's kind → its class, and URL schemes → kinds.
 
-Only a target's own module and this registry name it (``tests/test_names.py`` holds
+Only a target's own module and the registries name it (``tests/test_names.py`` holds
 that): params, the runner, the CLI's choices and the install hint (:func:`install_extra`)
-ask here. A
-new DBMS is a module in ``targets/`` and one :func:`register` line below (or a call
-from a plugin). Classes are imported only when first used, so a missing optional
-driver matters only to whoever uses that target.
+ask here. A new DBMS is a module in ``targets/`` and one :func:`register` line below (or
+a call from a plugin). Classes are imported only when first used, so a missing optional
+driver matters only to whoever uses that target. The servers benchlib provisions itself
+(``*-provisioned``: a fresh server per configuration) are targets like any other.
 """
 from __future__ import annotations
 
-import importlib
 import re
 
-_TARGETS: dict[str, str | type] = {}     # kind -> "module:Class" or the class
+from .core import Registry, UnknownName
+
+TARGETS = Registry("target")
+HOLDS = "benchlib.targets"       # where its entries live (tests/test_layers.py: none above it)
+# what imports an entry (tests/test_layers.py: whoever calls one sits on HOLDS' layer or above)
+LOADERS = ("target_class", "check_options")
 _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
-_EMBEDDED: list[str] = []                # names used as the URL itself (sqlite, basic …)
-_DEFAULT: list[str] = []                 # the target of a property file run without one
-_EXTRAS: dict[str, str] = {}             # kind -> the pip extra with its driver, when not the kind
 
 
 def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
              embedded: bool = False, default: bool = False, extra: str = "") -> None:
     """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself;
-    ``default`` (an embedded one): the target of ``benchlib run FILE`` without ``--target``;
-    ``extra``: the ``benchlib[…]`` extra that installs its driver (default: the kind)."""
-    _TARGETS[kind] = ref
-    if extra:
-        _EXTRAS[kind] = extra
+    ``schemes``: the URL schemes that name it (its aliases: ``postgresql``, ``mariadb``);
+    ``embedded``: its kind is the URL itself; ``default`` (an embedded one): the target of
+    ``benchlib run FILE`` without ``--target``; ``extra``: the ``benchlib[…]`` extra that
+    installs its driver (default: the kind)."""
+    TARGETS.register(kind, ref, default=default, schemes=tuple(schemes), embedded=embedded,
+                     extra=extra or kind)
     for s in schemes:
         _SCHEMES[s] = kind
-    if embedded and kind not in _EMBEDDED:
-        _EMBEDDED.append(kind)
-    if default:
-        _DEFAULT[:] = [kind]
 
 
 register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True,
@@ -55,49 +53,42 @@ register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
 
 
-def kinds() -> list[str]:
-    return list(_TARGETS)
+kinds = TARGETS.names
+default = TARGETS.default
+target_class = TARGETS.get
+
+
+def unregister(kind: str) -> None:
+    """Forget ``kind`` and its URL schemes (a test's toy, after the test)."""
+    TARGETS.unregister(kind)
+    for s in [s for s, k in _SCHEMES.items() if k == kind]:
+        del _SCHEMES[s]
 
 
 def embedded_names() -> tuple[str, ...]:
-    return tuple(_EMBEDDED)
+    return tuple(e.name for e in TARGETS if e.facts["embedded"])
 
 
-def default() -> str:
-    return _DEFAULT[0]
+def aliases() -> dict[str, str]:
+    """Each URL scheme's kind (``postgresql`` → ``postgres``, ``mariadb`` → ``mysql``)."""
+    return dict(_SCHEMES)
 
 
 def install_extra(kind: str) -> str:
     """The ``benchlib[…]`` extra that installs the driver of target ``kind``."""
-    return _EXTRAS.get(kind, kind)
-
-
-def import_ref(ref: str) -> type:
-    """The class a ``"module:Class"`` reference names."""
-    mod, _, name = ref.partition(":")
-    obj = importlib.import_module(mod)
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def target_class(kind: str) -> type:
-    ref = _TARGETS[kind]
-    if isinstance(ref, str):
-        ref = _TARGETS[kind] = import_ref(ref)
-    return ref
+    return TARGETS.facts(kind)["extra"]
 
 
 def target_kind(url: str) -> str:
     """The target family of a URL or embedded name (sqlite, postgres, mysql, …);
     ValueError naming what is allowed."""
-    if url in _EMBEDDED:
+    if url in embedded_names():
         return url
     m = re.match(r"^([a-z0-9+]+)://", url)
     if not m or m.group(1) not in _SCHEMES:
-        raise ValueError(
-            f"{url!r} is not a target: use one of {', '.join(_EMBEDDED)} or a URL "
-            f"with scheme {', '.join(sorted(_SCHEMES))}")
+        raise UnknownName("target", url, embedded_names(),
+                          f"{url!r} is not a target: use one of {', '.join(embedded_names())} "
+                          f"or a URL with scheme {', '.join(sorted(_SCHEMES))}")
     from sqlalchemy.engine import make_url
 
     from ..masking import mask_url

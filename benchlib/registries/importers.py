@@ -7,9 +7,11 @@ the kinds (the CLI's help, ``detect``) costs no parser. A new format is a module
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+
+from .core import Registry, UnknownName, import_module, import_ref
 
 
 @dataclass(frozen=True)
@@ -28,33 +30,38 @@ class Importer:
     streamer: str | None = None
 
     def function(self) -> Callable:
-        mod, _, name = self.ref.partition(":")
-        return getattr(importlib.import_module(mod), name)
+        return import_ref(self.ref)
+
+    def streamer_module(self) -> ModuleType | None:
+        return import_module(self.streamer) if self.streamer else None
 
 
-_IMPORTERS: dict[str, Importer] = {}
+IMPORTERS = Registry("importer kind")
+HOLDS = "benchlib.importers"     # where its entries' readers live (tests/test_layers.py)
+# what imports an entry (tests/test_layers.py: whoever calls one sits on HOLDS' layer or above)
+LOADERS = ("function", "streamer_module")
 
 
 def register(importer: Importer) -> None:
     """Make ``importer.kind`` a kind ``benchlib import`` reads (a kind again: replaced)."""
-    _IMPORTERS[importer.kind] = importer
+    IMPORTERS.register(importer.kind, importer)
 
 
-def kinds() -> list[str]:
-    return list(_IMPORTERS)
+kinds = IMPORTERS.names
+importer = IMPORTERS.get      # the Importer of a kind; UnknownName for another
 
 
-def importer(kind: str) -> Importer | None:
-    return _IMPORTERS.get(kind)
+def _all() -> list[Importer]:
+    return [e.ref for e in IMPORTERS]
 
 
 def detect(head: str, suffix: str) -> str | None:
     """The kind whose signature ``head`` (a file's beginning) shows, or None."""
     for attr in ("signatures", "weak_signatures"):
-        for imp in _IMPORTERS.values():
+        for imp in _all():
             if any(mark in head for mark in getattr(imp, attr)):
                 return imp.kind
-    for imp in _IMPORTERS.values():
+    for imp in _all():
         if any(suffix == s and mark in head for s, mark in imp.suffix_signatures):
             return imp.kind
     return None
@@ -63,8 +70,7 @@ def detect(head: str, suffix: str) -> str | None:
 def one_kind(found: set[str]) -> str | None:
     """The kind that reads all the kinds ``found`` (one, or one that covers the others)."""
     for kind in found:
-        imp = _IMPORTERS.get(kind)
-        if imp is not None and found <= {kind, *imp.covers}:
+        if kind in IMPORTERS and found <= {kind, *importer(kind).covers}:
             return kind
     return None
 
@@ -95,3 +101,5 @@ register(Importer(
     "sysbench", f"{_PKG}.sysbench:import_sysbench",
     "sysbench 1.0 report lines, SQL/general/latency statistics, --histogram",
     signatures=("sysbench ", "] thds: ", "SQL statistics:")))
+
+__all__ = ["IMPORTERS", "Importer", "UnknownName", "detect", "importer", "kinds", "one_kind", "register"]
