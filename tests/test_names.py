@@ -208,3 +208,41 @@ def test_the_guard_sees_what_it_guards():
     assert stale_allowances({"benchlib/x.py": ""}, {"benchlib/x.py": {"ycsb": [1]}}) == []
     # a workload's own tables and plots are its own: kv's summary, ybio's plots name them
     assert _owned("benchlib/workloads/ybio/plots_interactive.py") == {"ybio"}
+
+
+def _workload_ops() -> set[str]:
+    """Every op name a registered workload declares (its order, compound and insert ops)."""
+    from benchlib.registries import workloads
+    ops: set[str] = set()
+    for name in workloads.names():
+        cls = workloads.workload_class(name)
+        ops |= {*cls.op_order, *cls.compound_ops, *cls.insert_ops, *cls.op_codes}
+    return ops
+
+
+# where op names are the thing itself: the workloads, the readers of the tools' own output
+OPS_OWNED = ("benchlib/workloads/", "benchlib/importers/", "benchlib/registries/")
+
+
+def foreign_ops() -> dict[str, list[str]]:
+    """path -> the workloads' op names its code spells (a string literal that is one)."""
+    ops = _workload_ops()
+    found: dict[str, list[str]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(OPS_OWNED):
+            continue
+        for line, text in _code_strings(ast.parse(path.read_text(), str(path))):
+            if text in ops:
+                found.setdefault(rel, []).append(f"{text} (line {line})")
+    return found
+
+
+def test_op_names_stay_with_their_workloads():
+    """The runner and the summaries ask a workload for its ops' roles (``compound_ops``,
+    ``insert_ops``, ``op_order`` …) rather than spelling YCSB's ``READ-MODIFY-WRITE`` or
+    ``INSERT`` themselves."""
+    assert {"READ-MODIFY-WRITE", "INSERT", "GET_NODE"} <= _workload_ops()
+    found = foreign_ops()
+    assert not found, "op names outside their workloads:\n" + "\n".join(
+        f"  {rel}: {', '.join(hits)}" for rel, hits in sorted(found.items()))

@@ -271,7 +271,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     catalog.record(data_dir, run_dir, meta)   # listed (running) from now: a kill -9 shows abandoned
     run = RunRows(spec, run_dir, meta, IntervalLog(run_dir, spec.run_id),
                engine_in_clients=target.engine_in_clients)
-    steps = steps if resumed is None else resume.restore(run, resumed, steps)
+    steps = steps if resumed is None else resume.restore(run, resumed, steps, workload.insert_ops)
     status, error = "ok", None
     try:
         if steps:   # none left: a run killed in its final write-out writes its tables only

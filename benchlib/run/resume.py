@@ -220,8 +220,9 @@ def resumed_meta(res: Resume) -> schema.RunMeta:
     return meta
 
 
-def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
-    """The kept steps back into ``run`` (rows, outcomes); the steps left."""
+def restore(run, res: Resume, steps: list[StepSpec], insert_ops: tuple[str, ...]) -> list[StepSpec]:
+    """The kept steps back into ``run`` (rows, outcomes); the steps left. ``insert_ops``:
+    the workload's ops that claim a key from the run's counter (``Workload.insert_ops``)."""
     by_name = {s.name: s for s in steps}
     for rec in res.records:
         o = StepOutcome(by_name[rec["step"]], pd.Timestamp(rec["started"]).to_pydatetime(),
@@ -234,7 +235,7 @@ def restore(run, res: Resume, steps: list[StepSpec]) -> list[StepSpec]:
         run.lat_rows.extend(rec["latency"])
         run.driver_rows.extend(rec["drivers"])
     run.steps_rows.extend(res.steps_rows)
-    run.key_state = unfinished.key_state(res.records, res.unfinished, steps)
+    run.key_state = unfinished.key_state(res.records, res.unfinished, steps, insert_ops)
     return [s for s in steps if s.name not in set(res.kept)]
 
 

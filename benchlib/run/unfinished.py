@@ -57,16 +57,19 @@ def unfinished_ops(run_dir: Path, steps: list[StepSpec], step: str, ops=()) -> d
     return {op: mine.get(op, 0) + TAIL_S * busiest(op) for op in {*mine, *earlier, *ops}}
 
 
-def key_state(records: list[dict], unfinished: dict[str, int], steps: list[StepSpec]) -> dict | None:
+def key_state(records: list[dict], unfinished: dict[str, int], steps: list[StepSpec],
+              insert_ops: tuple[str, ...]) -> dict | None:
     """Where a resumed run's inserts claim keys: past the kept steps' claims (their
     counter as saved, ``records``) and past all the unfinished step may have claimed —
-    its logged inserts and a margin (``unfinished``), and a chunk per thread drawn but
+    its logged inserts (``insert_ops``: the workload's ops that claim a key) and a margin
+    (``unfinished``), and a chunk per thread drawn but
     not run — so that no insert finds a key the killed run inserted. The keys skipped
     become a hole (:func:`counter_args`): no read asks for them."""
     saved = [r["keys"] for r in records if r.get("keys")]
     threads = max((s.threads for s in steps if s.phase == "run"), default=0)
     last = saved[-1] if saved else {"next": None, "holes": []}
-    return {**last, "skip": unfinished.get("INSERT", 0) + threads * CHUNK_OPS}
+    inserts = sum(unfinished.get(op, 0) for op in insert_ops)
+    return {**last, "skip": inserts + threads * CHUNK_OPS}
 
 
 def counter_args(start: int, state: dict | None) -> tuple[int, list]:

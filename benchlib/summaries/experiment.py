@@ -29,7 +29,7 @@ import pandas as pd
 from ..schema import BATCH_SUFFIX, conform
 from . import checks, metainfo
 from .hwroles import blank_reasons
-from .response import op_latency, op_order
+from .response import compound_ops, op_latency, op_order
 from .stepstats import step_stats, table
 
 OVERALL_TPUT = "[OVERALL].Throughput(ops/sec)"
@@ -93,13 +93,14 @@ def phase_table(results: dict, st: pd.DataFrame, metas: dict[str, dict]) -> pd.D
         lat = lat[~ops.str.endswith(BATCH_SUFFIX)]
         keys = list(zip(st["run_id"], st["step"]))
         lat = lat[[k in set(keys) for k in zip(lat["run_id"], lat["step"])]]
+        compound = compound_ops()
         for op in op_order(lat):
             one = lat[lat["op"] == op].drop_duplicates(["run_id", "step"], keep="last")
             one = one.set_index([one["run_id"].astype("object"), one["step"].astype("object")])
             idx = pd.MultiIndex.from_tuples(keys)
             count = pd.to_numeric(one["count"], errors="coerce").reindex(idx).to_numpy(dtype=float)
             errs = pd.to_numeric(one["errors"], errors="coerce").reindex(idx).fillna(0).to_numpy(dtype=float)
-            if op == "READ-MODIFY-WRITE":  # YCSB reports no Return= lines for RMW
+            if op in compound:  # a compound op has no Return= lines of its own (YCSB's RMW)
                 out[f"[{op}].Operations"] = _counts(count)
             else:
                 out[f"[{op}].Return=OK"] = _counts(count - errs)

@@ -56,6 +56,23 @@ def declared() -> tuple[list[str], dict[str, str], list[tuple[str, ...]]]:
     return _declared(tuple(workload_registry.names()))
 
 
+@functools.lru_cache(maxsize=8)
+def _compound(names: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for name in names:
+        try:
+            out |= set(workload_registry.workload_class(name).compound_ops)
+        except (ValueError, ImportError):
+            continue
+    return frozenset(out)
+
+
+def compound_ops() -> frozenset[str]:
+    """The registered workloads' compound ops (``Workload.compound_ops``: YCSB's
+    read-modify-write), whose rows count operations, not returns of their own."""
+    return _compound(tuple(workload_registry.names()))
+
+
 def short_name(op: str) -> str | None:
     """The short code of an operation (``GET_NODE`` → ``gn``), None when it has none."""
     codes = declared()[1]

@@ -174,10 +174,15 @@ class Workload:
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries
     report_notebooks: tuple[str, ...] = ()
-    # ops whose inner operations the client also times under their own names (YCSB's
-    # READ-MODIFY-WRITE: its READ and UPDATE), with how many each has: the step's
-    # operation count takes the compound op once, not its parts again
+    # its ops' roles, which the runner and the summaries ask for instead of knowing op names:
+    # compound ops, whose inner operations the client also times under their own names
+    # (YCSB's READ-MODIFY-WRITE: its READ and UPDATE), with how many each has — the step's
+    # operation count takes the compound op once, not its parts again, and the seed's
+    # table shows its operations, no Return= line —; insert ops, each claiming a key from
+    # the run's acknowledged counter (insert_counter_start): a resumed run skips past as
+    # many as the killed step may have made
     compound_ops: dict[str, int] = {}
+    insert_ops: tuple[str, ...] = ()
     # the most failed operations a step may have whatever its length (LinkBench's
     # max_failed_requests); None: run.max_error_ratio alone decides
     max_failed_ops: int | None = None

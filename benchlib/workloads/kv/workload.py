@@ -52,6 +52,7 @@ class KvWorkload(Workload):
     name = "kv"
     report_notebooks = ("kv",)
     summary_tables = "benchlib.workloads.kv.summary"
+    insert_ops = ("INSERT",)          # a run's inserts claim fresh keys (insert_counter_start)
 
     def __init__(self, properties: dict):
         super().__init__(properties)

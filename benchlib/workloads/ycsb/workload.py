@@ -75,6 +75,7 @@ class YcsbWorkload(Workload):
     name = "ycsb"
     # YCSB times RMW's inner read and update as READ and UPDATE too
     compound_ops = {"READ-MODIFY-WRITE": 2}
+    insert_ops = ("INSERT",)
     property_prefixes = BINDING_PREFIXES   # the bindings' own dotted keys (db.url …)
     op_order = ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE")
     op_codes = {"READ": "rd", "UPDATE": "up", "INSERT": "in", "SCAN": "sc",
