@@ -12,7 +12,6 @@ a bad URL each give one line naming the file, the key and what is allowed
 """
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 import re
@@ -34,6 +33,7 @@ from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
 from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct, target_configurations
 from .overrides import apply_overrides as _apply_overrides
+from .param_errors import one_line
 from .workload_params import check_load_mode, threads_as_property
 from .hw.spec import HwSpec
 from .masking import mask_text, mask_url
@@ -304,36 +304,6 @@ def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
 
 # ---------------------------------------------------------------- loading
 
-def _format_error(source: str, err: ValidationError) -> str:
-    e = err.errors()[0]
-    loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
-    msg = e["msg"].removeprefix("Value error, ")
-    if e["type"] == "extra_forbidden":
-        parent = _model_at(e["loc"][:-1])
-        allowed = [k for k in parent.model_fields if k != "source"] if parent else []
-        near = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
-        msg = f"unknown key ({f'did you mean {near[0]}? ' if near else ''}allowed: {', '.join(allowed)})"
-    more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
-    return mask_text(f"{source}: {loc}: {msg}{more}")
-
-
-def _model_at(loc: tuple) -> type[BaseModel] | None:
-    model: type[BaseModel] = Experiment
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = model.model_fields.get(str(part))
-        if field is None:
-            return None
-        ann = field.annotation
-        inner = getattr(ann, "__args__", None)
-        cand = [a for a in (inner or (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)]
-        if not cand:
-            return None
-        model = cand[0]
-    return model
-
-
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
     """Apply ``-p key=value`` (:mod:`.overrides`): a section's key, or a workload property
     (a dotted one only under a prefix the workload declares)."""
@@ -369,7 +339,7 @@ def validate(data: dict, source: str) -> Experiment:
     try:
         exp = Experiment.model_validate(data)
     except ValidationError as e:
-        raise ParameterError(_format_error(source, e)) from None
+        raise ParameterError(one_line(source, e, Experiment)) from None
     except RecursionError:
         raise ParameterError(f"{source}: nested too deep to be an experiment") from None
     # the workload's own properties are checked now too, not when the run starts

@@ -28,7 +28,7 @@ LAYERS = {
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
     "benchlib.workloads._native": 2,     # the C loops no workload owns: below every workload folder
-    "benchlib.params": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.workload_params": 3, "benchlib.matrix": 3,
+    "benchlib.params": 3, "benchlib.param_errors": 3, "benchlib.property_run": 3, "benchlib.overrides": 3, "benchlib.workload_params": 3, "benchlib.matrix": 3,
     "benchlib.store": 4,
     "benchlib.run": 5,
     "benchlib.importers": 6,
@@ -331,3 +331,13 @@ def test_who_asks_a_registry_for_its_entries_sits_above_them(kind):
                    if layer_of(m) < layer_of(reg.HOLDS))
     assert not below, (f"ask registries.{kind} for an entry (layer {layer_of(reg.HOLDS)}) "
                        "from below it:\n  " + "\n  ".join(below))
+
+
+MARGIN_LINES = 10   # no module squeezed against the cap: split by concept first (issue 36)
+
+
+def test_no_module_near_the_cap():
+    near = sorted(f"{p.relative_to(PKG.parent)}: {n} lines" for p in MODULES.values()
+                  if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES - MARGIN_LINES)
+    assert not near, (f"modules within {MARGIN_LINES} lines of the {MAX_MODULE_LINES}-line cap "
+                      "(split by concept, never squeeze):\n  " + "\n  ".join(near))

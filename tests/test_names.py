@@ -38,7 +38,7 @@ DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic", "rocksdb")
 # places where the word means something else than the registered thing: kept for good
 OTHER_MEANING: dict[str, str] = {
     "benchlib/store/catalog.py": "the catalog is itself a SQLite file (SQLAlchemy), whatever the target",
-    "benchlib/store/folders.py": "upgrade_meta: a run folder from before meta.json carried the "
+    "benchlib/store/upgrade.py": "upgrade_meta: a run folder from before meta.json carried the "
                                  "target's dialect knows it only by its kind",
     "benchlib/workloads/linkbench/properties.py": "LinkBench's own config keys "
                                                   "(mysql_bulk_insert_batch …): the tool's words",

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import random
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -26,21 +23,18 @@ from ..hw.host import host_facts
 from ..masking import mask_mapping, mask_text, mask_url
 from ..measure import throughput
 from ..params import Experiment, ParameterError, RunSpec, plan
-from ..store import catalog, folders, place, space
-from ..targets import ownership
+from ..store import catalog, errorlog, folders, place, space
 from ..targets.base import TargetError, make_target
-from ..workloads import keycounter
-from ..workloads.base import StepSpec, WorkloadSpec
+from ..workloads.base import StepSpec
 from ..registries import executors as registry
-from ..registries.workloads import ref_of
-from . import loaded_data, resume, unfinished
+from . import loaded_data, resume
 from .cleanup import tidy
-from .hwsources import HwSources, sources_for
+from .hwsources import HwSources
 from .interval_log import IntervalLog, interval_rows
 from .executors import LocalExecutor
 from .preflight import check_rerun, preflight, resolved_parameters  # noqa: F401 - the API's
-from .runrows import RunRows, give_back
-from .step import StepOutcome, run_step
+from .runrows import RunRows
+from .sequence import RunContext, StepLines, steps_keeping_data
 
 
 @dataclass
@@ -54,41 +48,6 @@ class ExperimentResult:
         return all(s in ("ok", "skipped") for s in self.runs.values())
 
 
-def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
-    """A step the controlling process runs itself (an index build), timed like any."""
-    started = datetime.now(timezone.utc)
-    t0, cpu0 = time.perf_counter(), time.thread_time()
-    status, error, rows = "ok", None, 0
-    try:
-        rows = workload.run_in_controller(target, step)
-    except Exception as e:
-        status, error = "failed", str(e).strip().splitlines()[0]
-    secs = time.perf_counter() - t0
-    o = StepOutcome(step, started, datetime.now(timezone.utc), secs, rows or 0, 0, status, error)
-    # no client ran it: the clients' CPU is 0; an engine that runs inside its caller
-    # (SQLite) built the index on this thread, whose CPU is the DBMS's
-    o.controller_cpu_s = time.thread_time() - cpu0
-    return o
-
-
-def step_line(run_id: str, o: StepOutcome) -> str:
-    """A short line as each step ends; the seed-format lines come from summaries. A paced
-    step's p99 is from the intended start, its service time beside it (``svc``)."""
-    parts = [f"{o.step.name:<6} {run_id}: {o.ops} ops in {o.secs:.2f} s = "
-             f"{(throughput(o.ops, o.secs) if o.secs else 0):,.0f} ops/s, errors {o.errors}"
-             + (f" (failed {o.failed})" if o.failed else "")]
-    intended = {r["op"]: r["p99_us"] for r in o.latency_rows if schema.is_intended(r["op"]) and r["count"]}
-    for r in o.latency_rows:
-        if not schema.is_intended(r["op"]) and r["count"] and r["p99_us"] == r["p99_us"]:
-            paced = intended.get(schema.intended(r["op"]))
-            parts.append(f"{r['op']} p99={r['p99_us']:.0f}us" if paced is None or paced != paced else
-                         f"{r['op']} p99={paced:.0f}us (svc {r['p99_us']:.0f}us)")
-    if o.status != "ok":
-        parts.append(f"[{o.status.upper()}: {o.error}]")
-    return "  ".join(parts)
-
-
-StepLines = Callable[[dict, str, str], str]
 
 
 def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpec],
@@ -102,107 +61,6 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
         target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,
         repetition=spec.repetition, seed=seed, seed_rule=seeds.RULE, planned=[s.name for s in steps],
         parameters=resolved_parameters(exp), host=host_facts(), dbms=None)
-
-
-def _run_steps(exp: Experiment, run: RunRows, workload, target, steps: list[StepSpec], seed: int,
-               out, progress, step_lines: StepLines | None, executor) -> tuple[str, str | None]:
-    """Every step in order, each with the sampler beside it; stops at the first that fails."""
-    wspec = WorkloadSpec(ref_of(exp.workload), workload.properties)
-    client_pids: list[int] = []
-
-    def set_client_pids(pids: list[int]) -> None:
-        client_pids[:] = pids
-    counter = open_key_counter(workload, steps, run.key_state)
-    sources, owned = sources_for(exp, executor)
-    try:
-        return _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines,
-                          executor, wspec, client_pids, set_client_pids, counter, sources)
-    finally:   # neither cleanup masks the error of a step (tidy)
-        if counter is not None:
-            tidy(counter.close, unlink=True)
-        if owned:
-            tidy(sources.close)
-
-
-def _steps_keeping_data(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
-                        keep: bool) -> tuple[str, str | None]:
-    """The steps; with ``keep``, the data its load steps made is kept by the target for the
-    runs after it (:mod:`.loaded_data`) before the run loops, its seconds in meta.json."""
-    make, rest = loaded_data.split(steps) if keep else ([], steps)
-    if make:
-        status, error = _run_steps(exp, run, workload, target, make, seed, out, progress, step_lines, executor)
-        if status not in ("ok", "degraded"):
-            return status, error
-        run.meta["data_copy"] = target.keep_loaded()
-        folders.write_json(run.run_dir / folders.META, run.meta)
-        if not rest:
-            return status, error
-        later = _run_steps(exp, run, workload, target, rest, seed, out, progress, step_lines, executor)
-        return later if later[0] != "ok" else (status, error)
-    return _run_steps(exp, run, workload, target, rest, seed, out, progress, step_lines, executor)
-
-
-def open_key_counter(workload, steps: list[StepSpec], state: dict | None = None):
-    """The run's acknowledged-insert counter, shared by its run loops (each loop's inserts
-    go on where the previous one's stopped; a resumed run's where ``state`` says), or None."""
-    start = workload.insert_counter_start()
-    threads = max((s.threads for s in steps if s.phase == "run"), default=0)
-    if start is None or not threads:
-        return None
-    # a resumed run's: past the kept steps' claims and the killed one's, the skipped keys a hole
-    first, holes = unfinished.counter_args(start, state)
-    return keycounter.create(first, threads, holes)
-
-
-def _setup(exp: Experiment, workload, target, step: StepSpec) -> None:
-    """The step's schema work; a load's only into tables benchlib made (or with
-    load.replace), checked again here for a target preflight could not read (embedded),
-    and benchlib's mark on them once made."""
-    if step.phase == "load":
-        ownership.check(target, workload.load_tables(), replace=exp.load.replace)
-    workload.setup(target, step)
-    if step.phase == "load":
-        ownership.claim(target, workload.load_tables())
-
-
-def _each_step(exp, run, workload, target, steps, seed, out, progress, step_lines, executor,
-               wspec, client_pids, set_client_pids, counter, sources) -> tuple[str, str | None]:
-    """Every step in order; the run stops at one that failed, goes on after a degraded one
-    (its figures kept, marked) and ends degraded, saying the first one's reason."""
-    degraded = None
-    for step in steps:
-        step = replace(step, max_error_ratio=exp.run.max_error_ratio, max_failed=workload.max_failed_ops,
-                       quiet=progress is False)   # --no-progress: a client's own lines neither
-        _setup(exp, workload, target, step)
-        run.log.step = step.name
-        sampler = sources.step(target, run.spec.run_id, step.name, client_pids, out).start()
-        o = None
-        try:
-            if step.phase in workload.controller_phases:
-                sampler.window("start")
-                o = _controller_step(step, workload, target)
-                sampler.window("end")
-            else:
-                o = run_step(step, wspec, target.endpoint(), seed=seed, repetition=run.spec.repetition,
-                             batch_size=exp.load.batch_size,
-                             on_intervals=run.log, progress=progress, on_clients=set_client_pids,
-                             executor=executor, key_counter=counter, on_window=sampler.window)
-            o.dbms_window = sampler.window_figures
-            o.dbms_figures = target.step_figures(o.started)
-            if o.status in ("ok", "degraded"):   # it did its work (a degraded load loaded)
-                workload.after_step(target, step, o)
-        finally:
-            run.hw_frames.extend(sampler.stop(o))
-        print(step_line(run.spec.run_id, o), file=out, flush=True)
-        run.add(o, counter.state() if counter is not None else None)   # OSError: the disk is full
-        if step_lines is not None:
-            print(_seed_lines(run, step.name, step_lines), file=out, flush=True)
-        give_back()   # what the step's merging and writing freed
-        if o.status == "degraded":
-            degraded = degraded or ("degraded", f"degraded: {step.name}: {o.error}")
-        elif o.status != "ok":
-            return o.status, o.error
-    return degraded or ("ok", None)
 
 
 def _write_outputs(run: RunRows, workload) -> None:
@@ -238,8 +96,8 @@ def _finish(run: RunRows, workload, data_dir: Path, status: str, error: str | No
     folders.write_json(run_dir / folders.META, meta)
     if status == "ok":
         resume.drop_parts(run_dir)   # in its tables now; a run that did not end ok keeps them
-    if status == "failed" and not (run_dir / folders.ERROR_LOG).exists():
-        folders.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as docs/reliability.md says
+    if status == "failed" and not (run_dir / errorlog.ERROR_LOG).exists():
+        errorlog.write_error_log(run_dir, f"{error}\n")   # every failed run has one, as docs/reliability.md says
     run_rows = [r for r in run.steps_rows if r["phase"] == "run"]
     secs = sum(r["secs"] for r in run_rows)
     catalog.record(data_dir, run_dir, meta, throughput(sum(r["ops"] for r in run_rows), secs) if secs else None)
@@ -280,8 +138,8 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             if target.client_library:   # which client library the connections use (MariaDB)
                 meta["client_library"] = target.client_library
             folders.write_json(run_dir / folders.META, meta)
-            status, error = _steps_keeping_data(exp, run, workload, target, steps, seed, out, progress,
-                                                step_lines, executor, keep=key is not None and not reused)
+            ctx = RunContext(exp, run, workload, target, seed, out, progress, step_lines, executor)
+            status, error = steps_keeping_data(ctx, steps, keep=key is not None and not reused)
     except TargetError as e:   # one line, no traceback: an embedded target that could not start
         status, error = "failed", mask_text(str(e))
         print(f"error  {spec.run_id}: {error}", file=out, flush=True)
@@ -308,8 +166,8 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
 
 def _error_line(run_dir: Path, run_id: str, e: BaseException, out) -> str:
     """A run's unforeseen error: its traceback in error.log, one line on the terminal."""
-    error = folders.log_exception(run_dir, e)
-    where = f" (traceback in {run_dir / folders.ERROR_LOG})" if (run_dir / folders.ERROR_LOG).exists() else ""
+    error = errorlog.log_exception(run_dir, e)
+    where = f" (traceback in {run_dir / errorlog.ERROR_LOG})" if (run_dir / errorlog.ERROR_LOG).exists() else ""
     print(f"error  {run_id}: {error}{where}", file=out, flush=True)
     return error
 
@@ -321,15 +179,6 @@ def open_executor(exp) -> LocalExecutor:
     except ValueError as e:
         raise ParameterError(str(e)) from None
     return cls.open(exp)
-
-
-def _seed_lines(run: RunRows, step: str, step_lines: StepLines) -> str:
-    """The step's one-line summaries in every seed format, from what is in memory."""
-    try:
-        text = step_lines(run.tables(step), run.spec.run_id, step)
-    except Exception as e:  # a summary must never cost a measured run
-        return f"       (no summary lines: {type(e).__name__}: {e})"
-    return "\n".join("       " + line for line in text.splitlines())
 
 
 def run_experiment(exp: Experiment, data_dir: Path | str = "data", *, force: bool = False,

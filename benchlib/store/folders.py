@@ -31,18 +31,15 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from .. import points, schema
-from . import parts
+from ..errors import ResultsError
 from ..hw.roles import upgrade_hw
-from ..masking import mask_text
 from ..version import __version__
+from . import parts
+from .upgrade import upgrade_intervals, upgrade_meta
 
 META = "meta.json"
 INTERVAL_LOG = "intervals.jsonl"
 TABLE_NAMES = tuple(schema.TABLES)
-
-
-class ResultsError(Exception):
-    """A run folder that cannot be read or written; the message is one line."""
 
 
 def utcnow() -> datetime:
@@ -170,24 +167,7 @@ def read_meta(run_dir: Path | str) -> schema.RunMeta:
         raise ResultsError(f"{run_dir}: not a run folder (no {META})") from None
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON (line {e.lineno}): {e.msg}") from None
-    return upgrade_meta(meta, path)
-
-
-def upgrade_meta(meta: dict, path: Path) -> schema.RunMeta:
-    """Bring an older meta.json up to the current format."""
-    if not isinstance(meta, dict):
-        raise ResultsError(f"{path}: not a run's meta (a JSON object is expected)")
-    version = meta.get("format_version")
-    if version is None:
-        raise ResultsError(f"{path}: no format_version: not written by benchlib")
-    if int(version) > schema.FORMAT_VERSION:
-        raise ResultsError(f"{path}: format {version} is newer than this benchlib reads "
-                           f"({schema.FORMAT_VERSION}); upgrade benchlib")
-    target = meta.get("target")
-    if isinstance(target, dict) and "dialect" not in target and target.get("kind") == "sqlite":
-        # written before meta carried the target's dialect: SQLite's engine ran in its clients
-        meta = {**meta, "target": {**target, "dialect": {"name": "sqlite", "engine_in_clients": True}}}
-    return to_run_meta(meta, path)
+    return to_run_meta(upgrade_meta(meta, path), path)
 
 
 def interval_log_lines(path: Path):
@@ -310,20 +290,6 @@ def _read_run(rd: Path, tables: tuple, statuses) -> tuple[schema.RunMeta | None,
     return meta, out
 
 
-def upgrade_intervals(intervals: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """Format 1's intervals have no length: each is 1 s but a step's last, which ends
-    with the step (its ``secs``); an importer's ``interval_s`` is kept."""
-    if not len(intervals):
-        return intervals
-    secs = dict(zip(steps["step"].astype("object"), pd.to_numeric(steps["secs"], errors="coerce"))) \
-        if len(steps) else {}
-    left = intervals["step"].astype("object").map(secs) - pd.to_numeric(intervals["second"]).astype("float64")
-    derived = left.where(left < 1.0, 1.0).clip(lower=1e-6).fillna(1.0)
-    intervals = intervals.copy()
-    intervals["interval_s"] = intervals["interval_s"].fillna(derived)
-    return intervals
-
-
 def run_row(run_dir: Path, meta: dict | schema.RunMeta) -> dict:
     return {
         "run_id": meta.get("run_id"),
@@ -380,21 +346,3 @@ def recover_run(run_dir: Path | str) -> dict:
     meta["ended"] = meta.get("ended") or utcnow().isoformat()
     write_json(run_dir / META, meta)
     return meta
-
-
-ERROR_LOG = "error.log"
-
-
-def log_exception(run_dir: Path, e: BaseException) -> str:
-    """The exception's traceback into the run folder (masked); its one line returned."""
-    import traceback
-    write_error_log(run_dir, "".join(traceback.format_exception(type(e), e, e.__traceback__)))
-    first = str(e).strip().splitlines()
-    return mask_text(f"{type(e).__name__}: {first[0]}" if first else type(e).__name__)
-
-
-def write_error_log(run_dir: Path, text: str) -> None:
-    try:
-        write_text(run_dir / ERROR_LOG, mask_text(text))
-    except OSError:
-        pass   # a full disk: the reason is in meta.json, written from the reserve

@@ -14,7 +14,6 @@ How CoreWorkload wires them into a client's stream of operations is in
 """
 from __future__ import annotations
 
-import functools
 import math
 import string
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy as np
 
 from ..inputfiles import PARAMETER_BYTES, InputFileError, read_bounded
 from .properties_file import PropertyFileError
+from .zeta import DIRECT_MAX_TERMS, zeta, zeta_sum
 
 ZIPFIAN_CONSTANT = 0.99                 # ZipfianGenerator.ZIPFIAN_CONSTANT
 SCRAMBLED_ITEM_COUNT = 10_000_000_000   # ScrambledZipfianGenerator.ITEM_COUNT
@@ -64,55 +64,6 @@ def build_key_names(keynums, hashed: bool, zeropadding: int, prefix: str = "user
     if zeropadding <= 1:  # every decimal has at least one character: nothing to pad
         return [f"{prefix}{v}" for v in nums]
     return [prefix + str(v).rjust(zeropadding, "0") for v in nums]
-
-
-# ------------------------------------------------------------------------ zeta
-
-_DIRECT_MAX_TERMS = 1 << 22   # beyond this, Euler-Maclaurin for the tail
-_CHUNK_TERMS = 1 << 20
-_EM_FROM = 1 << 16            # where the tail starts: its error terms are ~_EM_FROM**-5
-
-
-def _sum_direct(a: int, b: int, theta: float) -> float:
-    total = 0.0
-    for lo in range(a, b + 1, _CHUNK_TERMS):
-        k = np.arange(lo, min(b, lo + _CHUNK_TERMS - 1) + 1, dtype=np.float64)
-        total += float(np.sum(k ** -theta))
-    return total
-
-
-def _sum_euler_maclaurin(a: int, b: int, theta: float) -> float:
-    s = 1.0 - theta
-    integral = a ** s * math.expm1(s * math.log(b / a)) / s  # (b^s - a^s)/s without cancellation
-
-    def d1(x):
-        return -theta * x ** (-theta - 1)
-
-    def d3(x):
-        return -theta * (theta + 1) * (theta + 2) * x ** (-theta - 3)
-    return integral + (a ** -theta + b ** -theta) / 2 + (d1(b) - d1(a)) / 12 - (d3(b) - d3(a)) / 720
-
-
-def zeta_sum(start: int, n: int, theta: float, initial: float = 0.0) -> float:
-    """``ZipfianGenerator.zetastatic(st, n, theta, initialsum)``: initial + Σ_{i=st}^{n-1} (i+1)^-θ.
-
-    Summed directly (vectorized, in chunks) up to 4M terms; beyond, the terms past
-    2^16 are Euler-Maclaurin's (relative error ~1e-15): 1e10 items take a millisecond.
-    """
-    a, b = start + 1, n
-    if b < a:
-        return initial
-    if b - a < _DIRECT_MAX_TERMS:
-        return initial + _sum_direct(a, b, theta)
-    split = max(a, _EM_FROM)
-    head = _sum_direct(a, split - 1, theta) if split > a else 0.0
-    return initial + head + _sum_euler_maclaurin(split, b, theta)
-
-
-@functools.lru_cache(maxsize=256)
-def zeta(n: int, theta: float) -> float:
-    """zeta(n, θ) = Σ_{i=1}^{n} i^-θ, cached by (n, θ)."""
-    return zeta_sum(0, n, theta)
 
 
 # ------------------------------------------------------------------ generators
@@ -190,7 +141,7 @@ class Zipfian:
         m = np.maximum.accumulate(np.maximum(counts, self.countforzeta))
         uniq, inv = np.unique(m, return_inverse=True)
         if uniq[-1] > self.countforzeta:
-            if uniq[-1] - self.countforzeta <= _DIRECT_MAX_TERMS:
+            if uniq[-1] - self.countforzeta <= DIRECT_MAX_TERMS:
                 terms = np.arange(self.countforzeta + 1, uniq[-1] + 1, dtype=np.float64) ** -self.theta
                 cums = np.concatenate(([0.0], np.cumsum(terms)))
                 zu = self.zetan + cums[uniq - self.countforzeta]
