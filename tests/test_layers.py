@@ -270,11 +270,16 @@ def _module_of(ref: str) -> str:
     return name
 
 
+def _ours(ref: str) -> bool:
+    return ref.split(".")[0].split(":")[0] == "benchlib"
+
+
 def string_imports() -> list[tuple[str, str, int]]:
     """(who holds the string, the module it names, the highest layer that module may be
     on) for every import by string benchlib makes: each registry's entries (on its
     ``HOLDS`` layer or below), an importer's reader and streamer, each workload's
-    bindings (on the workloads' layer), its own modules (on their asker's layer)."""
+    bindings (on the workloads' layer), its own modules (on their asker's layer). An
+    entry a plugin or a test registered at run time (tests/toy) is none of benchlib's."""
     from benchlib.registries import importers
     from benchlib.registries import workloads as wl
     out = []
@@ -286,14 +291,14 @@ def string_imports() -> list[tuple[str, str, int]]:
         else:
             (registry,) = [v for v in vars(reg).values() if type(v).__name__ == "Registry"]
             refs = list(registry.refs().values())
-        out += [(f"registries.{kind}", _module_of(r), top) for r in refs]
+        out += [(f"registries.{kind}", _module_of(r), top) for r in refs if _ours(r)]
     for name in wl.names():
         cls = wl.workload_class(name)
         out += [(cls.__module__, m, OWN[m]) for m in (getattr(cls, w) for w in wl.OWN_MODULES) if m]
         bindings = importlib.import_module(f"{cls.__module__.rsplit('.', 1)[0]}.bindings")
         for b in [v for v in vars(bindings).values() if type(v).__name__ == "Bindings"]:
-            out += [(bindings.__name__, _module_of(r if isinstance(r, str) else f"{r.__module__}:"),
-                     layer_of(cls.__module__)) for r in b._refs.values()]
+            refs = [r if isinstance(r, str) else f"{r.__module__}:" for r in b._refs.values()]
+            out += [(bindings.__name__, _module_of(r), layer_of(cls.__module__)) for r in refs if _ours(r)]
     return out
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from benchlib import cli, load_results
 from benchlib.registries import workloads as registry
-from benchlib.workloads.base import Chunk, StepSpec, Workload, WorkloadClient
+from benchlib.workloads.base import Chunk, Workload, WorkloadClient
+from benchlib.workloads.stepplan import StepPlan
 
 
 class ToyClient(WorkloadClient):
@@ -45,9 +46,8 @@ class ToyWorkload(Workload):
         if self.ops <= 0:
             raise ValueError("ops: a number of operations > 0")
 
-    def steps(self, exp, spec):
-        return [StepSpec(f"r.L{i}", "run", i, spec.threads, spec.processes, None, None, self.ops)
-                for i in range(1, exp.run.loops + 1)]
+    def step_plan(self, exp, spec):
+        return StepPlan(load=False, run_ops=self.ops)   # no load: its loops make their table
 
     def setup(self, target, step):
         if step.loop == 1:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .stepplan import StepPlan, StepSpec, build_steps
+
 # what an integer property may hold: counts, ids and sizes live in 64-bit columns and numpy
 # arrays (int64), with room for the arithmetic on them (an id plus the nodes added)
 INT_LIMIT = 2**62
@@ -95,30 +97,6 @@ class Chunk:
     args: Sequence[tuple]          # the arguments of each operation
     units: Sequence[int] | None = None  # records per operation when batched, else None
 
-
-@dataclass(frozen=True)
-class StepSpec:
-    """One test step as the driver runs it; picklable."""
-
-    name: str                      # l.pre | l.post | r.L1 …
-    phase: str                     # load | index | run
-    loop: int | None = None
-    threads: int = 1
-    processes: int = 1
-    target_ops_per_s: float | None = None
-    loop_secs: float | None = None  # the step runs this long (the YAML's run.loop_secs)
-    ops_total: int | None = None   # operations (records for a load) over all threads
-    warmup_secs: float = 0.0       # excluded from latency (the YAML's run.warmup_secs)
-    status_interval_s: float = 10.0
-    multiplex: bool | str = False  # see RunLoopSpec.multiplex (True, False or "auto")
-    driver: str = "auto"           # see RunLoopSpec.driver (auto, c or python)
-    key_counter: str | None = None  # the host's acknowledged-insert counter (keycounter)
-    # the step fails when more of its operations than this share failed (run.max_error_ratio),
-    # or more than max_failed of them (LinkBench's max_failed_requests), when set
-    max_error_ratio: float = 0.01
-    max_failed: int | None = None
-    quiet: bool = False            # --no-progress: no progress line of any kind, a client's own too
-    load_mode: str = "fast"        # a load's: load.mode (fast, or java: the reference client's way)
 
 
 class WorkloadClient:
@@ -260,7 +238,13 @@ class Workload:
         return None
 
     def steps(self, exp, spec) -> list[StepSpec]:
-        """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …)."""
+        """The run's steps, in order (load ``l.pre``, index ``l.post``, loops ``r.L1`` …):
+        the runner's, made of :meth:`step_plan` (``stepplan.build_steps``)."""
+        return build_steps(exp, spec, self.step_plan(exp, spec))
+
+    def step_plan(self, exp, spec) -> StepPlan:
+        """What it loads, whether it indexes, what a loop runs and its defaults: a
+        ``stepplan.StepPlan`` (keyword-only facts) for this run point."""
         raise NotImplementedError
 
     # --- schema and controller-side steps (the controlling process)

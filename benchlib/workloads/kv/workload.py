@@ -26,7 +26,8 @@ import numpy as np
 
 from ... import schema, seeds
 from .. import keycounter
-from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records, returns_table
+from ..base import Chunk, LoadedTable, Workload, WorkloadClient, load_chunk_records, returns_table
+from ..stepplan import StepPlan
 from ..generators import ValuePool
 from ..reconnect import Reconnecting, ReconnectingClient
 from ...targets.ownership import TableShape
@@ -67,24 +68,11 @@ class KvWorkload(Workload):
             raise ValueError("op_count: required (> 0) unless run.loop_secs bounds the run loops")
         BINDINGS.check_targets(exp.targets)
 
-    def steps(self, exp, spec) -> list[StepSpec]:
-        steps = []
+    def step_plan(self, exp, spec) -> StepPlan:
         self.loops = exp.run.loops
-        if not exp.load.skip:
-            lt = exp.load.threads
-            steps.append(StepSpec(schema.step_name("load"), "load", None, lt, min(spec.load_processes, lt),
-                                  spec.load_target_ops_per_s, None, self.p.keys_loaded,
-                                  0.0, exp.run.status_interval_s))
-        if not exp.run.skip:
-            ops = None if exp.run.loop_secs else self.p.op_count
-            for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
-                                      spec.target_ops_per_s, exp.run.loop_secs, ops,
-                                      exp.run.warmup_secs, exp.run.status_interval_s,
-                                      exp.run.multiplex, driver=exp.run.driver))
         # client processes build their own workload from the properties: they need loops
         self.properties["_loops"] = exp.run.loops
-        return steps
+        return StepPlan(load_records=self.p.keys_loaded, run_ops=self.p.op_count)
 
     @classmethod
     def native_missing(cls, dialect: str) -> str | None:

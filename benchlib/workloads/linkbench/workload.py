@@ -16,8 +16,8 @@ import os
 
 import pandas as pd
 
-from ... import schema
-from ..base import LoadedTable, StepSpec, Workload
+from ..base import LoadedTable, Workload
+from ..stepplan import StepPlan
 from ...targets.ownership import TableShape
 from ..indexes import ensure_index
 from .bindings import BINDINGS, binding
@@ -85,25 +85,18 @@ class LinkBenchWorkload(Workload):
                 continue   # an unknown URL or a missing driver is reported where targets start
             BINDINGS.check(dialect.name, t.name)
 
-    def steps(self, exp, spec) -> list[StepSpec]:
-        p, steps = self.p, []
-        if not exp.load.skip:
-            n = 1 + p.loaders   # the node loader and the link/count loaders
-            steps.append(StepSpec(schema.step_name("load"), "load", None, n, min(spec.load_processes, n), None,
-                                  None, None, 0.0, exp.run.status_interval_s, load_mode=exp.load.mode))
-            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1))
-        if not exp.run.skip:
-            threads = p.requesters or spec.threads
-            procs = min(spec.processes, threads) if p.requesters is None else \
-                min(threads, os.cpu_count() or 1)
-            rate = p.requestrate * threads if p.requestrate > 0 else spec.target_ops_per_s
-            ops = p.requests * threads if p.requests and not exp.run.loop_secs else None
-            for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, threads, max(procs, 1), rate,
-                                      exp.run.loop_secs or p.maxtime, ops,
-                                      exp.run.warmup_secs or p.warmup_time,
-                                      exp.run.status_interval_s, False))
-        return steps
+    def step_plan(self, exp, spec) -> StepPlan:
+        p = self.p
+        threads = p.requesters or spec.threads
+        procs = min(spec.processes, threads) if p.requesters is None else \
+            min(threads, os.cpu_count() or 1)
+        # the node loader and the link/count loaders; the index after the load, always;
+        # LinkBench's own loop: a thread per requester, no C driver
+        return StepPlan(load_threads=1 + p.loaders, load_paced=False, index=not exp.load.skip,
+                        run_threads=threads, run_processes=max(procs, 1),
+                        run_rate=p.requestrate * threads if p.requestrate > 0 else None,
+                        run_secs=p.maxtime, run_ops=p.requests * threads if p.requests else None,
+                        warmup_secs=p.warmup_time, multiplex=False, driver=False)
 
     # ------------------------------------------------------------ controller
     def _exec(self, target, sqls: list[str]) -> None:

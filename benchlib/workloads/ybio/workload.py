@@ -13,8 +13,8 @@ from datetime import timedelta
 import pandas as pd
 
 from ...targets.base import TargetError
-from ... import schema
-from ..base import LoadedTable, StepSpec, Workload, matrix_points
+from ..base import LoadedTable, Workload, matrix_points
+from ..stepplan import StepPlan
 from .clients import YbioRunClient
 from .load import YbioLoadClient, batch_count
 from .parameters import MATRIX_PROPERTIES, parse_parameters
@@ -85,28 +85,14 @@ class YbioWorkload(Workload):
     def native_missing(cls, dialect: str) -> str | None:
         return native_missing(dialect)
 
-    def steps(self, exp, spec) -> list[StepSpec]:
+    def step_plan(self, exp, spec) -> StepPlan:
         p = self.params
         self.sessions = spec.threads
         self.index_step = exp.index.enabled and not p.index_as_pk
         self.load_batch_rows = exp.load.batch_size
         tables = p.table_names(self.sessions)
-        steps = []
-        if not exp.load.skip:
-            lt = exp.load.threads
-            steps.append(StepSpec(schema.step_name("load"), "load", None, lt, min(spec.load_processes, lt),
-                                  spec.load_target_ops_per_s, None, p.tab_rows * len(tables),
-                                  0.0, exp.run.status_interval_s))
-        if self.index_step:
-            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1, None, None, p.tab_rows * len(tables)))
-        if not exp.run.skip:
-            duration = exp.run.loop_secs or p.run_duration
-            for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
-                                      spec.target_ops_per_s, duration, None, exp.run.warmup_secs,
-                                      exp.run.status_interval_s, exp.run.multiplex,
-                                      driver=exp.run.driver))
-        return steps
+        return StepPlan(load_records=p.tab_rows * len(tables), index=self.index_step,
+                        run_secs=p.run_duration)
 
     def tables(self) -> list[str]:
         return self.params.table_names(self.sessions)

@@ -17,7 +17,8 @@ import numpy as np
 
 from ... import schema, seeds
 from .. import keycounter
-from ..base import Chunk, LoadedTable, StepSpec, Workload, WorkloadClient, load_chunk_records
+from ..base import Chunk, LoadedTable, Workload, WorkloadClient, load_chunk_records
+from ..stepplan import StepPlan
 from ..generators import ValuePool, build_key_names
 from ...targets.ownership import TableShape
 from .bindings import BINDINGS, KEY_COLUMN, binding_class, native_missing, open_binding
@@ -107,25 +108,11 @@ class YcsbWorkload(Workload):
             from .plan import field_length_generator
             field_length_generator(core, np.random.default_rng(0))
 
-    def steps(self, exp, spec) -> list[StepSpec]:
-        steps = []
-        if not exp.load.skip:
-            lt = exp.load.threads
-            steps.append(StepSpec(schema.step_name("load"), "load", None, lt, min(spec.load_processes, lt),
-                                  spec.load_target_ops_per_s, None, self.records(),
-                                  0.0, exp.run.status_interval_s))
-        if exp.index.enabled:
-            steps.append(StepSpec(schema.step_name("index"), "index", None, 1, 1, None, None, self.records()))
-        if not exp.run.skip:
-            duration = exp.run.loop_secs or (float(self.core.maxexecutiontime) or None)
-            ops = None if exp.run.loop_secs else int(self.core.operationcount)
-            for loop in range(1, exp.run.loops + 1):
-                steps.append(StepSpec(schema.step_name("run", loop), "run", loop, spec.threads, spec.processes,
-                                      spec.target_ops_per_s, duration, ops, exp.run.warmup_secs,
-                                      exp.run.status_interval_s, exp.run.multiplex,
-                                      driver=exp.run.driver))
+    def step_plan(self, exp, spec) -> StepPlan:
         self.index_column = exp.index.column
-        return steps
+        return StepPlan(load_records=self.records(), index=exp.index.enabled,
+                        run_secs=float(self.core.maxexecutiontime) or None,
+                        run_ops=int(self.core.operationcount))
 
     @classmethod
     def native_missing(cls, dialect: str) -> str | None:
