@@ -237,7 +237,7 @@ def test_no_function_over_60_lines():
 REGISTRIES = ("workloads", "targets", "executors", "importers")
 
 
-def _string_import_calls(module: str) -> list[str]:
+def _string_import_calls(module: str, root: Path = PKG.parent) -> list[str]:
     """Where ``module`` imports by string itself (importlib's import_module, ``__import__``)."""
     path = MODULES[module]
     out = []
@@ -249,8 +249,20 @@ def _string_import_calls(module: str) -> list[str]:
             names = [f"importlib.{a.name}" for a in node.names]
         elif isinstance(node, ast.Name) and node.id == "__import__":
             names = ["__import__"]
-        out += [f"{path.relative_to(PKG.parent)}:{node.lineno} {n}" for n in names]
+        elif isinstance(node, ast.Attribute) and node.attr in ("import_module", "__import__") \
+                and isinstance(node.value, ast.Name) and node.value.id == "importlib":
+            names = [f"importlib.{node.attr}"]   # after an ``import importlib.util``
+        out += [f"{path.relative_to(root)}:{node.lineno} {n}" for n in names]
     return out
+
+
+def test_the_string_import_check_sees_them(tmp_path, monkeypatch):
+    src = ("import importlib.util\nfrom importlib import import_module\n"
+           "def f():\n    importlib.import_module('x')\n    __import__('y')\n")
+    (tmp_path / "m.py").write_text(src)
+    monkeypatch.setitem(MODULES, "probe", tmp_path / "m.py")
+    found = [c.split(" ", 1)[1] for c in _string_import_calls("probe", tmp_path)]
+    assert found == ["importlib.import_module", "importlib.import_module", "__import__"], found
 
 
 def test_only_the_registries_import_by_string():
