@@ -40,6 +40,7 @@ def test_an_unknown_name_is_one_user_error_with_the_nearest():
     (workloads.workload_class, "ycbs", "ycsb"),
     (targets.target_class, "postgress", "postgres"),
     (targets.target_kind, "sqlit", "sqlite"),
+    (targets.target_kind, "postgress://u@h/db", "postgres"),
     (executors.executor_class, "dask2", "dask"),
     (importers.importer, "pgbnch", "pgbench"),
 ])

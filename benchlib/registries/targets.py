@@ -81,12 +81,13 @@ def install_extra(kind: str) -> str:
 
 def target_kind(url: str) -> str:
     """The target family of a URL or embedded name (sqlite, postgres, mysql, …);
-    ValueError naming what is allowed."""
+    UnknownName naming what is allowed and the nearest, ValueError for a malformed URL."""
     if url in embedded_names():
         return url
     m = re.match(r"^([a-z0-9+]+)://", url)
     if not m or m.group(1) not in _SCHEMES:
-        raise UnknownName("target", url, embedded_names(),
+        scheme = url.split("://")[0] if "://" in url else None   # near a scheme, or a name
+        raise UnknownName("target", scheme or url, sorted(_SCHEMES) if scheme else embedded_names(),
                           f"{url!r} is not a target: use one of {', '.join(embedded_names())} "
                           f"or a URL with scheme {', '.join(sorted(_SCHEMES))}")
     from sqlalchemy.engine import make_url
