@@ -34,8 +34,7 @@ def _summary_kinds() -> tuple[str, ...]:
 
 
 def _add_run(sub):
-    from .registries import targets
-    from .registries import workloads
+    from .registries import targets, workloads
     p = sub.add_parser("run", help="run an experiment (YAML), or a workload's own property file "
                                    "as it is")
     p.add_argument("params", help="parameters/*.yaml, or a property file of a workload that "
