@@ -153,9 +153,9 @@ def session_pids(sid: int) -> set[int]:
     return found
 
 
-def shm_segments(pids) -> set[str]:
-    """The shared-memory segments these processes map (/dev/shm/psm_*, the insert
-    counter's /dev/shm/benchlib_keys_*)."""
+def shm_segments(pids, marks=("/dev/shm/psm_", "/dev/shm/benchlib_keys_")) -> set[str]:
+    """The shared-memory files these processes map by name (by default the segments
+    /dev/shm/psm_*, the insert counter's /dev/shm/benchlib_keys_*)."""
     names = set()
     for pid in pids:
         try:
@@ -163,8 +163,7 @@ def shm_segments(pids) -> set[str]:
         except OSError:
             continue
         names |= {ln.split()[5] for ln in maps.splitlines()
-                  if ("/dev/shm/psm_" in ln or "/dev/shm/benchlib_keys_" in ln)
-                  and not ln.endswith("(deleted)")}
+                  if any(m in ln for m in marks) and not ln.endswith("(deleted)")}
     return names
 
 

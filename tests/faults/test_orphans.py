@@ -37,18 +37,6 @@ def _spawned(pid: int) -> set[int]:
     return out
 
 
-def _semaphores(pids) -> set[str]:
-    """The multiprocessing semaphores (/dev/shm/sem.mp-*) these processes map."""
-    names = set()
-    for pid in pids:
-        try:
-            maps = Path(f"/proc/{pid}/maps").read_text()
-        except OSError:
-            continue
-        names |= {ln.split()[5] for ln in maps.splitlines() if "/dev/shm/sem.mp-" in ln}
-    return names
-
-
 def _backends(url: str) -> int:
     import psycopg
     with psycopg.connect(url, autocommit=True) as c:
@@ -78,7 +66,7 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     pids = session_pids(proc.pid)
     segments = shm_segments(pids)
     assert segments, "the run maps no insert counter segment: nothing to check"
-    sems = _semaphores(pids)
+    sems = shm_segments(pids, ("/dev/shm/sem.mp-",))   # as the clients opened them
     if moment == "whole_group":   # the resource tracker killed too: the next run sweeps
         assert sems, "the run maps no multiprocessing semaphore: nothing to check"
         os.killpg(proc.pid, signal.SIGKILL)
