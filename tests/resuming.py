@@ -48,7 +48,7 @@ def alive(pid: int) -> bool:
 
 
 def kill_and_resume(tmp_path, exp: dict, before_kill=lambda: None, after_kill=lambda run_dir: None,
-                    at: str = "r.L4"):
+                    at: str = "r.L3"):
     """Run ``exp``, SIGKILL it once loop ``at`` has a second, then run it again (exit 0):
     (run folder, its steps and latency tables as the kill left them, the rerun's output)."""
     path = tmp_path / "e.yaml"
@@ -85,7 +85,7 @@ def check_killed(run_dir: Path, at: str) -> None:
 
 
 def check_resumed(run_dir: Path, before: pd.DataFrame, lat_before: pd.DataFrame, out: str,
-                  at: str = "r.L4") -> dict:
+                  at: str = "r.L3") -> dict:
     """The steps before ``at`` kept as they were (rows, timestamps, histograms), ``at`` and
     the rest run by the rerun's process, the run ok, its meta saying it was resumed."""
     assert "resume " in out and "keeps l.pre" in out, out
