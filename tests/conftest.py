@@ -68,6 +68,8 @@ OPTIONAL_PARTS = {
 
 def pytest_configure(config):
     _own_basetemp(config)
+    from timeouts import SharedFixtureClock
+    config.pluginmanager.register(SharedFixtureClock(), "benchlib-shared-fixture-clock")
     config.addinivalue_line("markers", "requires(*parts): needs these optional parts of the machine "
                             f"({', '.join(OPTIONAL_PARTS)}); skipped, saying why, without them")
 
@@ -88,9 +90,23 @@ def _own_basetemp(config) -> None:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Longest units of work first, the same order on every worker (tests/scheduling.py)."""
-    from scheduling import order
+    """Longest units of work first, the same order on every worker (tests/scheduling.py);
+    each test's timeout sized to its last measured seconds (tests/timeouts.py)."""
+    from scheduling import known, order
+    from timeouts import size
     order(items)
+    size(items, known(), float(config.getini("timeout") or 300))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The shared fixtures that were slow to set up, named with their seconds."""
+    from timeouts import slow_fixture_lines
+    reports = [r for rs in terminalreporter.stats.values() for r in rs if hasattr(r, "nodeid")]
+    lines = slow_fixture_lines(reports)
+    if lines:
+        terminalreporter.write_sep("-", "slow shared fixtures (their first test's time counts them)")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(optionalhook=True)   # xdist's hook; a run without xdist has none

@@ -48,7 +48,7 @@ def alive(pid: int) -> bool:
 
 
 def kill_and_resume(tmp_path, exp: dict, before_kill=lambda: None, after_kill=lambda run_dir: None,
-                    at: str = "r.L4"):
+                    at: str = "r.L3"):
     """Run ``exp``, SIGKILL it once loop ``at`` has a second, then run it again (exit 0):
     (run folder, its steps and latency tables as the kill left them, the rerun's output)."""
     path = tmp_path / "e.yaml"
@@ -85,7 +85,7 @@ def check_killed(run_dir: Path, at: str) -> None:
 
 
 def check_resumed(run_dir: Path, before: pd.DataFrame, lat_before: pd.DataFrame, out: str,
-                  at: str = "r.L4") -> dict:
+                  at: str = "r.L3") -> dict:
     """The steps before ``at`` kept as they were (rows, timestamps, histograms), ``at`` and
     the rest run by the rerun's process, the run ok, its meta saying it was resumed."""
     assert "resume " in out and "keeps l.pre" in out, out
@@ -153,9 +153,9 @@ def session_pids(sid: int) -> set[int]:
     return found
 
 
-def shm_segments(pids) -> set[str]:
-    """The shared-memory segments these processes map (/dev/shm/psm_*, the insert
-    counter's /dev/shm/benchlib_keys_*)."""
+def shm_segments(pids, marks=("/dev/shm/psm_", "/dev/shm/benchlib_keys_")) -> set[str]:
+    """The shared-memory files these processes map by name (by default the segments
+    /dev/shm/psm_*, the insert counter's /dev/shm/benchlib_keys_*)."""
     names = set()
     for pid in pids:
         try:
@@ -163,8 +163,7 @@ def shm_segments(pids) -> set[str]:
         except OSError:
             continue
         names |= {ln.split()[5] for ln in maps.splitlines()
-                  if ("/dev/shm/psm_" in ln or "/dev/shm/benchlib_keys_" in ln)
-                  and not ln.endswith("(deleted)")}
+                  if any(m in ln for m in marks) and not ln.endswith("(deleted)")}
     return names
 
 

@@ -46,7 +46,7 @@ def unit_of(nodeid: str) -> str:
     return module if module in SHARED else nodeid
 
 
-def _known() -> dict[str, float]:
+def known() -> dict[str, float]:
     try:
         return json.loads(DURATIONS.read_text())
     except (OSError, ValueError):
@@ -56,13 +56,13 @@ def _known() -> dict[str, float]:
 def order(items: list) -> None:
     """Sorts pytest's ``items`` in place: units longest first, a unit's tests together in
     their collected order."""
-    known = _known()
+    seconds = known()
     weight: dict[str, float] = {}
     first: dict[str, int] = {}
     for i, item in enumerate(items):
         unit = unit_of(item.nodeid)
         guess = UNKNOWN_SLOW_S if item.get_closest_marker("slow") else UNKNOWN_S
-        weight[unit] = weight.get(unit, 0.0) + known.get(item.nodeid, guess)
+        weight[unit] = weight.get(unit, 0.0) + seconds.get(item.nodeid, guess)
         first.setdefault(unit, i)
     position = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (-weight[unit_of(it.nodeid)], first[unit_of(it.nodeid)],

@@ -54,3 +54,17 @@ def test_where_a_ceil_rank_would_differ():
 def test_no_samples_no_percentile():
     assert np.isnan(measure.percentile_of(np.zeros(0, np.int64), 99.0))
     assert all(np.isnan(x) for x in measure.interval_stats(np.zeros(0, np.int64)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_mean_is_hdrhistograms_own(seed):
+    """measure.mean_us visits only the buckets that hold a count, and gives exactly what
+    hdrh's get_mean_value gives, for a recorded histogram and a decoded one."""
+    rng = np.random.default_rng(seed)
+    hist = measure.new_histogram()
+    n = int(rng.integers(1, 20_000))
+    measure.record_many(hist, np.exp(rng.normal(rng.uniform(0, 9), rng.uniform(0.1, 3), n)))
+    for h in (hist, measure.decode(measure.encode(hist))):
+        assert measure.mean_us(h) == h.get_mean_value()
+    assert measure.mean_us(measure.new_histogram()) == 0.0
+    assert np.isnan(measure.summarize(measure.new_histogram())["mean_us"])

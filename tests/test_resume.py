@@ -10,7 +10,7 @@ from resuming import alive, check_resumed, kill_and_resume, no_insert_failed
 
 
 def ycsb_experiment(name: str, url: str, **props) -> dict:
-    return small_experiment(name, url, run={"loops": 6, "loop_secs": 2, "threads": [2]},
+    return small_experiment(name, url, run={"loops": 4, "loop_secs": 2, "threads": [2]},
                             properties={"recordcount": 2000, "operationcount": 10**9,
                                         "readproportion": 0.5, "updateproportion": 0.5,
                                         "table": f"longruns_{name}", **props})

@@ -18,6 +18,7 @@ import multiprocessing as mp
 import socket
 from dataclasses import dataclass
 
+from . import semaphores
 from .clients import worker_main
 
 
@@ -110,6 +111,7 @@ class LocalExecutor:
 
     @classmethod
     def open(cls, exp) -> LocalExecutor:
+        semaphores.sweep()      # what a run killed with its resource tracker left
         return cls()
 
     def start_clients(self, tasks: list[dict]) -> Clients:

@@ -28,7 +28,7 @@ from .formatting import format_lines
 from .phase_lines import run_lines
 from .response import response_times
 from .attribution import attribution_lines
-from .stepstats import hw_legend, select
+from .stepstats import hw_legend, select, with_step_stats
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
 KINDS = (*LINE_KINDS, "experiment", "loops")   # the summaries with a text of their own (summarize)
@@ -100,7 +100,7 @@ def step_lines(results: dict, run_id: str, step: str) -> str:
     """Every line format for one finished step of one run, each under its caption
     (``l.pre.eff.op``, ``l.pre.eff.sec``, ``l.pre.rt``, ``l.pre.run``): what the
     driver prints as each step ends."""
-    one = select(results, run_id=run_id, step=step)
+    one = with_step_stats(select(results, run_id=run_id, step=step))
     blocks = [format_lines(summary_frame(one, kind), kind) for kind in LINE_KINDS] + [
         hw_legend(one), attribution_lines(one)]
     return "\n\n".join(b for b in blocks if b)

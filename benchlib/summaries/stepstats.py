@@ -155,6 +155,18 @@ def cnf_names(frame: pd.DataFrame) -> pd.Series:
     return pd.Series(out, index=frame.index, dtype="object")
 
 
+# where a caller that makes several summaries of the same tables keeps their step_stats
+# (summaries.step_lines: four line formats and the attribution lines of one step)
+STATS_KEY = "_step_stats"
+
+
+def with_step_stats(results: dict) -> dict:
+    """``results`` and, under :data:`STATS_KEY`, its step_stats, computed once for every
+    summary made of it (each would compute the same frame again: the most of a step's
+    lines' time)."""
+    return {**results, STATS_KEY: step_stats(results)}
+
+
 def step_stats(results: dict) -> pd.DataFrame:
     """One row per step of ``results`` (load_results' dict), in seed step order.
 
@@ -164,6 +176,8 @@ def step_stats(results: dict) -> pd.DataFrame:
     cs_ps cpu_pct csec dsec csec_max dsec_max rss_max_gb db_gb rss_gb vsz_gb`` (units
     in the names: per second, KB, %, CPU seconds, GB).
     """
+    if isinstance(results.get(STATS_KEY), pd.DataFrame):
+        return results[STATS_KEY].copy()
     steps = table(results, "steps").copy()
     if len(steps) == 0:
         return pd.DataFrame(columns=[*ID_COLS, "cnf", "secs", "ops", "errors", "rate",

@@ -5,7 +5,8 @@ The run is killed at three moments: as a step's line is printed (the next step's
 not spawned yet or being spawned), once the next step's client processes exist but are
 still starting (the 0.2-0.3 s after a step's line that left orphans for an hour), and in a
 loop; and its whole process group in a loop, the resource tracker with it: the next
-counter made on the host unlinks the segment. Each moment is waited for (the line read, the processes seen in /proc, a second of
+counter made on the host unlinks the segment, the next run the multiprocessing
+semaphores (/dev/shm/sem.mp-*) no process maps any more. Each moment is waited for (the line read, the processes seen in /proc, a second of
 the loop logged), never slept to."""
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import small_experiment
+from benchlib.run import semaphores
 from benchlib.workloads import keycounter
 from resuming import (children, cli, line_reader, session_pids, shm_segments, wait_for_loop,
                       wait_line, wait_until)
@@ -64,12 +66,16 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     pids = session_pids(proc.pid)
     segments = shm_segments(pids)
     assert segments, "the run maps no insert counter segment: nothing to check"
-    if moment == "whole_group":   # the resource tracker killed too: the next counter sweeps
+    sems = shm_segments(pids, ("/dev/shm/sem.mp-",))   # as the clients opened them
+    if moment == "whole_group":   # the resource tracker killed too: the next run sweeps
+        assert sems, "the run maps no multiprocessing semaphore: nothing to check"
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         assert wait_until(lambda: not session_pids(proc.pid), GONE_S, 0.1)
         assert [s for s in segments if Path(s).exists()], "nothing left to sweep"
+        assert [s for s in sems if Path(s).exists()], "no semaphore left to sweep"
         keycounter.create(0, 1).close(unlink=True)       # what the next run's counter does
+        semaphores.sweep()                                # what the next run's executor does
     else:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -78,6 +84,7 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     assert left, (f"{GONE_S} s after the kill: processes {sorted(session_pids(proc.pid))}, "
                   f"segments {[s for s in segments if Path(s).exists()]}")
     assert wait_until(lambda: _backends(pg_own_db) == 0, GONE_S, 0.1), "connections left"
+    assert not [s for s in sems if Path(s).exists()], "the run's semaphores left in /dev/shm"
 
 
 def test_the_next_counter_unlinks_the_segments_of_dead_controllers():

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
-
 from ..base import LoadedTable, Workload
 from ..stepplan import StepPlan
 from ...targets.ownership import TableShape
@@ -189,6 +187,7 @@ class LinkBenchWorkload(Workload):
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and operation, how many ended OK, RETRY
         (LinkBench's add_to_upd / upd_to_add), EMPTY (not found) or ERROR."""
+        import pandas as pd    # the controller's: a client process never imports pandas for it
         rows = [{"run_id": run_id, "step": o.step.name, "op": r["op"], "status": k, "count": int(v)}
                 for o in outcomes for r in o.latency_rows
                 if not r["op"].startswith("Intended-") for k, v in (r.get("returns") or {}).items()]

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pandas as pd
-
 from ...targets.base import TargetError
 from ..base import LoadedTable, Workload, matrix_points
 from ..stepplan import StepPlan
@@ -197,6 +195,7 @@ class YbioWorkload(Workload):
 
     # --- outputs
     def extra_tables(self, run_id, outcomes) -> dict:
+        import pandas as pd    # the controller's: a client process never imports pandas for it
         rows = [self.benchruns_row(run_id, o) for o in outcomes if o.step.phase == "run"]
         return {"benchruns": pd.DataFrame(rows, columns=BENCHRUNS_COLUMNS)} if rows else {}
 
