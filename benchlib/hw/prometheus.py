@@ -224,7 +224,7 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
     of a range-vector query): what :func:`fetch` asked, or a recorded answer."""
     n = max(1, math.ceil((t1 - t0) / step - 1e-6))
     edges = t0 + step * np.arange(n + 1)
-    raw, missing, cover, lines = {}, [], {}, []
+    raw, missing, cover, lines, source = {}, [], {}, [], None
     for col, (sel, data) in answers.items():
         series, left = promseries.dedupe(promapi.parse_matrix(data))
         if left:
@@ -236,6 +236,8 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
         vals, ok, cover[col] = promseries.figure_rows(series, edges, "gauge" if kind == "gauge" else "counter",
                                                       intervals, iv)
         raw[col] = vals
+        if col == "dbms_cpu_s":
+            source = _exporter(sel, series)
         if cover[col] < 1 and col != "cpu_total":
             insts = ", ".join(sorted({str(s.labels.get("instance", "?")) for s in series}))
             blank = np.isnan(vals).all()
@@ -258,6 +260,8 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
             out[col] = d * scale / step
         elif kind in ("delta", "gauge"):
             out[col] = d * scale
+    if source and "dbms_cpu_s" in out:
+        out["dbms_cpu_from"] = pd.array([source if v == v else None for v in out["dbms_cpu_s"]], dtype="string")
     return Fetched(out, [c for c in missing if c != "cpu_total"], cover, lines)
 
 

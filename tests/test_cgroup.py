@@ -1,0 +1,108 @@
+"""The DBMS's cgroup as the source of its CPU (issue 38): a server benchlib provisions runs
+in a cgroup of its own, and the local sampler reads the cgroup's CPU — backends that lived
+shorter than a sample included — over the process sum; a cgroup path given by hand is
+checked in one line."""
+from __future__ import annotations
+
+import threading
+import time
+
+import psutil
+import pytest
+
+from benchlib.hw import cgroup
+from benchlib.hw.processes import process_tree_pids
+from benchlib.hw.sampler import Sampler
+from benchlib.hw.spec import HwSpec
+from benchlib.targets import postgres_binaries as pgbin
+
+try:
+    pgbin.find(None)
+    HAVE_PG = ""
+except ValueError as e:
+    HAVE_PG = str(e)
+
+PROBE = cgroup.make("probe")
+if PROBE is not None:
+    PROBE.remove()
+HAVE_CGROUP = "" if PROBE is not None else "no writable cgroup hierarchy here (not root, or none mounted)"
+
+
+def test_a_path_that_is_no_cgroup_is_one_line(tmp_path):
+    with pytest.raises(ValueError, match="not a directory"):
+        HwSpec(dbms_cgroup=str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match="neither cpuacct.usage"):
+        HwSpec(dbms_cgroup=str(tmp_path))
+
+
+def test_the_hosts_root_cgroup_is_not_a_servers():
+    """This process runs in its hierarchies' roots here (or a cgroup shared with others):
+    no server's cgroup is made of it."""
+    cg = cgroup.of_process(psutil.Process().pid)
+    assert cg is None or str(cg.path).count("/") > 3
+
+
+def _truth(root: int) -> float:
+    """The CPU of ``root``'s tree: each process's own and its reaped children's (the
+    postmaster reaps its backends: theirs is in its children_user/system)."""
+    total = 0.0
+    for pid in process_tree_pids(root) or []:
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def _zombies(pids) -> bool:
+    for p in pids:
+        try:
+            if psutil.Process(p).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.Error:
+            continue
+    return False
+
+
+@pytest.mark.skipif(bool(HAVE_PG or HAVE_CGROUP), reason=HAVE_PG or HAVE_CGROUP or "x")
+def test_short_lived_backends_count_in_the_servers_cgroup(tmp_path):
+    import psycopg
+
+    from benchlib.targets.postgres_provisioned import ProvisionedPostgresTarget
+    t = ProvisionedPostgresTarget("cgtest", "postgres-provisioned", {}, data_dir=tmp_path)
+    t.set_run_dir(tmp_path)
+    t.start()
+    try:
+        cg = t.dbms_cgroup()
+        assert cg is not None and cg is t.own_cgroup
+        assert set(t.dbms_pids()) <= cg.pids()          # the whole tree moved in
+        s = Sampler(0.5, dbms_pids=t.dbms_pids, dbms_cgroup=t.dbms_cgroup)
+        s.start("r", "load")
+        s.window_begin()
+        truth0, n0 = _truth(t._postmaster), len(t.dbms_pids())
+
+        def burst():   # connections shorter than a sample, each some CPU
+            for _ in range(6):
+                with psycopg.connect(t.conninfo) as c:
+                    c.execute("SELECT count(*) FROM generate_series(1, 300000)").fetchone()
+        threads = [threading.Thread(target=burst) for _ in range(3)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        deadline = time.monotonic() + 10      # every backend of the burst gone and reaped
+        while len(t.dbms_pids()) > n0 or _zombies(t.dbms_pids()):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        truth = _truth(t._postmaster) - truth0
+        w = s.window_end()
+        rows = s.stop()
+    finally:
+        t.stop()
+    assert truth > 0.2
+    assert w["dbms_cpu_from"] == "cgroup"
+    assert abs(w["dbms_server_cpu_s"] - truth) <= 0.15 * truth, (w, truth)
+    assert set(rows["dbms_cpu_from"].dropna()) == {"cgroup"}
+    assert abs(rows["dbms_cpu_s"].sum() - truth) <= 0.15 * truth + 0.05
+    assert not cg.path.exists()                       # gone with its server
