@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from benchlib.hw import cgroup
-from benchlib.hw.processes import process_tree_pids
+from benchlib.hw.processes import tree_cpu_s
 from benchlib.hw.sampler import Sampler
 from benchlib.hw.spec import HwSpec
 from benchlib.targets import postgres_binaries as pgbin
@@ -28,11 +28,17 @@ if PROBE is not None:
 HAVE_CGROUP = "" if PROBE is not None else "no writable cgroup hierarchy here (not root, or none mounted)"
 
 
-def test_a_path_that_is_no_cgroup_is_one_line(tmp_path):
-    with pytest.raises(ValueError, match="not a directory"):
-        HwSpec(dbms_cgroup=str(tmp_path / "nope"))
-    with pytest.raises(ValueError, match="neither cpuacct.usage"):
-        HwSpec(dbms_cgroup=str(tmp_path))
+def test_a_path_that_is_no_cgroup_is_one_line_before_the_run(tmp_path):
+    from types import SimpleNamespace
+
+    from benchlib.params import ParameterError
+    from benchlib.run.hwsources import check
+    with pytest.raises(ValueError, match="should match"):
+        HwSpec(dbms_cgroup="relative/path")
+    for path, says in ((tmp_path / "nope", "not a directory"), (tmp_path, "neither cpuacct.usage")):
+        with pytest.raises(ParameterError, match=says) as e:
+            check(SimpleNamespace(hw=HwSpec(dbms_cgroup=str(path))))
+        assert "\n" not in str(e.value)
 
 
 def test_the_hosts_root_cgroup_is_not_a_servers():
@@ -40,19 +46,6 @@ def test_the_hosts_root_cgroup_is_not_a_servers():
     no server's cgroup is made of it."""
     cg = cgroup.of_process(psutil.Process().pid)
     assert cg is None or str(cg.path).count("/") > 3
-
-
-def _truth(root: int) -> float:
-    """The CPU of ``root``'s tree: each process's own and its reaped children's (the
-    postmaster reaps its backends: theirs is in its children_user/system)."""
-    total = 0.0
-    for pid in process_tree_pids(root) or []:
-        try:
-            t = psutil.Process(pid).cpu_times()
-        except psutil.Error:
-            continue
-        total += t.user + t.system + t.children_user + t.children_system
-    return total
 
 
 def _zombies(pids) -> bool:
@@ -80,7 +73,7 @@ def test_short_lived_backends_count_in_the_servers_cgroup(tmp_path):
         s = Sampler(0.5, dbms_pids=t.dbms_pids, dbms_cgroup=t.dbms_cgroup)
         s.start("r", "load")
         s.window_begin()
-        truth0, n0 = _truth(t._postmaster), len(t.dbms_pids())
+        truth0, n0 = tree_cpu_s(t._postmaster), len(t.dbms_pids())
 
         def burst():   # connections shorter than a sample, each some CPU
             for _ in range(6):
@@ -95,7 +88,7 @@ def test_short_lived_backends_count_in_the_servers_cgroup(tmp_path):
         while len(t.dbms_pids()) > n0 or _zombies(t.dbms_pids()):
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        truth = _truth(t._postmaster) - truth0
+        truth = tree_cpu_s(t._postmaster) - truth0
         w = s.window_end()
         rows = s.stop()
     finally:

@@ -89,7 +89,7 @@ def test_dask_sampler_on_the_dbms_host_with_the_local_executor(pg_own_db, data_d
     assert hw[hw["role"] == "client"]["dbms_cpu_s"].isna().all()   # the controller was told: remote
     row = _step(eff_op(t))
     assert row["dsecpq"] > 0 and row["cpupi"] > 0 and row["dbgb"] > 0
-    assert "(dask); client CPU from" in summarize(t, "eff.op")   # the legend: not the local case
+    assert "(dask; dsec: processes); client CPU from" in summarize(t, "eff.op")   # the legend: not the local case
 
 
 def test_prometheus_needs_its_section():

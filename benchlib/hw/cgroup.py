@@ -141,6 +141,15 @@ def of_process(pid: int | None) -> CpuCgroup | None:
     return None
 
 
+def of_server(pids: list[int] | None) -> CpuCgroup | None:
+    """The cgroup the server of ``pids`` (its process tree, now) runs in, when every
+    process in it is the server's (a systemd unit's, a container's); else None."""
+    if not pids:
+        return None
+    cg = of_process(pids[0])
+    return cg if cg is not None and cg.pids() <= set(pids) else None
+
+
 def make(name: str) -> CpuCgroup | None:
     """A new cgroup ``benchlib/<name>-<pid>-<n>`` under the first hierarchy this process
     may write (v1 cpuacct, else v2); None when there is none."""

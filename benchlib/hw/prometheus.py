@@ -226,7 +226,11 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
     edges = t0 + step * np.arange(n + 1)
     raw, missing, cover, lines, source = {}, [], {}, [], None
     for col, (sel, data) in answers.items():
-        series, left = promseries.dedupe(promapi.parse_matrix(data))
+        parsed = promapi.parse_matrix(data)
+        if col == "db_size_gb" and (line := clusters_apart(sel, parsed)):
+            lines.append(line)
+            parsed = []                  # blank: the target's cluster cannot be told
+        series, left = promseries.dedupe(parsed)
         if left:
             lines.append(f"{col}: the same series from {', '.join(left)} as from another instance: one counted")
         if not series:
@@ -263,6 +267,33 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
     if source and "dbms_cpu_s" in out:
         out["dbms_cpu_from"] = pd.array([source if v == v else None for v in out["dbms_cpu_s"]], dtype="string")
     return Fetched(out, [c for c in missing if c != "cpu_total"], cover, lines)
+
+
+SAME_SIZE = 0.01    # two exporters' sizes of one database within 1 %: one cluster scraped twice
+
+
+def clusters_apart(sel: str, series: list) -> str | None:
+    """One line when the database's size comes from exporters of different instances
+    with nothing that tells their clusters apart (postgres_exporter without its ``server``
+    label, as newer versions give it) and sizes that differ: two clusters' databases of one name,
+    not one cluster scraped twice; None otherwise."""
+    by: dict[tuple, list] = {}
+    for s in series:
+        if len(s.v):
+            by.setdefault(promseries.identity(s.labels), []).append(s)
+    for group in by.values():
+        insts = sorted({str(s.labels.get("instance", "?")) for s in group})
+        if len(insts) < 2 or any("server" in s.labels for s in group):
+            continue
+        last = [float(s.v[-1]) for s in group]
+        if max(last) > min(last) * (1 + SAME_SIZE):
+            db = group[0].labels.get("datname", "the database")
+            fix = f'{sel.split("{", 1)[0]}{{instance="{insts[0]}",datname="{db}"}}'
+            return (f"db_size_gb: {_exporter(sel, group)} instances {', '.join(insts)} each give {db!r} with no "
+                    f"label that names its cluster (postgres_exporter's 'server', which newer versions drop) and sizes "
+                    f"that differ: two clusters, which is the target's cannot be told: blank; name its exporter "
+                    f"by its instance: hw.prometheus.queries.db_size_gb: '{fix}'")
+    return None
 
 
 def window(local_rows: pd.DataFrame | None, started: datetime, ended: datetime) -> tuple[datetime, datetime]:

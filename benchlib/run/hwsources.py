@@ -22,7 +22,14 @@ from ..params import ParameterError
 
 
 def check(exp) -> None:
-    """Before anything runs: a Prometheus the experiment needs answers (ParameterError)."""
+    """Before anything runs: a Prometheus the experiment needs answers, a cgroup it names
+    is one on this host (ParameterError)."""
+    if exp.hw.dbms_cgroup:
+        from ..hw.cgroup import at
+        try:
+            at(exp.hw.dbms_cgroup)
+        except ValueError as e:
+            raise ParameterError(str(e)) from None
     if "prometheus" in exp.hw.dbms:
         try:
             prometheus.check(exp.hw.prometheus)

@@ -158,12 +158,8 @@ class Target:
         every process of it is the server's (a systemd unit's, a container's); None."""
         if self.own_cgroup is not None:
             return self.own_cgroup
-        pids = self.dbms_pids()
-        if not pids:
-            return None
-        from ..hw.cgroup import of_process
-        cg = of_process(pids[0])
-        return cg if cg is not None and cg.pids() <= set(pids) else None
+        from ..hw.cgroup import of_server
+        return of_server(self.dbms_pids())
 
     def db_size_bytes(self) -> int | None:
         return None
