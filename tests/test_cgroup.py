@@ -99,3 +99,22 @@ def test_short_lived_backends_count_in_the_servers_cgroup(tmp_path):
     assert set(rows["dbms_cpu_from"].dropna()) == {"cgroup"}
     assert abs(rows["dbms_cpu_s"].sum() - truth) <= 0.15 * truth + 0.05
     assert not cg.path.exists()                       # gone with its server
+
+
+@pytest.mark.skipif(bool(HAVE_CGROUP), reason=HAVE_CGROUP or "x")
+def test_a_cgroup_a_killed_benchlib_left_is_swept_by_the_next():
+    import subprocess
+    import sys
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()                                   # its pid: no process now
+    mine = cgroup.make("sweep")
+    left = mine.path.parent / f"cgtest-{gone.pid}-0"
+    left.mkdir()
+    try:
+        again = cgroup.make("sweep")
+        again.remove()
+        assert not left.exists() and mine.path.exists()   # a live process's kept
+    finally:
+        mine.remove()
+        if left.exists():
+            left.rmdir()

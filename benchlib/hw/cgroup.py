@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,12 +76,20 @@ class CpuCgroup:
                     return False
         return not [p for p in (tree() or []) if p not in self.pids()]
 
-    def remove(self) -> None:
-        """The cgroup gone (after its server stopped); kept where a process is left in it."""
-        try:
-            self.path.rmdir()
-        except OSError:
-            pass
+    def remove(self, wait_s: float = 2.0) -> None:
+        """The cgroup gone (after its server stopped: a process just reaped may hold it a
+        moment); kept where a process is left in it."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.pids():
+                    return
+                time.sleep(0.05)
 
     def __str__(self) -> str:
         return f"cgroup {self.path}"
@@ -155,6 +165,7 @@ def make(name: str) -> CpuCgroup | None:
     may write (v1 cpuacct, else v2); None when there is none."""
     leaf = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:60] or "server"
     for version, mount in _mounts():
+        _sweep(mount / "benchlib")
         path = mount / "benchlib" / f"{leaf}-{os.getpid()}-{next(_made)}"
         try:
             path.mkdir(parents=True)
@@ -162,6 +173,22 @@ def make(name: str) -> CpuCgroup | None:
         except (OSError, ValueError):
             continue
     return None
+
+
+def _sweep(folder: Path) -> None:
+    """Empty cgroups a benchlib process that is gone left behind (killed before it stopped
+    its server): removed; rmdir takes only an empty one."""
+    try:
+        kids = list(folder.iterdir())
+    except OSError:
+        return
+    for d in kids:
+        m = re.fullmatch(r".*-(\d+)-\d+", d.name)
+        if m and d.is_dir() and not os.path.exists(f"/proc/{m.group(1)}"):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
 
 
 def own_cgroup(name: str, tree) -> CpuCgroup | None:
