@@ -118,3 +118,18 @@ def test_a_cgroup_a_killed_benchlib_left_is_swept_by_the_next():
         mine.remove()
         if left.exists():
             left.rmdir()
+
+
+def test_the_attribution_line_says_the_cpu_came_from_the_cgroup():
+    import pandas as pd
+
+    from benchlib import schema
+    from benchlib.summaries.attribution import attribution_lines
+
+    def line(src):
+        st = schema.conform("steps", pd.DataFrame({
+            "run_id": ["a"], "step": ["l.pre"], "phase": ["load"], "secs": [1.0], "ops": [10],
+            "dbms_cpu_s": [0.5], "dbms_server_cpu_s": [0.5], "dbms_attribution": ["server"], "dbms_cpu_from": [src]}))
+        return attribution_lines({"steps": st})
+    assert "read from its cgroup, exited backends' included" in line("cgroup")
+    assert "cgroup" not in line("processes")
