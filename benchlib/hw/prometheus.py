@@ -290,7 +290,7 @@ def clusters_apart(sel: str, series: list) -> str | None:
             db = group[0].labels.get("datname", "the database")
             fix = f'{sel.split("{", 1)[0]}{{instance="{insts[0]}",datname="{db}"}}'
             return (f"db_size_gb: {_exporter(sel, group)} instances {', '.join(insts)} each give {db!r} with no "
-                    f"label that names its cluster (postgres_exporter's 'server', which newer versions drop) and sizes "
+                    f"label that names its cluster (a 'server' label, which newer exporters drop) and sizes "
                     f"that differ: two clusters, which is the target's cannot be told: blank; name its exporter "
                     f"by its instance: hw.prometheus.queries.db_size_gb: '{fix}'")
     return None
