@@ -133,3 +133,30 @@ def test_the_attribution_line_says_the_cpu_came_from_the_cgroup():
         return attribution_lines({"steps": st})
     assert "read from its cgroup, exited backends' included" in line("cgroup")
     assert "cgroup" not in line("processes")
+
+
+@pytest.mark.skipif(bool(HAVE_CGROUP), reason=HAVE_CGROUP or "x")
+def test_a_cgroup_named_by_hand_counts_a_process_that_came_and_went():
+    """hw.dbms_cgroup: a process that joined the cgroup, burnt CPU and exited between two
+    samples is in the step's figure; no process list could have shown it."""
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    from benchlib.run.hwsources import cgroup_of
+    made = cgroup.make("byhand")
+    try:
+        spec = HwSpec(dbms_cgroup=str(made.path))
+        s = Sampler(0.5, dbms_pids=lambda: [], dbms_cgroup=lambda: cgroup_of(spec, SimpleNamespace()))
+        s.start("r", "load")
+        s.window_begin()
+        burn = ("import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid()));"
+                "t = time.process_time()\nwhile time.process_time() - t < 0.3: pass")
+        p = subprocess.run([sys.executable, "-c", burn, str(made.path / "cgroup.procs")], check=True)
+        w = s.window_end()
+        rows = s.stop()
+    finally:
+        made.remove()
+    assert p.returncode == 0
+    assert w["dbms_cpu_from"] == "cgroup" and 0.3 <= w["dbms_server_cpu_s"] < 0.6, w
+    assert rows["dbms_cpu_s"].sum() >= 0.3
