@@ -15,8 +15,8 @@ holds what :data:`benchlib.schema.HW` declares:
   processes used in the interval — the DBMS's read from its cgroup where it has one
   (``dbms_cgroup``: :mod:`.cgroup`, exited processes' CPU included; ``dbms_cpu_from``
   ``cgroup``), else summed over its processes (``processes``);
-  ``dbms_rss_gb/dbms_vsz_gb``: their resident and virtual sizes summed, in GB = 2**30 bytes (as ps KiB / 1024**2; the same GB as
-  ``db_size_gb`` and the ps importer). See :class:`ProcAccount` for how processes
+  ``dbms_rss_gb/dbms_vsz_gb``: their resident and virtual sizes summed, in GB = 2**30
+  bytes (as ps KiB / 1024**2; the same GB as ``db_size_gb`` and the ps importer). See :class:`ProcAccount` for how processes
   that come and go are counted.
 - ``db_size_gb``: the last value of ``db_size_bytes()``, called in its own thread at
   most every ``db_size_every_s`` and once more at stop; rows between calls carry the
