@@ -94,6 +94,17 @@ class CpuCgroup:
     def __str__(self) -> str:
         return f"cgroup {self.path}"
 
+    def id(self) -> str | None:
+        """Its path inside its hierarchy (``/benchlib/pg-123-0``, ``/system.slice/x.service``):
+        what cAdvisor labels its series with (``id``); None when no mounted hierarchy holds it."""
+        for _, mount in _mounts():
+            try:
+                rel = str(self.path.relative_to(mount))
+            except ValueError:
+                continue
+            return "/" if rel == "." else "/" + rel
+        return None
+
 
 def _mounts() -> list[tuple[int, Path]]:
     """(version, mount point) of the hierarchies that account CPU: v1 cpuacct first."""

@@ -111,9 +111,22 @@ def marks(target) -> list[str]:
         return []
 
 
-def fetch_prometheus(spec, target, started: datetime, ended: datetime, wait: bool = True):
-    """A step's Prometheus rows for ``target`` (:func:`benchlib.hw.prometheus.fetch`)."""
-    return prometheus.fetch(spec, started, ended, target.prometheus_queries, labels(target),
+def cgroup_label(hw, target) -> dict[str, str]:
+    """``$cgroup`` for the Prometheus queries: the id (path in its hierarchy) of the server's
+    cgroup on this host (:func:`cgroup_of`), written inside a PromQL string; {} when none."""
+    try:
+        cg = cgroup_of(hw, target)
+    except (ValueError, OSError):
+        return {}
+    cid = cg.id() if cg is not None else None
+    return {"cgroup": cid.replace("\\", "\\\\").replace('"', '\\"')} if cid else {}
+
+
+def fetch_prometheus(spec, target, started: datetime, ended: datetime, wait: bool = True,
+                     cgroup: dict[str, str] | None = None):
+    """A step's Prometheus rows for ``target`` (:func:`benchlib.hw.prometheus.fetch`);
+    ``cgroup``: :func:`cgroup_label` (the server's cgroup series chosen where it exists)."""
+    return prometheus.fetch(spec, started, ended, target.prometheus_queries, {**labels(target), **(cgroup or {})},
                             hints=marks(target), names=list(target.server_names), wait=wait)
 
 
@@ -185,7 +198,9 @@ class StepSampling:
     def _prometheus(self, started: datetime, ended: datetime, outcome) -> list:
         spec = self.src.spec.prometheus
         try:   # it waits for the scrape after the step's end
-            got = fetch_prometheus(spec, self.target, started, ended)
+            got = fetch_prometheus(spec, self.target, started, ended,
+                                   cgroup=None if self.src.spec.remote or self.target.engine_in_clients
+                                   else cgroup_label(self.src.spec, self.target))
         except prometheus.PrometheusError as e:
             self._warn(str(e))
             return []
