@@ -160,3 +160,16 @@ def test_a_cgroup_named_by_hand_counts_a_process_that_came_and_went():
     assert p.returncode == 0
     assert w["dbms_cpu_from"] == "cgroup" and 0.3 <= w["dbms_server_cpu_s"] < 0.6, w
     assert rows["dbms_cpu_s"].sum() >= 0.3
+
+
+@pytest.mark.skipif(bool(HAVE_CGROUP), reason=HAVE_CGROUP or "x")
+def test_a_cgroups_id_is_its_path_in_its_hierarchy_as_cadvisor_labels_it():
+    cg = cgroup.make("idprobe")
+    try:
+        assert cg.id() == "/benchlib/" + cg.path.name
+        assert cgroup.CpuCgroup(cg.path.parent.parent, cg.version).id() == "/"
+        assert cgroup.CpuCgroup(cg.path.parent / "x", cg.version).id() == "/benchlib/x"
+    finally:
+        cg.remove()
+    from pathlib import Path
+    assert cgroup.CpuCgroup(Path("/tmp/not-a-hierarchy"), 1).id() is None
