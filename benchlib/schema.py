@@ -255,6 +255,14 @@ STEPS = {
     "dbms_read_kb": "float64",       # their storage I/O (/proc/<pid>/io), KiB
     "dbms_write_kb": "float64",
     "other_db_commits": "Int64",     # transactions the server's other databases committed
+    # where dbms_server_cpu_s comes from: cgroup (the server's cgroup, its exited processes'
+    # CPU included: hw/cgroup.py) or processes (its processes' CPU summed)
+    "dbms_cpu_from": "string",
+    # the share (0..1) of the step the database host's samples covered (Prometheus: each
+    # figure's known rows, hw/promseries.py): the DBMS CPU's, and the least of its other
+    # figures' (host CPU, disk, switches, RSS, size); NA where no such source ran
+    "dbms_cpu_coverage": "float64",
+    "hw_coverage": "float64",
 }
 
 LATENCY = {
@@ -312,6 +320,7 @@ HW = {
     "dbms_vsz_gb": "float64",   # virtual size of the DBMS server, GB
     "client_cpu_s": "float64",  # CPU seconds the benchmark clients used in this sample
     "db_size_gb": "float64",    # database size, GB
+    "dbms_cpu_from": "string",  # dbms_cpu_s's source: cgroup | processes | process-exporter | cAdvisor
 }
 
 HW_ROLES, HW_SOURCES = ("client", "dbms", "both"), ("local", "dask", "prometheus")

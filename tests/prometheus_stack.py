@@ -50,12 +50,32 @@ class Stack:
         port = _free_port()
         self.procs.insert(len(self.procs) - 1, subprocess.Popen(
             [a.format(port=port) for a in args], stdout=self._log(), stderr=subprocess.STDOUT, env=self.env))
+        self.scrape(job, port)
+
+    def scrape(self, job: str, port: int | None) -> None:
+        """Have Prometheus scrape ``127.0.0.1:port`` every second as ``job`` (None: no
+        more), its configuration reloaded."""
         path = self.workdir / "prometheus.yml"
         config = json.loads(path.read_text())
-        config["scrape_configs"].append({"job_name": job, "scrape_interval": "1s", "scrape_timeout": "1s",
-                                         "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]})
+        config["scrape_configs"] = [c for c in config["scrape_configs"] if c["job_name"] != job]
+        if port is not None:
+            config["scrape_configs"].append({"job_name": job, "scrape_interval": "1s", "scrape_timeout": "1s",
+                                             "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]})
         path.write_text(json.dumps(config))
         self.procs[-1].send_signal(signal.SIGHUP)
+
+    def scraped(self, job: str, timeout_s: float = 20.0) -> None:
+        """Wait until Prometheus has scraped ``job`` up."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/v1/query?query=up{{job=%22{job}%22}}", timeout=2) as r:
+                    if any(x["value"][1] == "1" for x in json.loads(r.read())["data"]["result"]):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"Prometheus at {self.url}: job {job} not up after {timeout_s:.0f} s")
 
     def _log(self):
         return open(self.workdir / "exporters.log", "ab")

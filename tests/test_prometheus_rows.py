@@ -226,3 +226,51 @@ def test_a_step_left_blank_by_gaps_is_not_said_unsampled():
     ok, msg = blank_reasons({"hw": hw}, st)
     assert not ok and "blank for a/r.L2: no source sampled" in msg
     assert "dsec blank for a/r.L1: the database host's prometheus samples covered too little" in msg
+
+
+def _size_answer(scale_second: float) -> dict:
+    """The recorded size answer of two postgres_exporters of one cluster, without the
+    ``server`` label newer exporters drop; the second's values scaled (another cluster's
+    database of the same name, when not 1)."""
+    d = json.loads((DATA / "second_exporters.json").read_text())
+    a = d["answers"]["db_size_gb"]
+    for k, r in enumerate(a["data"]["result"]):
+        r["metric"].pop("server")
+        if k == 1:
+            r["values"] = [[t, str(float(v) * scale_second)] for t, v in r["values"]]
+    return {"db_size_gb": (a["selector"], a["data"])}, d
+
+
+def test_exporters_without_a_server_label_tell_clusters_apart_or_refuse():
+    answers, d = _size_answer(1.0)          # one cluster scraped twice: one series, its size
+    got = prometheus.assemble(answers, d["t0"], d["t1"], d["step"], d["intervals"], d["iv"])
+    assert got.rows["db_size_gb"].iloc[-1] > 0
+    assert not any("cannot be told" in x for x in got.lines)
+    answers, d = _size_answer(1.5)          # two clusters' 'test': which is the target's?
+    got = prometheus.assemble(answers, d["t0"], d["t1"], d["step"], d["intervals"], d["iv"])
+    assert "db_size_gb" not in got.rows or got.rows["db_size_gb"].isna().all()
+    line = next(x for x in got.lines if "cannot be told" in x)
+    insts = sorted(r["metric"]["instance"] for r in answers["db_size_gb"][1]["result"])
+    assert f'pg_database_size_bytes{{instance="{insts[0]}",datname="test"}}' in line and "\n" not in line
+
+
+def test_coverage_is_stored_per_step_and_shown_in_the_legend():
+    import pandas as pd
+
+    from benchlib.run.hwsources import coverage_figures
+    from benchlib.summaries.hwroles import legend
+    got, _ = _replay("exporter_restart")      # process-exporter down 4 s of a 15-s step
+    fig = coverage_figures(got.coverage)
+    assert fig["dbms_cpu_coverage"] == pytest.approx(0.6) and 0 < fig["hw_coverage"] <= 1
+    whole, _ = _replay("second_exporters")
+    assert set(whole.rows["dbms_cpu_from"].dropna()) == {"process-exporter"}   # the legend's source
+    rows = whole.rows.assign(host="db", role="dbms", source="prometheus")
+    steps = pd.DataFrame({"step": ["r.L1", "r.L2"], "dbms_cpu_coverage": [0.6, 1.0], "hw_coverage": [1.0, 1.0]})
+    line = legend(rows, rows.iloc[:0], steps)
+    assert "db (prometheus; dsec: process-exporter)" in line and line.endswith("; covered: r.L1 dsec 60 %")
+    assert "covered" not in legend(rows, rows.iloc[:0], steps.iloc[1:])
+
+
+def test_a_small_database_prints_in_mb_not_0():
+    from benchlib.summaries.formatting import db_gb
+    assert db_gb(15 / 1024) == "15m" and db_gb(3.04) == "3.0" and db_gb(0) == "0.0"

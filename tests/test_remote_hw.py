@@ -6,11 +6,13 @@ exporters (tests/prometheus_stack.py; skipped, saying why, where they are missin
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -89,7 +91,7 @@ def test_dask_sampler_on_the_dbms_host_with_the_local_executor(pg_own_db, data_d
     assert hw[hw["role"] == "client"]["dbms_cpu_s"].isna().all()   # the controller was told: remote
     row = _step(eff_op(t))
     assert row["dsecpq"] > 0 and row["cpupi"] > 0 and row["dbgb"] > 0
-    assert "(dask); client CPU from" in summarize(t, "eff.op")   # the legend: not the local case
+    assert "(dask; dsec: processes); client CPU from" in summarize(t, "eff.op")   # the legend: not the local case
 
 
 def test_prometheus_needs_its_section():
@@ -299,3 +301,94 @@ def test_prometheus_faults_on_the_real_stack(pg_own_db, prom):
     from benchlib.hw.prometheus import short_loops
     spec = PrometheusSpec(url=prom.url, instance=prom.instance)
     assert short_loops(spec, 12) is None and "run.loop_secs: 2 or more" in short_loops(spec, 1.5)
+
+
+def _cgroup_usage_s(path) -> float:
+    """The cgroup's CPU seconds as the kernel counts them (v1 cpuacct.usage, v2 cpu.stat)."""
+    if (path / "cpuacct.usage").is_file():
+        return int((path / "cpuacct.usage").read_text()) / 1e9
+    return next(int(x.split()[1]) for x in (path / "cpu.stat").read_text().splitlines()
+                if x.startswith("usage_usec ")) / 1e6
+
+
+@pytest.mark.postgres
+def test_load_step_dbms_cpu_from_the_servers_cgroup_series(prom, tmp_path, capsys):
+    """Issue 38, 1(c): a YCSB load (8 loader connections, gone when it ends) on a provisioned
+    PostgreSQL that benchlib put in a cgroup of its own; Prometheus scrapes, beside the stack's
+    exporters, a stand-in for cAdvisor (tests/cadvisor_standin.py: cAdvisor's metric and
+    labels from the kernel's cgroup counters; no real cAdvisor runs here) and a
+    process-exporter that groups this cluster by its data directory. The load step's
+    dbms_cpu_s comes from the cgroup series (dbms_cpu_from cAdvisor), within 15 % of the
+    cgroup's own counter read by this test over the step's rows; process-exporter's figure
+    for the same window is still its own (printed beside)."""
+    import json
+    import threading
+
+    import cadvisor_standin
+    from test_cgroup import HAVE_CGROUP, HAVE_PG
+
+    from benchlib.hw import prometheus
+    from benchlib.hw.spec import HwSpec, PrometheusSpec
+    from benchlib.run.hwsources import cgroup_label, fetch_prometheus
+    from benchlib.targets.postgres_provisioned import ProvisionedPostgresTarget
+    if HAVE_PG or HAVE_CGROUP:
+        pytest.skip(HAVE_PG or HAVE_CGROUP)
+    pg = ProvisionedPostgresTarget("cadv", "postgres-provisioned", {}, data_dir=tmp_path)
+    pg.set_run_dir(tmp_path)
+    standin = cadvisor_standin.StandIn()
+    datadir = str(pg.pgdata.resolve())
+    (tmp_path / "pe.yml").write_text(json.dumps({"process_names": [
+        {"name": f"postgres {datadir}", "comm": ["postgres"], "cmdline": [re.escape(datadir) + r"(\s|$)"]}]}))
+    readings, stop = [], threading.Event()
+
+    def read_cgroup():        # the truth: the cgroup's counter, every 20 ms
+        while not stop.wait(0.02):
+            readings.append((time.time(), _cgroup_usage_s(pg.own_cgroup.path)))
+
+    reader = threading.Thread(target=read_cgroup, daemon=True)
+    try:    # Prometheus picks up the two jobs while the cluster starts
+        prom.scrape("cadvisor", standin.port)
+        prom.add_job("process_cadv", ["prometheus-process-exporter", "-config.path", str(tmp_path / "pe.yml"),
+                                      "-threads=false", "-web.listen-address", "127.0.0.1:{port}"])
+        pg.start()
+        assert pg.own_cgroup is not None
+        prom.scraped("cadvisor")
+        prom.scraped("process_cadv")
+        reader.start()
+        spec = {"url": prom.url, "instance": prom.instance}
+        props = {"recordcount": 100000, "fieldcount": 2, "operationcount": 10**9, "table": f"ycsb_cadv_{os.getpid()}"}
+        exp = validate(small_experiment("cadv", pg.conninfo, properties=props, load={"threads": 8},
+                                        hw={"dbms": ["prometheus"], "prometheus": spec},
+                                        run={"loop_secs": 2, "threads": [1]}), "t")
+        res = run_experiment(exp, tmp_path / "data", progress=False)
+        assert res.ok, res.runs
+        t = load_results(tmp_path / "data" / "cadv")
+        rows = t["hw"][(t["hw"]["source"] == "prometheus") & (t["hw"]["step"] == "l.pre")]
+        start = rows["ts"].min().to_pydatetime() - pd.Timedelta(seconds=1)
+        end = rows["ts"].max().to_pydatetime()
+        pspec = PrometheusSpec(**spec)
+        exporter = fetch_prometheus(pspec, pg, start, end, wait=False).rows     # as before: no cgroup known
+        cg = cgroup_label(HwSpec(), pg)
+        again = fetch_prometheus(pspec, pg, start, end, wait=False, cgroup=cg).rows
+        own = PrometheusSpec(**spec, queries={"dbms_cpu_s": prometheus.QUERIES["dbms_cpu_s"][0]})
+        mine = fetch_prometheus(own, pg, start, end, wait=False, cgroup=cg).rows       # the user's query wins
+    finally:
+        stop.set()
+        prom.scrape("cadvisor", None)
+        prom.scrape("process_cadv", None)
+        standin.close()
+        pg.stop()
+    ts, v = zip(*readings)
+    s0, s1 = start.timestamp(), end.timestamp()
+    assert ts[0] < s0 and ts[-1] > s1
+    truth = float(np.interp(s1, ts, v) - np.interp(s0, ts, v))
+    got, pe = rows["dbms_cpu_s"].sum(min_count=1), exporter["dbms_cpu_s"].sum(min_count=1)
+    with capsys.disabled():
+        print(f"\nload step {s1 - s0:.0f} s: DBMS CPU truth (cgroup cpuacct) {truth:.3f} s, cAdvisor path "
+              f"{got:.3f} s ({got / truth:.3f}x), process-exporter {pe:.3f} s ({pe / truth:.3f}x)")
+    assert set(rows["dbms_cpu_from"].dropna()) == {"cAdvisor"}
+    assert got == pytest.approx(truth, rel=0.15)
+    assert again["dbms_cpu_s"].sum() == pytest.approx(got, rel=0.02)       # the same series, asked again
+    assert set(exporter["dbms_cpu_from"].dropna()) == {"process-exporter"} and pe > 0
+    assert set(mine["dbms_cpu_from"].dropna()) == {"process-exporter"}
+    assert mine["dbms_cpu_s"].sum() == pytest.approx(pe, rel=0.02)

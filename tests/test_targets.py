@@ -9,6 +9,7 @@ import pytest
 from conftest import driver_url
 
 from benchlib import load_results, run_experiment
+from benchlib.hw import cgroup
 from benchlib.params import load_experiment, validate
 from benchlib.targets.base import make_target
 
@@ -125,8 +126,14 @@ def test_mariadb(letter, mysql_url, mysql_driver, data_dir):
 @pytest.mark.parametrize("letter", WORKLOADS)
 def test_embedded_postgres(letter, data_dir):
     exp, rd = run_workload(letter, "embedded-postgres", data_dir, "emb")
-    meta = load_results(rd)["runs"].iloc[0]
+    res = load_results(rd)
+    meta = res["runs"].iloc[0]
     assert meta["dbms"] == "PostgreSQL (embedded)"
+    # its CPU read from a cgroup of its own where the host lets benchlib make one
+    probe = cgroup.make("probe")
+    if probe is not None:
+        probe.remove()
+    assert set(res["steps"]["dbms_cpu_from"].dropna()) == {"cgroup" if probe is not None else "processes"}
     # the server is stopped after the run: count the rows in a fresh start of it
     target = make_target("emb", "embedded-postgres", None, data_dir)
     target.start()

@@ -140,3 +140,18 @@ class ProcAccount:
 def own_children_cpu() -> float:
     t = os.times()
     return t.children_user + t.children_system
+
+
+def tree_cpu_s(root: int | None) -> float:
+    """The CPU seconds ``root``'s tree has used so far: each process's own and its reaped
+    children's (the postmaster reaps every backend: theirs is in its children_user and
+    children_system) — the truth a window's edges difference, where every process that
+    ran meanwhile was reaped inside the tree."""
+    total = 0.0
+    for pid in process_tree_pids(root) or []:
+        try:
+            t = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total

@@ -21,9 +21,17 @@ selector that names neither ``instance`` nor ``job``; ``$disks`` is a regex of w
 disks (the live sampler's), ``$datname`` the database, ``$port`` the server's port,
 ``$process_group`` process-exporter's group of the server (:func:`process_group`: the
 group named after the server's data directory or port, else its program's name, said in
-a line). ``hw.prometheus.labels`` sets any of them, ``hw.prometheus.queries`` replaces
-any query (Kubernetes: cAdvisor's ``container_cpu_usage_seconds_total{pod=…}`` for
-``dbms_cpu_s`` …). A figure whose query finds no series stays blank.
+a line), ``$cgroup`` the server's cgroup (``/benchlib/pg-123-0``: the one benchlib made
+for a server it started, ``hw.dbms_cgroup``'s, the one the server runs in).
+``hw.prometheus.labels`` sets any of them, ``hw.prometheus.queries`` replaces any query.
+A figure whose query finds no series stays blank.
+
+``dbms_cpu_s`` comes from the server's cgroup where Prometheus has a series of it
+(:data:`CGROUP_CPU`: cAdvisor's, selected by the cgroup's ``id``; on Kubernetes
+``hw.prometheus.labels.cgroup`` names the pod's, or ``hw.prometheus.queries.dbms_cpu_s``
+selects it by ``pod``/``container``): a cgroup's counter keeps the CPU of processes that
+exited — backends shorter than a scrape, which process-exporter's group loses; else from
+process-exporter's group. ``dbms_cpu_from`` says which.
 """
 from __future__ import annotations
 
@@ -60,6 +68,9 @@ QUERIES: dict[str, tuple[str, str, float]] = {
                     "gauge", 1 / GB),
     "db_size_gb": ("", "gauge", 1 / GB),     # the target's (postgres_exporter, mysqld_exporter …)
 }
+# the server's cgroup's CPU seconds (cAdvisor: every cgroup of the host by its path, ``id``;
+# cpu="total": the sum, not the per-CPU series some versions add)
+CGROUP_CPU = 'container_cpu_usage_seconds_total{id="$cgroup",cpu="total"}'
 WHOLE_DISKS = r"(s|v|xv|h)d[a-z]+|nvme[0-9]+n[0-9]+|mmcblk[0-9]+"
 # the exporters the shipped queries name, by the metric's prefix; another's is its job
 EXPORTERS = {"node": "node_exporter", "namedprocess": "process-exporter", "container": "cAdvisor"}
@@ -107,14 +118,32 @@ def queries(spec, target_queries: dict[str, str] | None = None,
     q = {c: p for c, (p, _, _) in QUERIES.items()}
     q.update(target_queries or {})
     q.update(spec.queries)
-    values = {"instance": spec.instance, "disks": WHOLE_DISKS, **(labels or {}), **spec.labels}
-    fill = re.compile(r"\$([a-z_]+)")
     out = {}
     for c, p in q.items():
-        sel = selector_of(fill.sub(lambda m: values.get(m.group(1), m.group(0)), p)) if p else None
-        if sel:
-            out[c] = scoped(sel, host_matcher(spec))
+        if sel := _filled(spec, p, labels):
+            out[c] = sel
     return out
+
+
+def _filled(spec, query: str, labels: dict[str, str] | None) -> str | None:
+    """``query``'s selector, its ``$labels`` filled, scoped to the host; None if none."""
+    values = {"instance": spec.instance, "disks": WHOLE_DISKS, **(labels or {}), **spec.labels}
+    sel = selector_of(re.sub(r"\$([a-z_]+)", lambda m: values.get(m.group(1), m.group(0)), query)) if query else None
+    return scoped(sel, host_matcher(spec)) if sel else None
+
+
+def cgroup_cpu(spec, labels: dict[str, str], lo: float, hi: float) -> tuple[str, dict] | None:
+    """The server's cgroup CPU series (:data:`CGROUP_CPU`) and Prometheus' answer, when
+    its cgroup is known (``$cgroup``), ``dbms_cpu_s`` is not the user's own query and a
+    series of it has samples in ``[lo, hi]``; else None (process-exporter's group counts)."""
+    if "dbms_cpu_s" in spec.queries or not (spec.labels.get("cgroup") or labels.get("cgroup")):
+        return None
+    sel = _filled(spec, CGROUP_CPU, labels)
+    try:
+        data = promapi.raw_data(spec, sel, lo, hi)
+    except PrometheusError:
+        return None
+    return (sel, data) if any(len(s.t) for s in promapi.parse_matrix(data)) else None
 
 
 def process_group(spec, hints: list[str], names: list[str], at: float) -> tuple[str | None, str | None]:
@@ -209,8 +238,10 @@ def fetch(spec, start: datetime, end: datetime, target_queries: dict[str, str] |
         if line:
             lines.append(line)
     lo, hi = edges[0] - 2 * iv - 1, edges[-1] + 2 * iv + 1
-    answers = {col: (sel, promapi.raw_data(spec, sel, lo, hi))
-               for col, sel in queries(spec, target_queries, labels).items()}
+    chosen = queries(spec, target_queries, labels)
+    cg = cgroup_cpu(spec, labels, lo, hi)
+    answers = {col: cg if col == "dbms_cpu_s" and cg else (sel, promapi.raw_data(spec, sel, lo, hi))
+               for col, sel in chosen.items()}
     if keep is not None:
         keep.update(t0=t0, t1=t1, step=step, intervals=intervals, iv=iv, answers=answers)
     got = assemble(answers, t0, t1, step, intervals, iv)
@@ -224,9 +255,13 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
     of a range-vector query): what :func:`fetch` asked, or a recorded answer."""
     n = max(1, math.ceil((t1 - t0) / step - 1e-6))
     edges = t0 + step * np.arange(n + 1)
-    raw, missing, cover, lines = {}, [], {}, []
+    raw, missing, cover, lines, source = {}, [], {}, [], None
     for col, (sel, data) in answers.items():
-        series, left = promseries.dedupe(promapi.parse_matrix(data))
+        parsed = promapi.parse_matrix(data)
+        if col == "db_size_gb" and (line := clusters_apart(sel, parsed)):
+            lines.append(line)
+            parsed = []                  # blank: the target's cluster cannot be told
+        series, left = promseries.dedupe(parsed)
         if left:
             lines.append(f"{col}: the same series from {', '.join(left)} as from another instance: one counted")
         if not series:
@@ -236,6 +271,8 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
         vals, ok, cover[col] = promseries.figure_rows(series, edges, "gauge" if kind == "gauge" else "counter",
                                                       intervals, iv)
         raw[col] = vals
+        if col == "dbms_cpu_s":
+            source = _exporter(sel, series)
         if cover[col] < 1 and col != "cpu_total":
             insts = ", ".join(sorted({str(s.labels.get("instance", "?")) for s in series}))
             blank = np.isnan(vals).all()
@@ -258,7 +295,36 @@ def assemble(answers: dict[str, tuple[str, dict]], t0: float, t1: float, step: f
             out[col] = d * scale / step
         elif kind in ("delta", "gauge"):
             out[col] = d * scale
+    if source and "dbms_cpu_s" in out:
+        out["dbms_cpu_from"] = pd.array([source if v == v else None for v in out["dbms_cpu_s"]], dtype="string")
     return Fetched(out, [c for c in missing if c != "cpu_total"], cover, lines)
+
+
+SAME_SIZE = 0.01    # two exporters' sizes of one database within 1 %: one cluster scraped twice
+
+
+def clusters_apart(sel: str, series: list) -> str | None:
+    """One line when the database's size comes from exporters of different instances
+    with nothing that tells their clusters apart (postgres_exporter without its ``server``
+    label, as newer versions give it) and sizes that differ: two clusters' databases of one name,
+    not one cluster scraped twice; None otherwise."""
+    by: dict[tuple, list] = {}
+    for s in series:
+        if len(s.v):
+            by.setdefault(promseries.identity(s.labels), []).append(s)
+    for group in by.values():
+        insts = sorted({str(s.labels.get("instance", "?")) for s in group})
+        if len(insts) < 2 or any("server" in s.labels for s in group):
+            continue
+        last = [float(s.v[-1]) for s in group]
+        if max(last) > min(last) * (1 + SAME_SIZE):
+            db = group[0].labels.get("datname", "the database")
+            fix = f'{sel.split("{", 1)[0]}{{instance="{insts[0]}",datname="{db}"}}'
+            return (f"db_size_gb: {_exporter(sel, group)} instances {', '.join(insts)} each give {db!r} with no "
+                    f"label that names its cluster (a 'server' label, which newer exporters drop) and sizes "
+                    f"that differ: two clusters, which is the target's cannot be told: blank; name its exporter "
+                    f"by its instance: hw.prometheus.queries.db_size_gb: '{fix}'")
+    return None
 
 
 def window(local_rows: pd.DataFrame | None, started: datetime, ended: datetime) -> tuple[datetime, datetime]:

@@ -12,9 +12,11 @@ holds what :data:`benchlib.schema.HW` declares:
   (KiB/s) summed over whole disks: :func:`is_whole_disk`, shared with the iostat
   importer so a live run and an imported run count the same devices.
 - ``dbms_cpu_s/client_cpu_s``: CPU seconds (user + system) the DBMS / client
-  processes used in the interval; ``dbms_rss_gb/dbms_vsz_gb``: their resident and
-  virtual sizes summed, in GB = 2**30 bytes (as ps KiB / 1024**2; the same GB as
-  ``db_size_gb`` and the ps importer). See :class:`ProcAccount` for how processes
+  processes used in the interval — the DBMS's read from its cgroup where it has one
+  (``dbms_cgroup``: :mod:`.cgroup`, exited processes' CPU included; ``dbms_cpu_from``
+  ``cgroup``), else summed over its processes (``processes``);
+  ``dbms_rss_gb/dbms_vsz_gb``: their resident and virtual sizes summed, in GB = 2**30
+  bytes (as ps KiB / 1024**2; the same GB as ``db_size_gb`` and the ps importer). See :class:`ProcAccount` for how processes
   that come and go are counted.
 - ``db_size_gb``: the last value of ``db_size_bytes()``, called in its own thread at
   most every ``db_size_every_s`` and once more at stop; rows between calls carry the
@@ -48,6 +50,7 @@ import pandas as pd
 import psutil
 
 from .. import schema
+from .cgroup import CpuCgroup
 from .disks import disk_selector
 from .processes import GB, ProcAccount
 from .sessions import SessionAccount
@@ -117,7 +120,8 @@ class Sampler:
                  db_size_bytes: Callable[[], int | None] | None = None, db_size_every_s: float = 5.0,
                  disks: list[str] | None = None, engine_in_clients: bool = False,
                  sessions: Callable[[], list] | None = None, session_scope: str = "sessions",
-                 other_work: Callable[[], dict | None] | None = None):
+                 other_work: Callable[[], dict | None] | None = None,
+                 dbms_cgroup: Callable[[], CpuCgroup | None] | None = None):
         if interval_s <= 0:
             raise ValueError("interval_s must be > 0")
         self.interval_s, self.db_size_every_s = float(interval_s), float(db_size_every_s)
@@ -125,6 +129,9 @@ class Sampler:
         self.engine_in_clients = engine_in_clients
         self.sessions = SessionAccount(sessions) if sessions is not None else None
         self.other_work, self.session_scope = other_work, session_scope
+        self.dbms_cgroup = dbms_cgroup
+        self._cgroup: CpuCgroup | None = None
+        self._cg_last: float | None = None
         self._window: dict = {}
         self.on_row: Callable[[dict], None] | None = None   # called with each full row
         self._select = disk_selector(disks)
@@ -144,6 +151,13 @@ class Sampler:
         self._lock = threading.Lock()
         self._dbms, self._client = ProcAccount(), ProcAccount()
         self.cost_cpu_s, self.result, self._window = 0.0, None, {}
+        self._cgroup = None
+        if self.dbms_cgroup is not None and not self.engine_in_clients:
+            try:
+                self._cgroup = self.dbms_cgroup()
+            except Exception as e:  # noqa: BLE001 - no cgroup: the processes are counted
+                self._note(e)
+        self._cg_last = self._cgroup.cpu_s() if self._cgroup is not None else None
         self._proc_sample()   # baselines
         self._prev = self._first = _Snap(self._select)
         self._threads = [threading.Thread(target=self._run, name="hw-sampler", daemon=True)]
@@ -207,7 +221,7 @@ class Sampler:
                     start_snap, start_k = self._prev, k_prev
                 new = {"second": math.floor(start_k * iv + 1e-9), **_system_row(start_snap, snap),
                        "dbms_cpu_s": dcpu, "dbms_rss_gb": _gb(drss), "dbms_vsz_gb": _gb(dvsz),
-                       "client_cpu_s": ccpu, "db_size_gb": self._size}
+                       "client_cpu_s": ccpu, "db_size_gb": self._size, "dbms_cpu_from": self._from(dcpu)}
                 if partial:
                     self._rows[-1] = new
                 elif not stopping or snap.mono > self._prev.mono:
@@ -228,7 +242,18 @@ class Sampler:
         clients = self._client.sample(self._pids(self.client_pids))
         if self.engine_in_clients:   # one reading: the two cannot differ by a tick
             return (*clients, *clients)
-        return (*self._dbms.sample(self._pids(self.dbms_pids)), *clients)
+        dcpu, rss, vsz = self._dbms.sample(self._pids(self.dbms_pids))
+        if self._cgroup is not None:
+            now = self._cgroup.cpu_s()
+            dcpu = None if now is None or self._cg_last is None else max(0.0, now - self._cg_last)
+            self._cg_last = now
+        return dcpu, rss, vsz, *clients
+
+    def _from(self, dcpu) -> str | None:
+        """Where a row's dbms_cpu_s comes from."""
+        if dcpu is None or self.engine_in_clients:
+            return None
+        return "cgroup" if self._cgroup is not None else "processes"
 
     def _pids(self, fn):
         if fn is None:
@@ -245,6 +270,7 @@ class Sampler:
         w = self._window = {"server": ProcAccount()}
         if not self.engine_in_clients:
             w["server"].sample(self._pids(self.dbms_pids))
+            w["cgroup"] = self._cgroup.cpu_s() if self._cgroup is not None else None
         w["other"] = self._counter()
         if self.sessions is not None:
             self.sessions.begin()
@@ -261,8 +287,11 @@ class Sampler:
             self._add_cost(self.sessions.cost_cpu_s)
             self.sessions.cost_cpu_s = 0.0
         server = w["server"].sample(self._pids(self.dbms_pids))[0]
+        cg = self._cgroup.cpu_s() if self._cgroup is not None else None
+        if cg is not None and w.get("cgroup") is not None:   # exited processes' CPU too
+            server = max(0.0, cg - w["cgroup"])
         if server is not None:
-            out["dbms_server_cpu_s"] = server
+            out.update(dbms_server_cpu_s=server, dbms_cpu_from=self._from(server))
         if own is not None:
             out.update(dbms_cpu_s=own.cpu_s, dbms_attribution=self.session_scope, dbms_sessions=own.sessions,
                        dbms_read_kb=own.read_kb, dbms_write_kb=own.write_kb)

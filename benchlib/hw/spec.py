@@ -5,6 +5,7 @@
     hw:
       dbms: local            # local | dask | prometheus | none, or a list of them
       remote: false          # true: the sampler on this host never reads the server
+      dbms_cgroup: /sys/fs/cgroup/system.slice/postgresql@16-main.service   # its CPU (local)
       prometheus:            # for dbms: prometheus (and `benchlib import prometheus`)
         url: http://db-host:9090
         instance: db-host:9100          # node_exporter's instance label
@@ -57,6 +58,10 @@ class HwSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     dbms: list[str] = Field(default_factory=lambda: ["local"])
     remote: bool = False           # the server is another host's: the local sampler may not read it
+    # the server's cgroup on this host, read by the local sampler as the DBMS's CPU (exited
+    # processes' included); None: the one benchlib made, else the server's own (hw/cgroup.py)
+    # (an absolute path here; that it is a cgroup on this host: checked before the run)
+    dbms_cgroup: str | None = Field(None, pattern=r"^/")
     prometheus: PrometheusSpec | None = None
 
     @field_validator("dbms", mode="before")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
+from functools import partial
 from urllib.parse import urlsplit
 
 from ..hw import prometheus
@@ -21,7 +22,14 @@ from ..params import ParameterError
 
 
 def check(exp) -> None:
-    """Before anything runs: a Prometheus the experiment needs answers (ParameterError)."""
+    """Before anything runs: a Prometheus the experiment needs answers, a cgroup it names
+    is one on this host (ParameterError)."""
+    if exp.hw.dbms_cgroup:
+        from ..hw.cgroup import at
+        try:
+            at(exp.hw.dbms_cgroup)
+        except ValueError as e:
+            raise ParameterError(str(e)) from None
     if "prometheus" in exp.hw.dbms:
         try:
             prometheus.check(exp.hw.prometheus)
@@ -74,6 +82,15 @@ def _note(target) -> str | None:
         return None
 
 
+def cgroup_of(spec, target):
+    """The server's cgroup the local sampler reads: ``hw.dbms_cgroup``, else the target's
+    (:meth:`~benchlib.targets.base.Target.dbms_cgroup`); None: its processes are summed."""
+    if spec.dbms_cgroup:
+        from ..hw.cgroup import at
+        return at(spec.dbms_cgroup)
+    return target.dbms_cgroup()
+
+
 def labels(target) -> dict[str, str]:
     """The Prometheus queries' ``$datname`` and ``$port`` for ``target`` (``$process_group``:
     :func:`benchlib.hw.prometheus.process_group` finds it)."""
@@ -94,10 +111,33 @@ def marks(target) -> list[str]:
         return []
 
 
-def fetch_prometheus(spec, target, started: datetime, ended: datetime, wait: bool = True):
-    """A step's Prometheus rows for ``target`` (:func:`benchlib.hw.prometheus.fetch`)."""
-    return prometheus.fetch(spec, started, ended, target.prometheus_queries, labels(target),
+def cgroup_label(hw, target) -> dict[str, str]:
+    """``$cgroup`` for the Prometheus queries: the id (path in its hierarchy) of the server's
+    cgroup on this host (:func:`cgroup_of`), written inside a PromQL string; {} when none."""
+    try:
+        cg = cgroup_of(hw, target)
+    except (ValueError, OSError):
+        return {}
+    cid = cg.id() if cg is not None else None
+    return {"cgroup": cid.replace("\\", "\\\\").replace('"', '\\"')} if cid else {}
+
+
+def fetch_prometheus(spec, target, started: datetime, ended: datetime, wait: bool = True,
+                     cgroup: dict[str, str] | None = None):
+    """A step's Prometheus rows for ``target`` (:func:`benchlib.hw.prometheus.fetch`);
+    ``cgroup``: :func:`cgroup_label` (the server's cgroup series chosen where it exists)."""
+    return prometheus.fetch(spec, started, ended, target.prometheus_queries, {**labels(target), **(cgroup or {})},
                             hints=marks(target), names=list(target.server_names), wait=wait)
+
+
+def coverage_figures(coverage: dict[str, float]) -> dict[str, float]:
+    """The steps table's ``dbms_cpu_coverage`` and ``hw_coverage`` (the least of the other
+    figures') from a fetch's coverage per hw column."""
+    rest = [v for c, v in coverage.items() if c not in ("dbms_cpu_s", "cpu_total")]
+    out = {"hw_coverage": min(rest)} if rest else {}
+    if "dbms_cpu_s" in coverage:
+        out["dbms_cpu_coverage"] = coverage["dbms_cpu_s"]
+    return out
 
 
 class StepSampling:
@@ -116,7 +156,8 @@ class StepSampling:
                              db_size_bytes=None if spec.remote else target.db_size_bytes,
                              sessions=target.session_tasks if own else None,
                              session_scope=target.session_scope,
-                             other_work=target.other_work if own else None)
+                             other_work=target.other_work if own else None,
+                             dbms_cgroup=partial(cgroup_of, spec, target) if own else None)
         self.window_figures: dict = {}
         if own and (note := _note(target)):
             self._warn(note)
@@ -151,13 +192,15 @@ class StepSampling:
             if df is not None and len(df):
                 frames.append(tag(df.assign(run_id=self.run_id, step=self.step), DBMS, "dask"))
         if "prometheus" in self.src.spec.dbms and outcome is not None:
-            frames.extend(self._prometheus(*prometheus.window(local, outcome.started, outcome.ended)))
+            frames.extend(self._prometheus(*prometheus.window(local, outcome.started, outcome.ended), outcome))
         return frames
 
-    def _prometheus(self, started: datetime, ended: datetime) -> list:
+    def _prometheus(self, started: datetime, ended: datetime, outcome) -> list:
         spec = self.src.spec.prometheus
         try:   # it waits for the scrape after the step's end
-            got = fetch_prometheus(spec, self.target, started, ended)
+            got = fetch_prometheus(spec, self.target, started, ended,
+                                   cgroup=None if self.src.spec.remote or self.target.engine_in_clients
+                                   else cgroup_label(self.src.spec, self.target))
         except prometheus.PrometheusError as e:
             self._warn(str(e))
             return []
@@ -167,6 +210,7 @@ class StepSampling:
         for line in got.lines:
             self._warn(f"Prometheus, {self.step}: {line}" if "step" in line or "covered" in line else
                        f"Prometheus: {line}")
+        outcome.dbms_window = {**outcome.dbms_window, **coverage_figures(got.coverage)}
         df = got.rows
         df.insert(0, "run_id", self.run_id)
         df.insert(1, "step", self.step)

@@ -94,7 +94,8 @@ def _start(key: str, how: dict, dask_worker) -> str:
             size = target.db_size_bytes
         except Exception:  # noqa: BLE001 - no size then, the rest is measured
             target = None
-    s = Sampler(1.0, dbms_pids=pids, db_size_bytes=size)
+    from ..hw.cgroup import of_server
+    s = Sampler(1.0, dbms_pids=pids, db_size_bytes=size, dbms_cgroup=lambda: of_server(pids()))
     if how.get("queue") and dask_worker is not None:
         s.on_row = _streamer(dask_worker, how["queue"])
     s.start(None, None)

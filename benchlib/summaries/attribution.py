@@ -34,6 +34,9 @@ def attribution_lines(results: dict) -> str | None:
     if not len(has):
         return None
     scopes = [SCOPES.get(a, a) for a in dict.fromkeys(has["attribution"])]
+    if "cgroup" in set(st.get("cpu_from", pd.Series(dtype=object)).dropna()):
+        scopes = [s.replace("(every database's work)", "(every database's work; read from its cgroup, "
+                            "exited backends' included)") for s in scopes]
     lines = [f"dsec dsecpq dutil: the DBMS CPU of {'; '.join(scopes)}, from each step's start to its end"]
     for r in has.itertuples(index=False):
         label = f"{r.step} {r.cnf}"

@@ -73,6 +73,13 @@ def gigabytes(v: float) -> str:
     return f"{v * 1024:.0f}m" if 0 < v < 0.1 else f"{v:.1f}g"
 
 
+def db_gb(v: float) -> str:
+    """eff.op's ``dbgb``: one decimal as the seed prints it (3.0); under 0.1 GB in MB (15m,
+    as :func:`gigabytes`: not a 0.0 that reads as empty), whichever source gave the size."""
+    v = float(v)
+    return f"{v * 1024:.0f}m" if 0 < v < 0.1 else f"{v:.1f}"
+
+
 def millis(v: float) -> str:
     """A response time in ms: integers from 10 ms (the seed's l.rt: 43 1419 26), one
     decimal from 1 ms, two significant digits below (0.44, 0.051) so sub-millisecond
@@ -108,7 +115,7 @@ SPECS: dict[str, list[Spec]] = {
         ("cspi", "cspi", "cspt", F1), ("cpupi", "cpupi", "cpupt", INT),
         ("csecpq", "csecpq", "csecpq", F1), ("dsecpq", "dsecpq", "dsecpq", F1),
         ("csec", "csec", "csec", seconds), ("dsec", "dsec", "dsec", seconds),
-        ("dbgb", "dbgb", "dbgb", F1), ("cnf", "cnf", "cnf", text),
+        ("dbgb", "dbgb", "dbgb", db_gb), ("cnf", "cnf", "cnf", text),
     ],
     "eff.sec": [
         ("ips", "ips", "tps", INT), ("secs", "secs", "secs", seconds),

@@ -93,9 +93,33 @@ def blank_reasons(results: dict, st: pd.DataFrame) -> tuple[bool, str] | None:
     return (False, "; ".join(parts))
 
 
-def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
+def _cpu_from(g: pd.DataFrame) -> str:
+    """``; dsec: cgroup`` — where a source's rows took the DBMS CPU, where they say."""
+    said = sorted({str(v) for v in g["dbms_cpu_from"].dropna()}) if "dbms_cpu_from" in g else []
+    return f"; dsec: {', '.join(said)}" if said else ""
+
+
+def coverage_note(steps: pd.DataFrame | None, most: int = 4) -> str:
+    """``; covered: r.L1 dsec 93 %, others 97 %`` for the steps whose figures real samples
+    covered less than all of (the steps table's dbms_cpu_coverage, hw_coverage)."""
+    if steps is None or not len(steps) or not {"dbms_cpu_coverage", "hw_coverage"} & set(steps.columns):
+        return ""
+    parts = []
+    for _, r in steps.iterrows():
+        d, o = r.get("dbms_cpu_coverage"), r.get("hw_coverage")
+        bits = [f"{name} {100 * v:.0f} %" for name, v in (("dsec", d), ("others", o))
+                if v is not None and pd.notna(v) and v < 1]
+        if bits:
+            parts.append(f"{r['step']} {' '.join(bits)}")
+    more = f" (+{len(parts) - most} steps)" if len(parts) > most else ""
+    return f"; covered: {', '.join(parts[:most])}{more}" if parts else ""
+
+
+def legend(dbms: pd.DataFrame, clients: pd.DataFrame, steps: pd.DataFrame | None = None) -> str | None:
     """A line under the step lines saying where their hardware figures come from, when
-    not from the one host that ran the server and the drivers (the local case)."""
+    not from the one host that ran the server and the drivers (the local case): each
+    source, the DBMS CPU's own (a cgroup, process-exporter …), and the steps whose figures
+    samples covered less than all of."""
     if not len(dbms) and not len(clients):
         return None
     own = dbms[dbms["role"].astype("object") == DBMS] if len(dbms) else dbms
@@ -109,8 +133,9 @@ def legend(dbms: pd.DataFrame, clients: pd.DataFrame) -> str | None:
     groups = own.groupby([own["host"].astype("object"), own["source"].astype("object")], dropna=False, sort=True)
     given = {k: [n for n, c in LEGEND_FIGURES.items() if c in g and g[c].notna().any()] for k, g in groups}
     every = [n for n in LEGEND_FIGURES if any(n in v for v in given.values())]
-    where = ", ".join(f"{h} ({s})" if v == every else f"{h} ({s}: {' '.join(v) or 'none'})"
+    cpu = {k: _cpu_from(g) for k, g in groups}
+    where = ", ".join(f"{h} ({s}{cpu[(h, s)]})" if v == every else f"{h} ({s}: {' '.join(v) or 'none'}{cpu[(h, s)]})"
                       for (h, s), v in given.items())
     blank = [n for n in LEGEND_FIGURES if n not in every]
     none = f"; {' '.join(blank)} blank: no source gave them" if blank else ""
-    return f"hw: DBMS and its host's columns ({' '.join(every)}) from {where}{none}{client}"
+    return f"hw: DBMS and its host's columns ({' '.join(every)}) from {where}{none}{client}{coverage_note(steps)}"

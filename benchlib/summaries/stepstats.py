@@ -86,7 +86,7 @@ def controller_hw(results: dict, hw: pd.DataFrame) -> pd.DataFrame:
 def hw_legend(results: dict) -> str | None:
     """Where the step lines' hardware figures come from, when not the local case."""
     hw = table(results, "hw")
-    return legend(*split_rows(results, hw, controller_hw)) if len(hw) else None
+    return legend(*split_rows(results, hw, controller_hw), table(results, "steps")) if len(hw) else None
 
 
 def _keys(*frames: pd.DataFrame) -> list[str]:
@@ -212,6 +212,7 @@ def step_stats(results: dict) -> pd.DataFrame:
     # whose work dsec counts, the server-wide figure beside it, the other databases' commits
     out["attribution"] = df.get("dbms_attribution", pd.NA)
     out["dsec_all"] = pd.to_numeric(df.get("dbms_server_cpu_s", np.nan), errors="coerce")
+    out["cpu_from"] = df.get("dbms_cpu_from", pd.NA)
     out["other_commits"] = pd.to_numeric(df.get("other_db_commits", np.nan), errors="coerce")
     for c in HW_AGGREGATES:
         out[c] = pd.to_numeric(df[c], errors="coerce").astype("float64") if c in df else np.nan

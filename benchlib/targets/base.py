@@ -149,6 +149,18 @@ class Target:
         """The server's processes on this host; None when none is visible (remote)."""
         return None
 
+    # the cgroup benchlib made for a server it started (hw/cgroup.py: own_cgroup), else None
+    own_cgroup = None
+
+    def dbms_cgroup(self):
+        """The cgroup whose CPU is the server's (:class:`benchlib.hw.cgroup.CpuCgroup`): the
+        one benchlib made for a server it started, else the one the server runs in when
+        every process of it is the server's (a systemd unit's, a container's); None."""
+        if self.own_cgroup is not None:
+            return self.own_cgroup
+        from ..hw.cgroup import of_server
+        return of_server(self.dbms_pids())
+
     def db_size_bytes(self) -> int | None:
         return None
 

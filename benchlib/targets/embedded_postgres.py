@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..hw.cgroup import own_cgroup, release
 from .base import TargetError
 from .postgres import PostgresTarget
 from .watchdog import OWNER_FILE, Watchdog
@@ -54,6 +55,7 @@ class EmbeddedPostgresTarget(PostgresTarget):
             self._watchdog = Watchdog(self._postmaster, (self.pgdata / OWNER_FILE,
                                                          self.pgdata / PGSERVER_HANDLES))
         (self.pgdata / OWNER_FILE).write_text(f"{os.getpid()}\n")
+        self.own_cgroup = own_cgroup(self.name, self.dbms_pids)   # its CPU, exited backends' too
 
     def stop(self):
         super().stop()
@@ -63,6 +65,8 @@ class EmbeddedPostgresTarget(PostgresTarget):
         if self._watchdog is not None:
             self._watchdog.release()
             self._watchdog = None
+        release(self.own_cgroup)
+        self.own_cgroup = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
     def dbms_info(self):

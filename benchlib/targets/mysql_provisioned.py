@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ..masking import mask_mapping
 from . import provisioning
+from ..hw.cgroup import own_cgroup, release
 from .base import TargetError
 from .mysql import MysqlTarget, _connect
 
@@ -242,6 +243,7 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
                                 lambda text: _refusal(text) or provisioning.last_line(text), READY_S)
         super().start()
         self._server_pid = self._proc.pid
+        self.own_cgroup = own_cgroup(self.name, self.dbms_pids)
         self.started_at = self._q("SELECT UTC_TIMESTAMP(6)")[0][0]
 
     def _made_database(self) -> bool:
@@ -261,6 +263,8 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         super().stop()
         provisioning.stop(self._proc, self._watchdog, signal.SIGTERM)   # mariadbd's shutdown
         self._proc = self._watchdog = None
+        release(self.own_cgroup)
+        self.own_cgroup = None
         if self._socket is not None and str(self._socket).startswith("/tmp/benchlib-mariadb-"):
             self._socket.unlink(missing_ok=True)
         if (self.datadir / MARK).exists():

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from . import postgres_binaries as pgbin
 from . import provisioning
+from ..hw.cgroup import own_cgroup, release
 from .base import TargetError
 from .postgres import PostgresTarget
 from ..masking import mask_mapping
@@ -215,6 +216,7 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
                                 f"{self.name}: PostgreSQL {self.binaries.version}", pgbin.server_message, READY_S)
         super().start()
         self._postmaster = self._proc.pid
+        self.own_cgroup = own_cgroup(self.name, self.dbms_pids)   # its CPU, exited backends' too
         self.started_at = self.admin().execute("SELECT pg_postmaster_start_time()").fetchone()[0]
 
     def _answers(self) -> bool:
@@ -234,6 +236,8 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         super().stop()
         provisioning.stop(self._proc, self._watchdog)   # SIGINT: PostgreSQL's fast shutdown
         self._proc = self._watchdog = None
+        release(self.own_cgroup)
+        self.own_cgroup = None
         (self.pgdata / OWNER_FILE).unlink(missing_ok=True)
 
     def dbms_info(self):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..masking import mask_mapping
 from . import provisioning
+from ..hw.cgroup import own_cgroup, release
 from .base import TargetError
 from .redis import RedisTarget
 
@@ -124,6 +125,7 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
                                 provisioning.last_line, READY_S)
         super().start()
         self._pid = self._proc.pid
+        self.own_cgroup = own_cgroup(self.name, self.dbms_pids)
         self.started_at = time.time()
         self._defaults = _fresh_config(exe)
 
@@ -138,6 +140,8 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
         super().stop()
         provisioning.stop(self._proc, self._watchdog, signal.SIGTERM, 30)   # no save: save ""
         self._proc = self._watchdog = None
+        release(self.own_cgroup)
+        self.own_cgroup = None
         if (self.home / MARK).exists():
             shutil.rmtree(self.home, ignore_errors=True)
 
