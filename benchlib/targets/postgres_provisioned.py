@@ -74,8 +74,11 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     def check_options(cls, url: str, options: dict) -> None:
         """The version found here and the settings the server takes, else one line."""
         super().check_options(url, options)
-        binaries = pgbin.find(_version(options))
-        pgbin.check_settings(binaries, _settings(options))
+        binaries = pgbin.obtain(_version(options))   # fetched into the cache if need be
+        if binaries is not None:   # None: a dry run, which would fetch it
+            pgbin.check_settings(binaries, _settings(options))
+        else:
+            _settings(options)
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, "postgresql://127.0.0.1/postgres", options, data_dir)
