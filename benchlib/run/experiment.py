@@ -27,7 +27,7 @@ from ..masking import mask_mapping, mask_text, mask_url
 from ..measure import throughput
 from ..params import Experiment, ParameterError, RunSpec, plan
 from ..store import catalog, folders, place, space
-from ..targets import ownership
+from ..targets import cpu_sets, ownership
 from ..targets.base import TargetError, make_target
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
@@ -111,6 +111,7 @@ def _run_steps(exp: Experiment, run: RunRows, workload, target, steps: list[Step
 
     def set_client_pids(pids: list[int]) -> None:
         client_pids[:] = pids
+        cpu_sets.pin(pids, getattr(target, "client_cpus", None))   # server and clients apart
     counter = open_key_counter(workload, steps, run.key_state)
     sources, owned = sources_for(exp, executor)
     try:

@@ -163,11 +163,12 @@ def _fresh_variables(exe: str, template: Path, library: str) -> dict:
 
 
 class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
-    option_names = ("version", "settings", "engine", "library")
+    option_names = ("version", "settings", "cpus", "engine", "library")
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         super(MysqlTarget, cls).check_options(url, options)   # option names; the URL is benchlib's
+        cls.check_cpus(options)
         exe = _exe("mariadbd")
         want, have = options.get("version"), _version_of(exe)
         if want is not None and not (have == str(want) or have.startswith(f"{want}.")):
@@ -235,7 +236,8 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         port = provisioning.free_port()
         args = _server_args(exe, self.datadir, port, self.settings)
         self._socket = Path(next(a for a in args if a.startswith("--socket="))[len("--socket="):])
-        self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM)
+        self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM,
+                                                        cpus=self.server_cpus)
         self._defaults_of = (exe, self._template(exe))
         self.params = {**self.params, "port": port}
         provisioning.wait_ready(self._proc, self._made_database, self.log_path, f"{self.name}: MariaDB",
@@ -279,5 +281,7 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         info["started"] = self.started_at.isoformat() + "Z" if self.started_at else None
         info["binaries"] = _exe("mariadbd")
         info["log"] = self.log_path.name
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info
 

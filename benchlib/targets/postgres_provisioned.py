@@ -74,6 +74,7 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     def check_options(cls, url: str, options: dict) -> None:
         """The version found here and the settings the server takes, else one line."""
         super().check_options(url, options)
+        cls.check_cpus(options)
         binaries = pgbin.obtain(_version(options))   # fetched into the cache if need be
         if binaries is not None:   # None: a dry run, which would fetch it
             pgbin.check_settings(binaries, _settings(options))
@@ -211,7 +212,8 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     def _launch(self) -> None:
         """The postmaster on the data directory, guarded by a watchdog, ready."""
         self._proc, self._watchdog = provisioning.spawn([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
-                                                        self.log_path, self.pgdata, **pgbin.as_server())
+                                                        self.log_path, self.pgdata, cpus=self.server_cpus,
+                                                        **pgbin.as_server())
         self._postmaster = self._proc.pid
         self.conninfo = f"postgresql://postgres@127.0.0.1:{self._port}/postgres"
         provisioning.wait_ready(self._proc, self._answers, self.log_path,
@@ -252,4 +254,6 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         info["binaries"] = str(self.binaries.bin_dir)
         info["log"] = self.log_path.name
         info["data"] = self.data_facts
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from . import cpu_sets
 from .base import TargetError
 from .watchdog import OWNER_FILE, Watchdog
 
@@ -36,15 +37,16 @@ def free_port() -> int:
 
 
 def spawn(args: list[str], log: Path, home: Path, stop_signal: int = signal.SIGINT,
-          **popen) -> tuple[subprocess.Popen, Watchdog]:
+          cpus: frozenset[int] | None = None, **popen) -> tuple[subprocess.Popen, Watchdog]:
     """The server process (its own session: a Ctrl-C to benchlib is not its business),
-    stdout and stderr appended to ``log``, and the watchdog that stops it with
-    ``stop_signal`` should benchlib die first; benchlib's pid written in ``home``."""
+    stdout and stderr appended to ``log``, pinned to ``cpus`` (every process it forks
+    too), and the watchdog that stops it with ``stop_signal`` should benchlib die first;
+    benchlib's pid written in ``home``."""
     log.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
-                                **popen)
+                                preexec_fn=cpu_sets.pinning(cpus), **popen)
     finally:
         os.close(fd)
     watchdog = Watchdog(proc.pid, (home / OWNER_FILE,), sig=stop_signal)
@@ -137,9 +139,26 @@ def version_of(exe: str, pattern: str) -> str:
 class ProvisionedServer:
     """What every server benchlib provisions shares, before its DBMS's target class in
     the bases: its URL is its kind (the server is benchlib's own, no address to check),
-    and it takes a ``version`` and ``settings``."""
+    and it takes a ``version``, ``settings`` and ``cpus`` (:mod:`.cpu_sets`: the server's
+    and the clients' CPUs)."""
 
-    option_names: tuple[str, ...] = ("version", "settings")
+    option_names: tuple[str, ...] = ("version", "settings", "cpus")
+
+    @classmethod
+    def check_cpus(cls, options: dict) -> None:
+        cpu_sets.split(options)
+
+    @property
+    def server_cpus(self) -> frozenset[int] | None:
+        return (cpu_sets.split(self.options) or {}).get("server")
+
+    @property
+    def client_cpus(self) -> frozenset[int] | None:
+        """The CPUs the run's client processes are pinned to (run/experiment.py), or None."""
+        return (cpu_sets.split(self.options) or {}).get("clients")
+
+    def cpus_meta(self) -> dict | None:
+        return cpu_sets.as_meta(cpu_sets.split(self.options))
 
     @classmethod
     def check_url(cls, url: str) -> None:

@@ -83,6 +83,7 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         super().check_options(url, options)
+        cls.check_cpus(options)
         exe = _binary()
         want, have = options.get("version"), _version_of(exe)
         if want is not None and str(want) != have.split(".")[0] and str(want) != have:
@@ -118,7 +119,8 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
         port = provisioning.free_port()
         self._proc, self._watchdog = provisioning.spawn(
             [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home), "--save", "",
-             "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home)
+             "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home,
+            cpus=self.server_cpus)
         self.url = f"redis://127.0.0.1:{port}/0"
         provisioning.wait_ready(self._proc, self._answers, self.log_path, f"{self.name}: Redis",
                                 provisioning.last_line, READY_S)
@@ -150,6 +152,8 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
         info["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at))
         info["binaries"] = _binary()
         info["log"] = self.log_path.name
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info
 
 
