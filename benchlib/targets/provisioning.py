@@ -6,14 +6,17 @@ The provisioning seam is small: a target that starts its own server has ``start`
 data directory, the process, ready), ``stop`` (the process, the data directory gone),
 ``dbms_info`` (what the server was: version, settings that differ from a fresh server's,
 start time) and, where its data can be copied while stopped, ``use_loaded`` /
-``keep_loaded`` (``run/loaded_data.py``). A provisioner of another place (a Kubernetes
-StatefulSet per configuration) would keep the same four and start its pod instead.
+``keep_loaded`` (``run/loaded_data.py``; a kept load is of one version and one value of
+each of the target's ``on_disk`` settings, and whole or absent: :func:`keep_copy`). A
+provisioner of another place (a Kubernetes StatefulSet per configuration) would keep the
+same four and start its pod instead (docs/targets.md, "The seam for other places").
 """
 from __future__ import annotations
 
 import functools
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -125,6 +128,39 @@ def find_binary(name: str, dirs: tuple[str, ...]) -> str:
     return found
 
 
+def copy_in(source: Path, dest: Path, name: str, loaded_key: str | None, empty: str) -> dict:
+    """``source`` (a kept load when ``loaded_key``, else the version's empty data directory,
+    made by ``empty``) copied to ``dest`` with benchlib's mark: where it came from and the
+    copy's seconds, for meta.json."""
+    t0 = time.monotonic()
+    shutil.copytree(source, dest, symlinks=True)
+    facts = {"from": "loaded" if loaded_key else empty, "copy_s": round(time.monotonic() - t0, 3)}
+    if loaded_key:
+        facts["loaded"] = loaded_key
+    (dest / MARK).write_text(f"{name}\n")
+    return facts
+
+
+def keep_copy(src: Path, keep: Path, ignore: tuple[str, ...]) -> None:
+    """The stopped data directory ``src`` copied to ``keep`` whole or not at all (a copy
+    under a temporary name, renamed: a kill during the copy leaves nothing a later run
+    would take for loaded data); the same experiment's other loads of that version gone."""
+    tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(src, tmp, symlinks=True, ignore=shutil.ignore_patterns(*ignore, OWNER_FILE))
+    shutil.rmtree(keep, ignore_errors=True)   # an older load of this key and version
+    tmp.rename(keep)
+    for stale in keep.parent.parent.iterdir():   # the same experiment's other loads of it
+        if stale != keep.parent and (stale / keep.name).exists():
+            shutil.rmtree(stale / keep.name, ignore_errors=True)
+
+
+def kept(d: Path, marker: str) -> bool:
+    """Whether ``d`` is a whole kept data directory (``marker``: a file the server made)."""
+    return (d / marker).exists() and (d / MARK).exists()
+
+
 @functools.lru_cache(maxsize=None)
 def version_of(exe: str, pattern: str) -> str:
     """The version ``exe --version`` prints (``pattern``'s first group), or "unknown"."""
@@ -143,6 +179,16 @@ class ProvisionedServer:
     and the clients' CPUs)."""
 
     option_names: tuple[str, ...] = ("version", "settings", "cpus")
+    # the settings that change what is on disk (set as the empty data directory is made):
+    # a kept load is reused only by a configuration of the same version and these
+    on_disk: tuple[str, ...] = ()
+
+    def disk_tag(self) -> str:
+        """The on-disk settings of this configuration as a folder name's part
+        (``-wal_segment_size64MB``), "" with none of them."""
+        settings = getattr(self, "settings", {}) or {}
+        return "".join(f"-{k}{re.sub(r'[^A-Za-z0-9_.]', '_', str(v))}" for k, v in sorted(settings.items())
+                       if str(k).replace("-", "_") in self.on_disk)
 
     @classmethod
     def check_cpus(cls, options: dict) -> None:
