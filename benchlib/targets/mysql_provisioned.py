@@ -271,12 +271,13 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         self.data_facts = provisioning.copy_in(source, self.datadir, self.name,
                                                self._loaded_key if self._loaded_from else None, "install-db")
         _chown_mysql(self.datadir)
-        self.params = {**self.params, "port": provisioning.free_port()}
         self._defaults_of = (exe, self._template(exe, ""))
-        self._launch(exe)
+        provisioning.on_a_free_port(lambda port: self._launch(exe, port), self._stop_server)
 
-    def _launch(self, exe: str) -> None:
-        """mariadbd on the data directory, guarded by a watchdog, ready."""
+    def _launch(self, exe: str, port: int | None = None) -> None:
+        """mariadbd on the data directory (on ``port``, else the one it had), guarded by a
+        watchdog, ready."""
+        self.params = {**self.params, "port": port or self.params["port"]}
         args = _server_args(exe, self.datadir, self.params["port"], self.settings)
         self._socket = Path(next(a for a in args if a.startswith("--socket="))[len("--socket="):])
         self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM,

@@ -193,7 +193,11 @@ def conf_value(value) -> str:
 
 
 def server_message(text: str) -> str:
-    """The server's FATAL (or ERROR) line of ``text``, without its log prefix."""
+    """The server's FATAL (or ERROR) line of ``text``, without its log prefix (its LOG
+    line of a port another process holds, rather than the FATAL after it)."""
+    for line in text.splitlines():
+        if "Address already in use" in line:
+            return re.sub(r"^.*?\b(?:LOG|FATAL):\s+", "", line).strip()
     for line in text.splitlines():
         m = re.search(r"\b(?:FATAL|ERROR|PANIC|error):\s+(.*)", line)
         if m:

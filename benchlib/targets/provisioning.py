@@ -39,6 +39,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+PORT_TAKEN = ("Address already in use", "Failed listening on port")   # the servers' words for it
+
+
+def on_a_free_port(launch: Callable[[int], None], failed: Callable[[], None], tries: int = 3) -> int:
+    """``launch(port)`` on a free port; should another process take that port between
+    :func:`free_port` and the server's bind, ``failed()`` (the ended server's watchdog
+    released) and again on another port: the port, or the last attempt's TargetError."""
+    for attempt in range(tries):
+        port = free_port()
+        try:
+            launch(port)
+            return port
+        except TargetError as e:
+            if attempt == tries - 1 or not any(w in str(e) for w in PORT_TAKEN):
+                raise
+            failed()
+    raise AssertionError("unreachable")
+
+
 def spawn(args: list[str], log: Path, home: Path, stop_signal: int = signal.SIGINT,
           cpus: frozenset[int] | None = None, **popen) -> tuple[subprocess.Popen, Watchdog]:
     """The server process (its own session: a Ctrl-C to benchlib is not its business),

@@ -116,7 +116,13 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
             shutil.rmtree(self.home)
         self.home.mkdir(parents=True)
         (self.home / MARK).write_text(f"{self.name}\n")
-        port = provisioning.free_port()
+        provisioning.on_a_free_port(lambda port: self._launch(exe, port), self._release)
+        super().start()
+        self._pid = self._proc.pid
+        self.started_at = time.time()
+        self._defaults = _fresh_config(exe)
+
+    def _launch(self, exe: str, port: int) -> None:
         self._proc, self._watchdog = provisioning.spawn(
             [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home), "--save", "",
              "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home,
@@ -124,10 +130,11 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
         self.url = f"redis://127.0.0.1:{port}/0"
         provisioning.wait_ready(self._proc, self._answers, self.log_path, f"{self.name}: Redis",
                                 provisioning.last_line, READY_S)
-        super().start()
-        self._pid = self._proc.pid
-        self.started_at = time.time()
-        self._defaults = _fresh_config(exe)
+
+    def _release(self) -> None:
+        """The server that did not start: its watchdog released."""
+        provisioning.stop(self._proc, self._watchdog)
+        self._proc = self._watchdog = None
 
     def _answers(self) -> bool:
         import redis
