@@ -5,7 +5,9 @@ during its load starts again on an empty server, never on half-loaded data."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -102,3 +104,23 @@ def test_a_run_killed_during_its_load_loads_again_on_an_empty_server(tmp_path):
     while any(alive(p) for p in pids) and time.monotonic() < end:
         time.sleep(0.1)
     assert not any(alive(p) for p in pids)
+
+
+def test_a_kept_copy_is_whole_and_a_killed_copys_half_goes(tmp_path):
+    from benchlib.targets import provisioning
+    src = tmp_path / "src"
+    (src / "pg_wal").mkdir(parents=True)
+    (src / "PG_VERSION").write_text("16\n")
+    (src / "postmaster.pid").write_text("1\n")
+    (src / "pg_wal" / "000000010000000000000002").write_text("recycled")
+    keep = tmp_path / ".loaded" / "exp" / "k1" / "16.2"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    half = keep.with_name(f".16.2.{dead.pid}")      # a copy whose process was killed
+    running = keep.with_name(f".16.2.{os.getppid()}")   # one another process is making now
+    for d in (half, running):
+        d.mkdir(parents=True)
+    provisioning.keep_copy(src, keep, ("postmaster.pid", "000000010000000000000002"))
+    assert (keep / "PG_VERSION").read_text() == "16\n" and not (keep / "postmaster.pid").exists()
+    assert not (keep / "pg_wal" / "000000010000000000000002").exists()
+    assert not half.exists() and running.exists()

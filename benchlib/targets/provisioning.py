@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import cpu_sets
 from .base import TargetError
-from .watchdog import OWNER_FILE, Watchdog
+from .watchdog import OWNER_FILE, Watchdog, alive
 
 MARK = "benchlib.provisioned"   # in a folder benchlib made: it may replace it, and nothing else
 LOG = "server.log"              # the server's log, in the run folder
@@ -165,8 +165,11 @@ def keep_copy(src: Path, keep: Path, ignore: tuple[str, ...]) -> None:
     under a temporary name, renamed: a kill during the copy leaves nothing a later run
     would take for loaded data); the same experiment's other loads of that version gone."""
     tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
     tmp.parent.mkdir(parents=True, exist_ok=True)
+    for half in tmp.parent.glob(f".{keep.name}.*"):   # a copy its process was killed in
+        pid = half.name.rsplit(".", 1)[-1]
+        if half == tmp or not (pid.isdigit() and alive(int(pid))):
+            shutil.rmtree(half, ignore_errors=True)
     shutil.copytree(src, tmp, symlinks=True, ignore=shutil.ignore_patterns(*ignore, OWNER_FILE))
     shutil.rmtree(keep, ignore_errors=True)   # an older load of this key and version
     tmp.rename(keep)
