@@ -124,3 +124,29 @@ def test_a_kept_copy_is_whole_and_a_killed_copys_half_goes(tmp_path):
     assert (keep / "PG_VERSION").read_text() == "16\n" and not (keep / "postmaster.pid").exists()
     assert not (keep / "pg_wal" / "000000010000000000000002").exists()
     assert not half.exists() and running.exists()
+
+
+def test_a_full_disk_during_the_copy_is_one_line_and_leaves_no_half(tmp_path, monkeypatch):
+    import errno
+    import shutil
+
+    from benchlib.targets import provisioning
+    from benchlib.targets.base import TargetError
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(3):
+        (src / f"f{i}").write_text("x" * 1000)
+    copied = []
+
+    def fills_up(a, b, **kw):   # the device full after the first file, as ENOSPC says
+        if copied:
+            raise OSError(errno.ENOSPC, "No space left on device", b)
+        copied.append(b)
+        return shutil.copy2(a, b, **kw)
+    real = shutil.copytree
+    monkeypatch.setattr(shutil, "copytree", lambda *a, **kw: real(*a, **kw, copy_function=fills_up))
+    keep = tmp_path / ".loaded" / "exp" / "k" / "16.2"
+    with pytest.raises(TargetError) as e:
+        provisioning.keep_copy(src, keep, ())
+    assert "no space left on the device" in str(e.value) and "\n" not in str(e.value)
+    assert not keep.exists() and not list(keep.parent.iterdir())

@@ -13,6 +13,7 @@ same four and start its pod instead (docs/targets.md, "The seam for other places
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -147,12 +148,29 @@ def find_binary(name: str, dirs: tuple[str, ...]) -> str:
     return found
 
 
+def copy_tree(src: Path, dest: Path, ignore=None) -> None:
+    """``src`` copied to ``dest``; a full disk is a TargetError of one line, and no half
+    of the copy stays."""
+    try:
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+    except OSError as e:   # shutil.Error gathers each file's: "[Errno 28] No space left on device"
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(e) \
+            or "Disk quota exceeded" in str(e)
+        if not full:
+            raise
+        shutil.rmtree(dest, ignore_errors=True)
+        free = shutil.disk_usage(dest.parent).free if dest.parent.exists() else 0
+        raise TargetError(f"no space left on the device of {dest.parent} to copy the data directory {src} "
+                          f"({free / 1e9:.1f} GB free): make room, or remove kept loads "
+                          "(<data-dir>/.provisioned/.loaded)") from None
+
+
 def copy_in(source: Path, dest: Path, name: str, loaded_key: str | None, empty: str) -> dict:
     """``source`` (a kept load when ``loaded_key``, else the version's empty data directory,
     made by ``empty``) copied to ``dest`` with benchlib's mark: where it came from and the
     copy's seconds, for meta.json."""
     t0 = time.monotonic()
-    shutil.copytree(source, dest, symlinks=True)
+    copy_tree(source, dest)
     facts = {"from": "loaded" if loaded_key else empty, "copy_s": round(time.monotonic() - t0, 3)}
     if loaded_key:
         facts["loaded"] = loaded_key
@@ -170,7 +188,7 @@ def keep_copy(src: Path, keep: Path, ignore: tuple[str, ...]) -> None:
         pid = half.name.rsplit(".", 1)[-1]
         if half == tmp or not (pid.isdigit() and alive(int(pid))):
             shutil.rmtree(half, ignore_errors=True)
-    shutil.copytree(src, tmp, symlinks=True, ignore=shutil.ignore_patterns(*ignore, OWNER_FILE))
+    copy_tree(src, tmp, shutil.ignore_patterns(*ignore, OWNER_FILE))
     shutil.rmtree(keep, ignore_errors=True)   # an older load of this key and version
     tmp.rename(keep)
     for stale in keep.parent.parent.iterdir():   # the same experiment's other loads of it
