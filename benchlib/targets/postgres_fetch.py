@@ -118,7 +118,11 @@ def _fetch_into(dest: Path, major: int, say) -> Path:
         final = dest / stem
         if not (final / "bin" / "postgres").exists():
             shutil.rmtree(final, ignore_errors=True)
-            (unpacked / stem).rename(final)
+            try:
+                (unpacked / stem).rename(final)
+            except OSError:   # another benchlib unpacked the same version meanwhile
+                if not (final / "bin" / "postgres").exists():
+                    raise
         size = sum(f.stat().st_size for f in final.rglob("*") if f.is_file())
         say(f"fetched {wheels[0].name} ({wheels[0].stat().st_size / 1e6:.1f} MB), "
             f"unpacked {size / 1e6:.0f} MB: {final / 'bin'}")
