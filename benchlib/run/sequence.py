@@ -20,7 +20,7 @@ from ..measure import throughput
 from ..params import Experiment
 from ..registries.workloads import ref_of
 from ..store import folders
-from ..targets import ownership
+from ..targets import cpu_sets, ownership
 from ..workloads import keycounter
 from ..workloads.base import StepSpec, WorkloadSpec
 from . import loaded_data, unfinished
@@ -56,9 +56,11 @@ class StepsShared:
     counter: Any                   # workloads.keycounter's, or None
     sources: Any                   # run/hwsources.HwSources
     client_pids: list[int] = field(default_factory=list)
+    client_cpus: Any = None        # targets.cpu_sets': where the clients are pinned, or None
 
     def set_client_pids(self, pids: list[int]) -> None:
         self.client_pids[:] = pids
+        cpu_sets.pin(pids, self.client_cpus)   # server and clients apart
 
 
 def _controller_step(step: StepSpec, workload, target) -> StepOutcome:
@@ -99,7 +101,8 @@ def _run_steps(ctx: RunContext, steps: list[StepSpec]) -> tuple[str, str | None]
     """Every step in order, each with the sampler beside it; stops at the first that fails."""
     counter = open_key_counter(ctx.workload, steps, ctx.run.key_state)
     sources, owned = sources_for(ctx.exp, ctx.executor)
-    shared = StepsShared(WorkloadSpec(ref_of(ctx.exp.workload), ctx.workload.properties), counter, sources)
+    shared = StepsShared(WorkloadSpec(ref_of(ctx.exp.workload), ctx.workload.properties), counter, sources,
+                         client_cpus=getattr(ctx.target, "client_cpus", None))
     try:
         return _each_step(ctx, steps, shared)
     finally:   # neither cleanup masks the error of a step (tidy)

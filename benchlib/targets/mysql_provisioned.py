@@ -7,8 +7,10 @@ provisioned PostgreSQL).
       - {name: maria, url: mysql-provisioned, settings: {innodb_buffer_pool_size: [128M, 1G]}}
 
 The version's empty data directory is made once (``mariadb-install-db`` into
-``<data-dir>/.provisioned/.initdb/mariadb-<version>``) and copied for each run into
-``<data-dir>/.provisioned/<target name>``; the server listens on a free port on
+``<data-dir>/.provisioned/.initdb/mariadb-<version>``, one per ``innodb_page_size``: the
+on-disk setting) and copied for each run into ``<data-dir>/.provisioned/<target name>``;
+the data is loaded once per version and page size, the shut-down server's data directory
+kept and copied for the other configurations (``run/loaded_data.py``, as PostgreSQL's); the server listens on a free port on
 127.0.0.1 (its socket in its data directory, or in /tmp when that path is too long for a
 socket), its error log ``server.log`` in the run folder, the database ``test`` made at
 start; when benchlib is root it runs as the system's ``mysql`` user. It stops after the
@@ -38,6 +40,7 @@ from .mysql import MysqlTarget, _connect
 
 MARK, LOG = provisioning.MARK, provisioning.LOG
 READY_S = 60.0
+ON_DISK = ("innodb_page_size",)   # mariadb-install-db's too: a data directory is of one page size
 MANAGED = frozenset({"port", "socket", "datadir", "bind_address", "user", "log_error", "pid_file",
                      "basedir", "skip_networking"})
 
@@ -164,11 +167,13 @@ def _fresh_variables(exe: str, template: Path, library: str) -> dict:
 
 
 class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
-    option_names = ("version", "settings", "engine", "library")
+    option_names = ("version", "settings", "cpus", "engine", "library")
+    on_disk = ON_DISK
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         super(MysqlTarget, cls).check_options(url, options)   # option names; the URL is benchlib's
+        cls.check_cpus(options)
         exe = _exe("mariadbd")
         want, have = options.get("version"), _version_of(exe)
         if want is not None and not (have == str(want) or have.startswith(f"{want}.")):
@@ -196,21 +201,27 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         self.started_at = None
         self._socket = None
         self._defaults_of = None
+        self._loaded_key = self._loaded_from = None   # the kept data this run starts from, or keeps
+        self.data_facts: dict = {}    # where the data directory came from, and its copy's seconds
 
     def set_run_dir(self, run_dir: Path) -> None:
         self.log_path = Path(run_dir) / LOG
 
-    def _template(self, exe: str) -> Path:
+    def _template(self, exe: str, tag: str | None = None) -> Path:
+        """The version's empty data directory (of this configuration's on-disk settings,
+        or of none: ``tag=""``), made once (mariadb-install-db) and copied per run."""
+        tag = self.disk_tag() if tag is None else tag
         root = self.data_dir / ".provisioned" / ".initdb"
-        tpl = root / f"mariadb-{_version_of(exe)}"
+        tpl = root / f"mariadb-{_version_of(exe)}{tag}"
         if (tpl / "mysql").is_dir():
             return tpl
         tmp = root / f".{tpl.name}.{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         _chown_mysql(tmp)
+        on_disk = [_flag(k, v) for k, v in self.settings.items() if tag and k.replace("-", "_") in ON_DISK]
         res = subprocess.run([_exe("mariadb-install-db"), "--no-defaults", f"--datadir={tmp}", *_user(),
-                              "--auth-root-authentication-method=normal", "--skip-test-db"],
+                              *on_disk, "--auth-root-authentication-method=normal", "--skip-test-db"],
                              capture_output=True, text=True, timeout=300)
         if res.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -221,6 +232,33 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
             shutil.rmtree(tmp, ignore_errors=True)
         return tpl
 
+    # --- load once, copy per configuration (run/loaded_data.py), as the provisioned PostgreSQL
+    def _loaded_dir(self, key: str) -> Path:
+        return self.data_dir / ".provisioned" / ".loaded" / key / f"mariadb-{_version_of(_exe('mariadbd'))}{self.disk_tag()}"
+
+    def use_loaded(self, key: str) -> bool:
+        """Start from the data a run before this one loaded under ``key`` (same version and
+        on-disk settings): True when there is such data."""
+        try:
+            d = self._loaded_dir(key)
+        except ValueError:
+            return False    # start() says it in one line
+        self._loaded_key = key
+        self._loaded_from = d if provisioning.kept(d, "mysql") else None
+        return self._loaded_from is not None
+
+    def keep_loaded(self) -> dict:
+        """The server shut down, its data directory kept for the runs after this one, the
+        server started again on it: what it took."""
+        t0 = time.monotonic()
+        self._stop_server()
+        provisioning.keep_copy(self.datadir, self._loaded_dir(self._loaded_key), ("mariadbd.pid", "mysqld.sock"))
+        copy_s = time.monotonic() - t0
+        t1 = time.monotonic()
+        self._launch(_exe("mariadbd"))
+        return {"kept": self._loaded_key, "stop_and_copy_s": round(copy_s, 3),
+                "restart_s": round(time.monotonic() - t1, 3), "restarted": self.started_at.isoformat() + "Z"}
+
     def start(self):
         try:
             exe = _exe("mariadbd")
@@ -230,15 +268,21 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
             if not (self.datadir / MARK).exists():
                 raise TargetError(f"{self.name}: {self.datadir} is not a data directory benchlib made: move it away")
             shutil.rmtree(self.datadir)
-        shutil.copytree(self._template(exe), self.datadir, symlinks=True)
-        (self.datadir / MARK).write_text(f"{self.name}\n")
+        source = self._loaded_from or self._template(exe)
+        self.data_facts = provisioning.copy_in(source, self.datadir, self.name,
+                                               self._loaded_key if self._loaded_from else None, "install-db")
         _chown_mysql(self.datadir)
-        port = provisioning.free_port()
-        args = _server_args(exe, self.datadir, port, self.settings)
+        self._defaults_of = (exe, self._template(exe, ""))
+        provisioning.on_a_free_port(lambda port: self._launch(exe, port), self._stop_server)
+
+    def _launch(self, exe: str, port: int | None = None) -> None:
+        """mariadbd on the data directory (on ``port``, else the one it had), guarded by a
+        watchdog, ready."""
+        self.params = {**self.params, "port": port or self.params["port"]}
+        args = _server_args(exe, self.datadir, self.params["port"], self.settings)
         self._socket = Path(next(a for a in args if a.startswith("--socket="))[len("--socket="):])
-        self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM)
-        self._defaults_of = (exe, self._template(exe))
-        self.params = {**self.params, "port": port}
+        self._proc, self._watchdog = provisioning.spawn(args, self.log_path, self.datadir, signal.SIGTERM,
+                                                        cpus=self.server_cpus)
         provisioning.wait_ready(self._proc, self._made_database, self.log_path, f"{self.name}: MariaDB",
                                 lambda text: _refusal(text) or provisioning.last_line(text), READY_S)
         super().start()
@@ -260,15 +304,19 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         return True
 
     def stop(self):
+        self._stop_server()
+        if (self.datadir / MARK).exists():
+            shutil.rmtree(self.datadir, ignore_errors=True)
+
+    def _stop_server(self) -> None:
         super().stop()
         provisioning.stop(self._proc, self._watchdog, signal.SIGTERM)   # mariadbd's shutdown
         self._proc = self._watchdog = None
         release(self.own_cgroup)
         self.own_cgroup = None
+        (self.datadir / provisioning.OWNER_FILE).unlink(missing_ok=True)
         if self._socket is not None and str(self._socket).startswith("/tmp/benchlib-mariadb-"):
             self._socket.unlink(missing_ok=True)
-        if (self.datadir / MARK).exists():
-            shutil.rmtree(self.datadir, ignore_errors=True)
 
     def dbms_info(self):
         info = super().dbms_info()
@@ -283,5 +331,8 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         info["started"] = self.started_at.isoformat() + "Z" if self.started_at else None
         info["binaries"] = _exe("mariadbd")
         info["log"] = self.log_path.name
+        info["data"] = self.data_facts
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info
 

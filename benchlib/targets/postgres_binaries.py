@@ -3,7 +3,8 @@
 Where a version is looked for, in order: the system's packages
 (``/usr/lib/postgresql/<N>/bin``, Debian's; ``/usr/pgsql-<N>/bin``, the PGDG RPMs'), then
 the ``pgserver`` package's bundled binaries (the embedded target's, one version: its
-``postgres --version`` says which). No version asked: pgserver's when installed, else
+``postgres --version`` says which), then the cache of fetched ones (:mod:`.postgres_fetch`:
+``~/.cache/benchlib/postgresql/<N>``); :func:`obtain` fetches a version found nowhere. No version asked: pgserver's when installed, else
 the newest the system has. A version found nowhere is one line naming where it looked.
 
 A server never runs as root: when benchlib is root, its PostgreSQL commands run as the
@@ -26,6 +27,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import postgres_fetch as pgfetch
 
 SYSTEM_DIRS = ("/usr/lib/postgresql/{v}/bin", "/usr/pgsql-{v}/bin")
 USERS = ("postgres", "pgserver")   # who runs a server when benchlib is root
@@ -71,7 +74,9 @@ def _candidates(version: int | None) -> list[str]:
                        key=lambda p: int(p.parent.name), reverse=True)
         dirs = [str(p) for p in found]
     bundled = _bundled_dir()
-    return ([bundled] if bundled and version is None else []) + dirs + ([bundled] if bundled and version else [])
+    cached = pgfetch.cached_dirs(version) if version is not None else []
+    return ([bundled] if bundled and version is None else []) + dirs + ([bundled] if bundled and version else []) \
+        + cached
 
 
 def find(version: int | None) -> Binaries:
@@ -86,8 +91,35 @@ def find(version: int | None) -> Binaries:
     bundled = _bundled_dir()
     has = (f"pgserver's bundled binaries are {_version_of(bundled)}" if bundled and _version_of(bundled)
            else "pgserver's bundled binaries: pip install pgserver")
+    where = ", ".join(d for d in looked if d != bundled and d not in pgfetch.cached_dirs(version or 0))
+    cache = f", the cache {pgfetch.cache_root() / str(version)}" if version is not None else ""
     raise ValueError(f"version: {what} is not installed here (looked in "
-                     f"{', '.join(d for d in looked if d != bundled) or '/usr/lib/postgresql/<N>/bin'}; {has})")
+                     f"{where or '/usr/lib/postgresql/<N>/bin'}{cache}; {has})")
+
+
+def obtain(version: int | None) -> Binaries | None:
+    """:func:`find`, else the version fetched into the cache (one line on stderr says so);
+    None in a dry run, where it would be fetched; ValueError (one line: where it looked,
+    why it could not fetch, and how to fetch it offline)."""
+    try:
+        return find(version)
+    except ValueError as e:
+        if version is None:
+            raise
+        if pgfetch.offline():
+            raise ValueError(f"{e}; not fetched (BENCHLIB_OFFLINE is set): {pgfetch.offline_hint(version)}") from None
+        if pgfetch.is_planning():   # a dry run fetches nothing: it says what it would fetch
+            if version in pgfetch.MAJORS:
+                pgfetch.would_fetch(version)
+                return None
+            raise ValueError(f"{e}; PyPI's {pgfetch.PACKAGE} has had majors "
+                             f"{pgfetch.MAJORS[0]}–{pgfetch.MAJORS[-1]}") from None
+        try:
+            pgfetch.fetch(version)
+        except ValueError as f:
+            raise ValueError(f"{e}; fetching it failed ({f}): {pgfetch.offline_hint(version)}") from None
+        _version_of.cache_clear()
+        return find(version)
 
 
 @functools.lru_cache(maxsize=None)
@@ -161,7 +193,11 @@ def conf_value(value) -> str:
 
 
 def server_message(text: str) -> str:
-    """The server's FATAL (or ERROR) line of ``text``, without its log prefix."""
+    """The server's FATAL (or ERROR) line of ``text``, without its log prefix (its LOG
+    line of a port another process holds, rather than the FATAL after it)."""
+    for line in text.splitlines():
+        if "Address already in use" in line:
+            return re.sub(r"^.*?\b(?:LOG|FATAL):\s+", "", line).strip()
     for line in text.splitlines():
         m = re.search(r"\b(?:FATAL|ERROR|PANIC|error):\s+(.*)", line)
         if m:

@@ -22,6 +22,7 @@ should benchlib die without stopping it; the data directory goes when the run en
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -39,6 +40,7 @@ MARK, LOG = provisioning.MARK, provisioning.LOG
 INITDB_CONF = "postgresql.conf.initdb"   # initdb's postgresql.conf, before benchlib's lines
 READY_S = 60.0
 # benchlib sets these itself: the server's place and how clients reach it
+ON_DISK = ("wal_segment_size",)   # initdb's: --wal-segsize (MB, a power of 2 from 1 to 1024)
 MANAGED = frozenset({"port", "listen_addresses", "unix_socket_directories", "data_directory",
                      "config_file", "hba_file", "ident_file", "logging_collector"})
 
@@ -53,7 +55,23 @@ def _version(options: dict) -> int | None:
 
 
 def _settings(options: dict) -> dict:
-    return provisioning.check_settings(options, r"[A-Za-z_][A-Za-z0-9_.]*", MANAGED, "setting")
+    settings = provisioning.check_settings(options, r"[A-Za-z_][A-Za-z0-9_.]*", MANAGED, "setting")
+    _wal_segsize_mb(settings)
+    return settings
+
+
+def _wal_segsize_mb(settings: dict) -> int | None:
+    """wal_segment_size in MB (initdb's --wal-segsize), None when not set; ValueError (one
+    line) for a size initdb refuses."""
+    v = settings.get("wal_segment_size")
+    if v is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*(MB|GB)?\s*", str(v)) if not isinstance(v, bool) else None
+    mb = int(m.group(1)) * (1024 if m.group(2) == "GB" else 1) if m else 0
+    if not mb or mb > 1024 or mb & (mb - 1):
+        raise ValueError(f"settings: wal_segment_size: {v!r}: a power of 2 from 1MB to 1GB "
+                         "(initdb's --wal-segsize)")
+    return mb
 
 
 def _owner(pgdata: Path) -> int | None:
@@ -70,13 +88,18 @@ def _quote(value) -> str:
 
 class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     kind = "postgres"  # clients talk to it exactly as to any PostgreSQL
+    on_disk = ON_DISK
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         """The version found here and the settings the server takes, else one line."""
         super().check_options(url, options)
-        binaries = pgbin.find(_version(options))
-        pgbin.check_settings(binaries, _settings(options))
+        cls.check_cpus(options)
+        binaries = pgbin.obtain(_version(options))   # fetched into the cache if need be
+        if binaries is not None:   # None: a dry run, which would fetch it
+            pgbin.check_settings(binaries, {k: v for k, v in _settings(options).items() if k not in ON_DISK})
+        else:
+            _settings(options)
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, "postgresql://127.0.0.1/postgres", options, data_dir)
@@ -101,16 +124,18 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
     def _template(self) -> Path:
         """The version's empty cluster, made once (initdb) and copied per run."""
         root = self.data_dir / ".provisioned" / ".initdb"
-        tpl = root / self.binaries.version
+        tpl = root / f"{self.binaries.version}{self.disk_tag()}"
         if (tpl / "PG_VERSION").exists():
             return tpl
         root.mkdir(parents=True, exist_ok=True)
-        tmp = root / f".{self.binaries.version}.{os.getpid()}"
+        tmp = root / f".{tpl.name}.{os.getpid()}"
+        segsize = _wal_segsize_mb(self.settings)
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         pgbin.hand_over(tmp)
         res = subprocess.run([self.binaries.exe("initdb"), "-D", str(tmp), "-U", "postgres", "--auth=trust",
-                              "--encoding=UTF8", "--no-sync"], capture_output=True, text=True,
+                              "--encoding=UTF8", "--no-sync",
+                              *([f"--wal-segsize={segsize}"] if segsize else [])], capture_output=True, text=True,
                              timeout=120, **pgbin.as_server())
         if res.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -124,7 +149,7 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
 
     # --- load once, copy per configuration (run/loaded_data.py)
     def _loaded_dir(self, key: str) -> Path:
-        return self.data_dir / ".provisioned" / ".loaded" / key / self.binaries.version
+        return self.data_dir / ".provisioned" / ".loaded" / key / f"{self.binaries.version}{self.disk_tag()}"
 
     def use_loaded(self, key: str) -> bool:
         """Start from the data a run before this one loaded under ``key`` (same version):
@@ -135,8 +160,23 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
             return False    # start() says it in one line
         self._loaded_key = key
         d = self._loaded_dir(key)
-        self._loaded_from = d if (d / "PG_VERSION").exists() and (d / MARK).exists() else None
+        self._loaded_from = d if provisioning.kept(d, "PG_VERSION") else None
         return self._loaded_from is not None
+
+    def _spare_wal(self) -> list[str]:
+        """The WAL segments a cleanly shut-down cluster does not need (all but the one of
+        its last checkpoint: older ones done with, later ones recycled for reuse, made
+        again when missing): about half of a freshly loaded data directory, not copied."""
+        try:
+            out = subprocess.run([self.binaries.exe("pg_controldata"), str(self.pgdata)], capture_output=True,
+                                 text=True, timeout=30, env={**os.environ, "LC_ALL": "C"}).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        redo = re.search(r"REDO WAL file:\s+([0-9A-F]{24})", out)
+        if "cluster state:" not in out or not re.search(r"cluster state:\s+shut down\n", out) or not redo:
+            return []    # not cleanly shut down: every segment may be needed
+        return [f.name for f in (self.pgdata / "pg_wal").iterdir()
+                if re.fullmatch(r"[0-9A-F]{24}", f.name) and f.name != redo.group(1)]
 
     def keep_loaded(self) -> dict:
         """The server stopped, its data directory kept for the runs after this one (the
@@ -144,18 +184,7 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         keep = self._loaded_dir(self._loaded_key)
         t0 = time.monotonic()
         self._stop_server()
-        tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(self.pgdata, tmp, symlinks=True,
-                        ignore=shutil.ignore_patterns("postmaster.pid", "postmaster.opts", OWNER_FILE))
-        for old in tmp.parent.iterdir():   # an older load of this experiment and version
-            if old != tmp and old.name == keep.name:
-                shutil.rmtree(old, ignore_errors=True)
-        tmp.rename(keep)
-        for stale in keep.parent.parent.iterdir():  # the same experiment's other loads of this version
-            if stale != keep.parent and (stale / keep.name).exists():
-                shutil.rmtree(stale / keep.name, ignore_errors=True)
+        provisioning.keep_copy(self.pgdata, keep, ("postmaster.pid", "postmaster.opts", *self._spare_wal()))
         copy_s = time.monotonic() - t0
         t1 = time.monotonic()
         self._launch()
@@ -175,13 +204,8 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
             shutil.rmtree(self.pgdata)
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         source = self._loaded_from or self._template()
-        t0 = time.monotonic()
-        shutil.copytree(source, self.pgdata, symlinks=True)
-        self.data_facts = {"from": "loaded" if self._loaded_from else "initdb",
-                           "copy_s": round(time.monotonic() - t0, 3)}
-        if self._loaded_from:
-            self.data_facts["loaded"] = self._loaded_key
-        (self.pgdata / MARK).write_text(f"{self.name}\n")
+        self.data_facts = provisioning.copy_in(source, self.pgdata, self.name,
+                                               self._loaded_key if self._loaded_from else None, "initdb")
         # the template's own postgresql.conf and benchlib's lines after it (a copied
         # directory's earlier lines are replaced: postgresql.conf.initdb keeps initdb's)
         conf = self.pgdata / "postgresql.conf"
@@ -190,7 +214,7 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         lines = [(self.pgdata / INITDB_CONF).read_text(), "# benchlib: the server's place", f"port = {port}",
                  "listen_addresses = '127.0.0.1'", "unix_socket_directories = ''",
                  "# benchlib: the target's settings"]
-        lines += [f"{k} = {_quote(v)}" for k, v in self.settings.items()]
+        lines += [f"{k} = {_quote(v)}" for k, v in self.settings.items() if k not in ON_DISK]
         conf.write_text("\n".join(lines) + "\n")
         pgbin.hand_over(self.pgdata)
         self.pgdata.chmod(0o700)
@@ -202,14 +226,20 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
             pgbin.readable(self.binaries)
         except ValueError as e:
             raise TargetError(f"{self.name}: {e}") from None
-        self._port = provisioning.free_port()
-        self._fresh_data_dir(self._port)
+        t0 = time.monotonic()
+        provisioning.on_a_free_port(self._start_on, self._stop_server)
+        self.data_facts["ready_s"] = round(time.monotonic() - t0, 3)   # the copy and the start, ready
+
+    def _start_on(self, port: int) -> None:
+        self._port = port
+        self._fresh_data_dir(port)
         self._launch()
 
     def _launch(self) -> None:
         """The postmaster on the data directory, guarded by a watchdog, ready."""
         self._proc, self._watchdog = provisioning.spawn([self.binaries.exe("postgres"), "-D", str(self.pgdata)],
-                                                        self.log_path, self.pgdata, **pgbin.as_server())
+                                                        self.log_path, self.pgdata, cpus=self.server_cpus,
+                                                        **pgbin.as_server())
         self._postmaster = self._proc.pid
         self.conninfo = f"postgresql://postgres@127.0.0.1:{self._port}/postgres"
         provisioning.wait_ready(self._proc, self._answers, self.log_path,
@@ -244,8 +274,11 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         info = super().dbms_info()
         conn = self.admin()
         info["version_string"] = conn.execute("SELECT version()").fetchone()[0]
+        # and every requested one, as the server reads it (an on-disk one is initdb's: its
+        # source is no file's)
         rows = conn.execute("SELECT name, current_setting(name) FROM pg_settings "
-                            "WHERE source NOT IN ('default', 'client', 'session') ORDER BY name").fetchall()
+                            "WHERE source NOT IN ('default', 'client', 'session') OR name = ANY(%s) ORDER BY name",
+                            [[str(k) for k in self.settings]]).fetchall()
         # a setting holding a connection string (primary_conninfo) keeps no password
         info["settings"] = mask_mapping({k: v for k, v in rows})
         info["requested"] = mask_mapping({str(k): pgbin.conf_value(v) for k, v in self.settings.items()})
@@ -253,4 +286,6 @@ class ProvisionedPostgresTarget(provisioning.ProvisionedServer, PostgresTarget):
         info["binaries"] = str(self.binaries.bin_dir)
         info["log"] = self.log_path.name
         info["data"] = self.data_facts
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info

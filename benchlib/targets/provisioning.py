@@ -6,14 +6,18 @@ The provisioning seam is small: a target that starts its own server has ``start`
 data directory, the process, ready), ``stop`` (the process, the data directory gone),
 ``dbms_info`` (what the server was: version, settings that differ from a fresh server's,
 start time) and, where its data can be copied while stopped, ``use_loaded`` /
-``keep_loaded`` (``run/loaded_data.py``). A provisioner of another place (a Kubernetes
-StatefulSet per configuration) would keep the same four and start its pod instead.
+``keep_loaded`` (``run/loaded_data.py``; a kept load is of one version and one value of
+each of the target's ``on_disk`` settings, and whole or absent: :func:`keep_copy`). A
+provisioner of another place (a Kubernetes StatefulSet per configuration) would keep the
+same four and start its pod instead (docs/targets.md, "The seam for other places").
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,8 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from . import cpu_sets
 from .base import TargetError
-from .watchdog import OWNER_FILE, Watchdog
+from .watchdog import OWNER_FILE, Watchdog, alive
 
 MARK = "benchlib.provisioned"   # in a folder benchlib made: it may replace it, and nothing else
 LOG = "server.log"              # the server's log, in the run folder
@@ -35,16 +40,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+PORT_TAKEN = ("Address already in use", "Failed listening on port")   # the servers' words for it
+
+
+def on_a_free_port(launch: Callable[[int], None], failed: Callable[[], None], tries: int = 3) -> int:
+    """``launch(port)`` on a free port; should another process take that port between
+    :func:`free_port` and the server's bind, ``failed()`` (the ended server's watchdog
+    released) and again on another port: the port, or the last attempt's TargetError."""
+    for attempt in range(tries):
+        port = free_port()
+        try:
+            launch(port)
+            return port
+        except TargetError as e:
+            if attempt == tries - 1 or not any(w in str(e) for w in PORT_TAKEN):
+                raise
+            failed()
+    raise AssertionError("unreachable")
+
+
 def spawn(args: list[str], log: Path, home: Path, stop_signal: int = signal.SIGINT,
-          **popen) -> tuple[subprocess.Popen, Watchdog]:
+          cpus: frozenset[int] | None = None, **popen) -> tuple[subprocess.Popen, Watchdog]:
     """The server process (its own session: a Ctrl-C to benchlib is not its business),
-    stdout and stderr appended to ``log``, and the watchdog that stops it with
-    ``stop_signal`` should benchlib die first; benchlib's pid written in ``home``."""
+    stdout and stderr appended to ``log``, pinned to ``cpus`` (every process it forks
+    too), and the watchdog that stops it with ``stop_signal`` should benchlib die first;
+    benchlib's pid written in ``home``."""
     log.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True,
-                                **popen)
+                                preexec_fn=cpu_sets.pinning(cpus), **popen)
     finally:
         os.close(fd)
     watchdog = Watchdog(proc.pid, (home / OWNER_FILE,), sig=stop_signal)
@@ -123,6 +148,59 @@ def find_binary(name: str, dirs: tuple[str, ...]) -> str:
     return found
 
 
+def copy_tree(src: Path, dest: Path, ignore=None) -> None:
+    """``src`` copied to ``dest``; a full disk is a TargetError of one line, and no half
+    of the copy stays."""
+    try:
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+    except OSError as e:   # shutil.Error gathers each file's: "[Errno 28] No space left on device"
+        full = e.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(e) \
+            or "Disk quota exceeded" in str(e)
+        if not full:
+            raise
+        shutil.rmtree(dest, ignore_errors=True)
+        free = shutil.disk_usage(dest.parent).free if dest.parent.exists() else 0
+        raise TargetError(f"no space left on the device of {dest.parent} to copy the data directory {src} "
+                          f"({free / 1e9:.1f} GB free): make room, or remove kept loads "
+                          "(<data-dir>/.provisioned/.loaded)") from None
+
+
+def copy_in(source: Path, dest: Path, name: str, loaded_key: str | None, empty: str) -> dict:
+    """``source`` (a kept load when ``loaded_key``, else the version's empty data directory,
+    made by ``empty``) copied to ``dest`` with benchlib's mark: where it came from and the
+    copy's seconds, for meta.json."""
+    t0 = time.monotonic()
+    copy_tree(source, dest)
+    facts = {"from": "loaded" if loaded_key else empty, "copy_s": round(time.monotonic() - t0, 3)}
+    if loaded_key:
+        facts["loaded"] = loaded_key
+    (dest / MARK).write_text(f"{name}\n")
+    return facts
+
+
+def keep_copy(src: Path, keep: Path, ignore: tuple[str, ...]) -> None:
+    """The stopped data directory ``src`` copied to ``keep`` whole or not at all (a copy
+    under a temporary name, renamed: a kill during the copy leaves nothing a later run
+    would take for loaded data); the same experiment's other loads of that version gone."""
+    tmp = keep.with_name(f".{keep.name}.{os.getpid()}")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    for half in tmp.parent.glob(f".{keep.name}.*"):   # a copy its process was killed in
+        pid = half.name.rsplit(".", 1)[-1]
+        if half == tmp or not (pid.isdigit() and alive(int(pid))):
+            shutil.rmtree(half, ignore_errors=True)
+    copy_tree(src, tmp, shutil.ignore_patterns(*ignore, OWNER_FILE))
+    shutil.rmtree(keep, ignore_errors=True)   # an older load of this key and version
+    tmp.rename(keep)
+    for stale in keep.parent.parent.iterdir():   # the same experiment's other loads of it
+        if stale != keep.parent and (stale / keep.name).exists():
+            shutil.rmtree(stale / keep.name, ignore_errors=True)
+
+
+def kept(d: Path, marker: str) -> bool:
+    """Whether ``d`` is a whole kept data directory (``marker``: a file the server made)."""
+    return (d / marker).exists() and (d / MARK).exists()
+
+
 @functools.lru_cache(maxsize=None)
 def version_of(exe: str, pattern: str) -> str:
     """The version ``exe --version`` prints (``pattern``'s first group), or "unknown"."""
@@ -137,9 +215,36 @@ def version_of(exe: str, pattern: str) -> str:
 class ProvisionedServer:
     """What every server benchlib provisions shares, before its DBMS's target class in
     the bases: its URL is its kind (the server is benchlib's own, no address to check),
-    and it takes a ``version`` and ``settings``."""
+    and it takes a ``version``, ``settings`` and ``cpus`` (:mod:`.cpu_sets`: the server's
+    and the clients' CPUs)."""
 
-    option_names: tuple[str, ...] = ("version", "settings")
+    option_names: tuple[str, ...] = ("version", "settings", "cpus")
+    # the settings that change what is on disk (set as the empty data directory is made):
+    # a kept load is reused only by a configuration of the same version and these
+    on_disk: tuple[str, ...] = ()
+
+    def disk_tag(self) -> str:
+        """The on-disk settings of this configuration as a folder name's part
+        (``-wal_segment_size64MB``), "" with none of them."""
+        settings = getattr(self, "settings", {}) or {}
+        return "".join(f"-{k}{re.sub(r'[^A-Za-z0-9_.]', '_', str(v))}" for k, v in sorted(settings.items())
+                       if str(k).replace("-", "_") in self.on_disk)
+
+    @classmethod
+    def check_cpus(cls, options: dict) -> None:
+        cpu_sets.split(options)
+
+    @property
+    def server_cpus(self) -> frozenset[int] | None:
+        return (cpu_sets.split(self.options) or {}).get("server")
+
+    @property
+    def client_cpus(self) -> frozenset[int] | None:
+        """The CPUs the run's client processes are pinned to (run/experiment.py), or None."""
+        return (cpu_sets.split(self.options) or {}).get("clients")
+
+    def cpus_meta(self) -> dict | None:
+        return cpu_sets.as_meta(cpu_sets.split(self.options))
 
     @classmethod
     def check_url(cls, url: str) -> None:

@@ -84,6 +84,7 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
         super().check_options(url, options)
+        cls.check_cpus(options)
         exe = _binary()
         want, have = options.get("version"), _version_of(exe)
         if want is not None and str(want) != have.split(".")[0] and str(want) != have:
@@ -116,18 +117,26 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
             shutil.rmtree(self.home)
         self.home.mkdir(parents=True)
         (self.home / MARK).write_text(f"{self.name}\n")
-        port = provisioning.free_port()
-        self._proc, self._watchdog = provisioning.spawn(
-            [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home), "--save", "",
-             "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home)
-        self.url = f"redis://127.0.0.1:{port}/0"
-        provisioning.wait_ready(self._proc, self._answers, self.log_path, f"{self.name}: Redis",
-                                provisioning.last_line, READY_S)
+        provisioning.on_a_free_port(lambda port: self._launch(exe, port), self._release)
         super().start()
         self._pid = self._proc.pid
         self.own_cgroup = own_cgroup(self.name, self.dbms_pids)
         self.started_at = time.time()
         self._defaults = _fresh_config(exe)
+
+    def _launch(self, exe: str, port: int) -> None:
+        self._proc, self._watchdog = provisioning.spawn(
+            [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.home), "--save", "",
+             "--daemonize", "no", "--logfile", "", *_args(self.settings)], self.log_path, self.home,
+            cpus=self.server_cpus)
+        self.url = f"redis://127.0.0.1:{port}/0"
+        provisioning.wait_ready(self._proc, self._answers, self.log_path, f"{self.name}: Redis",
+                                provisioning.last_line, READY_S)
+
+    def _release(self) -> None:
+        """The server that did not start: its watchdog released."""
+        provisioning.stop(self._proc, self._watchdog)
+        self._proc = self._watchdog = None
 
     def _answers(self) -> bool:
         import redis
@@ -154,6 +163,8 @@ class ProvisionedRedisTarget(provisioning.ProvisionedServer, RedisTarget):
         info["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started_at))
         info["binaries"] = _binary()
         info["log"] = self.log_path.name
+        if self.cpus_meta():
+            info["cpus"] = self.cpus_meta()
         return info
 
 
