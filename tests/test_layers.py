@@ -301,8 +301,8 @@ def string_imports() -> list[tuple[str, str, int]]:
         if kind == "importers":
             refs = [r for imp in importers._all() for r in (imp.ref, imp.streamer) if r]
         else:
-            (registry,) = [v for v in vars(reg).values() if type(v).__name__ == "Registry"]
-            refs = list(registry.refs().values())
+            refs = [r for v in vars(reg).values() if type(v).__name__ == "Registry"
+                    for r in v.refs().values()]
         out += [(f"registries.{kind}", _module_of(r), top) for r in refs if _ours(r)]
     for name in wl.names():
         cls = wl.workload_class(name)

@@ -16,7 +16,7 @@ from .core import Registry, UnknownName
 TARGETS = Registry("target")
 HOLDS = "benchlib.targets"       # where its entries live (tests/test_layers.py: none above it)
 # what imports an entry (tests/test_layers.py: whoever calls one sits on HOLDS' layer or above)
-LOADERS = ("target_class", "check_options")
+LOADERS = ("target_class", "check_options", "fetcher")
 _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
 
 
@@ -52,6 +52,12 @@ register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRed
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
 
+# a server whose binaries benchlib can fetch (``benchlib fetch-server KIND MAJOR``): its
+# fetch function (major, say) → None, ValueError (one line) when they cannot be had
+FETCHERS = Registry("server to fetch")
+FETCHERS.register("postgres", "benchlib.targets.postgres_binaries:fetch_server")
+fetcher = FETCHERS.get
+fetchable = FETCHERS.names
 
 kinds = TARGETS.names
 default = TARGETS.default

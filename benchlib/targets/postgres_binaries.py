@@ -28,6 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import fetching
 from . import postgres_fetch as pgfetch
 
 SYSTEM_DIRS = ("/usr/lib/postgresql/{v}/bin", "/usr/pgsql-{v}/bin")
@@ -108,7 +109,7 @@ def obtain(version: int | None) -> Binaries | None:
             raise
         if pgfetch.offline():
             raise ValueError(f"{e}; not fetched (BENCHLIB_OFFLINE is set): {pgfetch.offline_hint(version)}") from None
-        if pgfetch.is_planning():   # a dry run fetches nothing: it says what it would fetch
+        if fetching.is_planning():   # a dry run fetches nothing: it says what it would fetch
             if version in pgfetch.MAJORS:
                 pgfetch.would_fetch(version)
                 return None
@@ -235,3 +236,15 @@ def check_settings(binaries: Binaries, settings: dict) -> None:
     msg = _check(str(binaries.bin_dir), binaries.version, pairs)
     if msg:
         raise ValueError(f"settings: PostgreSQL {binaries.version} refuses them: {msg}")
+
+
+def fetch_server(major: int, say=print) -> None:
+    """``benchlib fetch-server postgres MAJOR``: the version's binaries here, fetched when
+    neither the system nor the cache has them; ValueError (one line) when they cannot be had."""
+    try:
+        found = find(major)
+        say(f"PostgreSQL {major}: {found.version} is here already ({found.bin_dir})")
+        return
+    except ValueError:
+        pass
+    pgfetch.fetch(major, say=say)

