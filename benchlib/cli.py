@@ -79,7 +79,9 @@ def _add_summary(sub):
     p.add_argument("path")
     p.add_argument("--kind", default="eff.op", choices=_Names(_summary_kinds), metavar="KIND",
                    help="%(choices)s (default %(default)s); points: per matrix point, mean and "
-                        "95%% interval of ops/s, p99, CPU/op")
+                        "95%% interval of ops/s, p99, CPU/op; configs: each configuration against a base")
+    p.add_argument("--base", metavar="NAME", help="--kind configs: the configuration the others are "
+                   "set against (default: the experiment's base:, else the first)")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_summary)
 
@@ -225,11 +227,15 @@ def cmd_list(args) -> int:
 def cmd_summary(args) -> int:
     from . import summaries
     from .store import folders as results
+    if args.base is not None and args.kind != "configs":
+        from .params import ParameterError
+        raise ParameterError("--base: only --kind configs sets configurations against a base")
     res = results.load_results(args.path)
+    base = {"base": args.base} if args.kind == "configs" else {}
     if args.format == "text" and args.kind in summaries.KINDS:
-        print(summaries.summarize(res, args.kind))
+        print(summaries.summarize(res, args.kind, **base))
     elif args.kind in summaries.FRAMES:
-        _emit(summaries.FRAMES[args.kind](res), args.format)
+        _emit(summaries.FRAMES[args.kind](res, **base), args.format)
     else:
         raise SystemExit(f"benchlib: --kind {args.kind} prints as text only")
     return EXIT_OK
