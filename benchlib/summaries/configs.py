@@ -155,7 +155,8 @@ def configs_frame(results: dict, base: str | None = None) -> pd.DataFrame:
     return df
 
 
-def _name(metric: str) -> str:
+def column_name(metric: str) -> str:
+    """A metric's column in the text table: tps, cpu/o … (the seed's short names), READ_p99."""
     return SHORT.get(metric, metric.removesuffix("_us"))
 
 
@@ -184,13 +185,13 @@ def configs_table(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for key, g in df.groupby(POINT_COLS, sort=False):
         point = dict(zip(POINT_COLS, key))
-        rows.append({**point, **{_name(m): _figure(v) for m, v in
+        rows.append({**point, **{column_name(m): _figure(v) for m, v in
                                  g.drop_duplicates("metric").set_index("metric")["base"].items()},
                      "cnf": f"{g['base_config'].iloc[0]} (base)"})
         for name, h in g.groupby("config", sort=False):
-            rows.append({**point, **{_name(r["metric"]): cell(r) for _, r in h.iterrows()}, "cnf": name})
+            rows.append({**point, **{column_name(r["metric"]): cell(r) for _, r in h.iterrows()}, "cnf": name})
     out = pd.DataFrame(rows).fillna("")
-    out = out[[*POINT_COLS, *[_name(m) for m in metrics if _name(m) in out], "cnf"]]
+    out = out[[*POINT_COLS, *[column_name(m) for m in metrics if column_name(m) in out], "cnf"]]
     out["target_ops_per_s"] = out["target_ops_per_s"].map(lambda v: f"{v:.0f}" if v else "max")
     out = out.rename(columns={"threads": "thr", "target_ops_per_s": "rate"})
     return out if (out["point"] != "").any() else out.drop(columns="point")
