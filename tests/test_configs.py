@@ -141,7 +141,7 @@ def test_compare_page(two):
     assert "import benchlib" not in html and "Traceback" not in html
     # the against-base table (the base: cfga's key), its cnf names; the heatmaps and time series
     assert "cfga/rollback (base)" in html and ">cfgb/wal<" in html and "Relative throughput" in html
-    assert html.count("Plotly.newPlot") >= 3 and "3 runs overlaid" in html
+    assert html.count("Plotly.newPlot") >= 3 and "3 runs: each configuration" in html
     assert _network_references(html) == [] and str(a.parent) not in html
     for config in map(json.loads, re.findall(r"Plotly\.newPlot\(.*?(\{[^{}]*\"displaylogo\"[^{}]*\})\s*\)", html, re.S)):
         assert config["showSendToCloud"] is False

@@ -5,7 +5,8 @@ relative and of absolute throughput side by side, the chosen runs' time series o
 What ``compare.ipynb`` calls, one line each: :func:`combined` (the experiments' tables,
 a run named by (experiment, run) everywhere), :func:`configs_table` (the against-base
 table, coloured), :func:`compare_runs` (which runs the time series overlays) and
-:func:`runs_apart` (their ids made ``experiment/run`` where experiments share run ids).
+:func:`runs_apart` (their ids made ``experiment/run`` where experiments share run ids),
+:func:`time_series` (the runs overlaid).
 """
 from __future__ import annotations
 
@@ -92,6 +93,17 @@ def runs_apart(res: dict) -> dict:
     return out
 
 
+def time_series(res: dict, run_ids: list[str], interactive: bool) -> list:
+    """The chosen runs' time series (ids from :func:`compare_runs`): overlaid on one
+    figure (plotly), or a figure each (matplotlib draws one run a figure)."""
+    from .. import plots
+    apart = runs_apart(res)
+    if interactive:
+        from ..plots import interactive as P
+        return [P.timeseries(apart, list(run_ids))] if run_ids else []
+    return [plots.timeseries(apart, r) for r in run_ids]
+
+
 def compare_runs(res: dict, base: str | None = None, run_ids=None,
                  max_runs: int = MAX_RUNS) -> tuple[list[str], str]:
     """The runs the time series overlays (ids as :func:`runs_apart` names them) and a line
@@ -109,7 +121,7 @@ def compare_runs(res: dict, base: str | None = None, run_ids=None,
     else:
         chosen, said = _at_the_base_best(res, apart)
     shown, left = chosen[:max_runs], chosen[max_runs:]
-    line = f"{len(shown)} run{'s' if len(shown) != 1 else ''} overlaid: {said}"
+    line = f"{len(shown)} run{'s' if len(shown) != 1 else ''}: {said}"
     if left:
         line += f"; {len(left)} not drawn: {', '.join(left)} (`benchlib report --runs PATTERN`)"
     return shown, line
@@ -141,4 +153,4 @@ def _at_the_base_best(res: dict, apart: dict) -> tuple[list[str], str]:
     return out, f"each configuration's first run at the base's ({b.label}) fastest point: {where}"
 
 
-__all__ = ["combined", "compare_runs", "configs_table", "experiments_in", "runs_apart"]
+__all__ = ["time_series", "combined", "compare_runs", "configs_table", "experiments_in", "runs_apart"]
