@@ -147,3 +147,11 @@ def test_compare_page(two):
         assert config["showSendToCloud"] is False
     index = (a.parent / "index.html").read_text()
     assert 'href="compare-cfga-cfgb/reports/compare.html"' in index
+
+
+def test_a_base_that_is_no_target_is_refused(tmp_path, capsys):
+    p = tmp_path / "nobase.yaml"
+    p.write_text(yaml.safe_dump(small_experiment("nobase", "sqlite", base="pg")))
+    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "base: 'pg' is no target (targets: nobase)" in err and err.count("\n") == 1
