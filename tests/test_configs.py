@@ -155,3 +155,10 @@ def test_a_base_that_is_no_target_is_refused(tmp_path, capsys):
     assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "base: 'pg' is no target (targets: nobase)" in err and err.count("\n") == 1
+
+
+def test_a_changed_base_reruns_nothing():
+    from benchlib.run.preflight import changed_keys
+    # which target the others are set against is read by the summaries, not measured
+    assert changed_keys({"base": "wal", "seed": 1}, {"base": "rollback", "seed": 1}) == []
+    assert changed_keys({"seed": 1}, {"base": "rollback", "seed": 1}) == []   # a folder from before base:
