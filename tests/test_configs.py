@@ -162,3 +162,11 @@ def test_a_changed_base_reruns_nothing():
     # which target the others are set against is read by the summaries, not measured
     assert changed_keys({"base": "wal", "seed": 1}, {"base": "rollback", "seed": 1}) == []
     assert changed_keys({"seed": 1}, {"base": "rollback", "seed": 1}) == []   # a folder from before base:
+
+
+@pytest.mark.slow
+def test_another_workload_is_not_set_against_the_base():
+    df = configs_frame(load_results(Path(__file__).resolve().parents[1] / "data" / "samples"))
+    assert df.attrs["base"] == "sample/sqlite"
+    assert "ybio/sqlite: ran ybio, the base ycsb" in df.attrs["unpaired"]
+    assert set(df["config"]) == {"sample-configs/sqlite-wal", "sample-configs/sqlite-rollback"}

@@ -72,7 +72,8 @@ def configs_table(res: dict, base: str | None = None):
             i += 1
     return table.style.apply(lambda _: colours, axis=None).hide(axis="index").set_caption(
         f"X / {df.attrs['base']} (the base, its own figures on its line): ratio [95% interval]; "
-        f"~ not significant; r.* the runs' loops together")
+        f"~ not significant; r.* the runs' loops together"
+        + "".join(f"; not compared: {u}" for u in df.attrs.get("unpaired", [])))
 
 
 def _column_of(metric: str, names: dict) -> str | None:

@@ -92,6 +92,17 @@ def base_of(results: dict, configs: list[Config], base: str | None = None) -> Co
     return found[0]
 
 
+def _workloads(results: dict) -> dict[Config, str]:
+    """{configuration: the workload its runs ran}."""
+    runs = results["runs"]
+    if "workload" not in runs:
+        return {}
+    out = {}
+    for e, c, w in zip(runs["experiment"].astype(str), runs["config"].astype(str), runs["workload"]):
+        out.setdefault((e, c), str(w) if isinstance(w, str) else "")
+    return {c: out.get((c.experiment, c.config), "") for c in configurations(results)}
+
+
 def one_config(results: dict, c: Config) -> dict:
     """``results`` of the runs of one configuration of one experiment."""
     runs = results["runs"]
@@ -144,11 +155,14 @@ def configs_frame(results: dict, base: str | None = None) -> pd.DataFrame:
                            "here: nothing to set against a base (benchlib compare BASE B C … "
                            "sets experiments against one)")
     b = base_of(results, configs, base)
-    others = [c for c in configs if c != b]
+    ran = _workloads(results)
+    apart = [c for c in configs if c != b and ran.get(c, "") != ran.get(b, "")]
+    others = [c for c in configs if c != b and c not in apart]
     df = against_base(one_config(results, b), [(c.label, one_config(results, c)) for c in others],
                       pairs=[(b.config, c.config) for c in others], samples=samples_with_eff,
                       metrics=METRICS, all_loops=True)
-    unpaired = df.attrs.get("unpaired", [])
+    unpaired = df.attrs.get("unpaired", []) + [   # a ratio of two workloads' figures means nothing
+        f"{c.label}: ran {ran.get(c) or '?'}, the base {ran.get(b) or '?'}" for c in apart]
     if len(df):
         df = df.assign(base_config=b.label, experiment=df["config"].map({c.label: c.experiment for c in others}))
     df.attrs["unpaired"], df.attrs["base"] = unpaired, b.label
