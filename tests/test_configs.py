@@ -23,9 +23,10 @@ from benchlib.summaries.against_base import ALL_LOOPS
 from benchlib.summaries.configs import configs_frame
 
 
-def _experiment(tmp: Path, name: str, targets: list[dict], **over) -> Path:
+def _experiment(tmp: Path, name: str, targets: list[dict], run: dict | None = None, **over) -> Path:
     # loops of 2 whole seconds: a run's throughput has batch means, so an interval
-    exp = small_experiment(name, "sqlite", targets=targets, run={"threads": [1, 2], "loops": 2, "loop_secs": 2.1},
+    exp = small_experiment(name, "sqlite", targets=targets,
+                           run={"threads": [1, 2], "loops": 2, "loop_secs": 2.1, **(run or {})},
                            properties={"recordcount": 500, "operationcount": 10**9, "readproportion": 0.5,
                                        "updateproportion": 0.5, "requestdistribution": "zipfian"}, **over)
     p = tmp / f"{name}.yaml"
@@ -37,13 +38,14 @@ def _experiment(tmp: Path, name: str, targets: list[dict], **over) -> Path:
 @pytest.fixture(scope="module")
 def two(tmp_path_factory) -> tuple[Path, Path]:
     """cfga: two SQLite configurations (WAL; rollback journal, the base: by its key), 1
-    and 2 threads, 2 loops; cfgb: the WAL one alone."""
+    and 2 threads, 2 loops; cfgb: the WAL one alone, 2 threads."""
     tmp = tmp_path_factory.mktemp("configs")
     wal = {"name": "wal", "url": f"sqlite:///{tmp / 'wal.sqlite'}"}
     rollback = {"name": "rollback", "url": f"sqlite:///{tmp / 'rollback.sqlite'}",
                 "options": {"pragmas": {"journal_mode": "delete", "synchronous": "off"}}}
     a = _experiment(tmp, "cfga", [wal, rollback], base="rollback")
-    b = _experiment(tmp, "cfgb", [{**wal, "url": f"sqlite:///{tmp / 'walb.sqlite'}"}])
+    b = _experiment(tmp, "cfgb", [{**wal, "url": f"sqlite:///{tmp / 'walb.sqlite'}"}],
+                    run={"threads": [2]})
     return a, b
 
 
@@ -141,7 +143,9 @@ def test_compare_page(two):
     assert "import benchlib" not in html and "Traceback" not in html
     # the against-base table (the base: cfga's key), its cnf names; the heatmaps and time series
     assert "cfga/rollback (base)" in html and ">cfgb/wal<" in html and "Relative throughput" in html
-    assert html.count("Plotly.newPlot") >= 3 and "3 runs: each configuration" in html
+    shown, _ = reports.compare_runs(reports.combined([a, b]))
+    assert html.count("Plotly.newPlot") >= 3 and f"{len(shown)} runs: each configuration" in html
+    assert shown[0].startswith("cfga/rollback-") and len(shown) >= 2   # the base's run first
     assert _network_references(html) == [] and str(a.parent) not in html
     for config in map(json.loads, re.findall(r"Plotly\.newPlot\(.*?(\{[^{}]*\"displaylogo\"[^{}]*\})\s*\)", html, re.S)):
         assert config["showSendToCloud"] is False
