@@ -78,7 +78,9 @@ def _add_summary(sub):
     p.add_argument("path")
     p.add_argument("--kind", default="eff.op", choices=_Names(_summary_kinds), metavar="KIND",
                    help="%(choices)s (default %(default)s); points: per matrix point, mean and "
-                        "95%% interval of ops/s, p99, CPU/op")
+                        "95%% interval of ops/s, p99, CPU/op; configs: each configuration against a base")
+    p.add_argument("--base", metavar="NAME", help="--kind configs: the configuration the others are "
+                   "set against (default: the experiment's base:, else the first)")
     p.add_argument("--format", default="text", choices=["text", "csv", "json"])
     p.set_defaults(func=cmd_summary)
 
@@ -98,8 +100,14 @@ def _add_import(sub):
 
 
 def _add_report(sub):
-    p = sub.add_parser("report", help="render an experiment's HTML report (summary, heatmaps, time series)")
-    p.add_argument("experiment_dir", help="the experiment's folder, data/<experiment>")
+    p = sub.add_parser("report", help="render an experiment's HTML report (summary, heatmaps, time series); "
+                       "of several, each one's and a compare page")
+    p.add_argument("experiment_dir", nargs="+", help="the experiment's folder, data/<experiment>; several "
+                   "(or a data folder of several): each one's report, then a page comparing them")
+    p.add_argument("--compare", action="store_true",
+                   help="only the page comparing the experiments given (not each one's report)")
+    p.add_argument("--base", metavar="NAME", help="the compare page's base configuration (default: the "
+                   "first experiment's base:, else its first)")
     p.add_argument("--open", action="store_true", help="open the report in a browser")
     p.add_argument("--static", action="store_true",
                    help="plots as PNG images (default: interactive, one plotly.js file beside the pages)")
@@ -112,13 +120,20 @@ def _add_report(sub):
 
 def cmd_report(args) -> int:
     from . import reports
+    exps = list(dict.fromkeys(e for d in args.experiment_dir for e in reports.experiments_in(d)))
+    progress = False if args.no_progress else None
     try:
-        path = reports.report(args.experiment_dir, open_browser=args.open, static=args.static,
-                              progress=False if args.no_progress else None, runs=args.runs or None)
+        for exp in exps if not args.compare else ():
+            path = reports.report(exp, open_browser=args.open and len(exps) == 1, base=args.base,
+                                  static=args.static, progress=progress, runs=args.runs or None)
+            print(f"report: {path}")
+        if len(exps) > 1 or args.compare:
+            path = reports.compare_report(exps, base=args.base, runs=args.runs or None, static=args.static,
+                                          progress=progress, open_browser=args.open)
+            print(f"compare: {path}")
     except reports.ReportError as e:
         print(f"benchlib: {e}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"report: {path}")
     return EXIT_OK
 
 
@@ -237,11 +252,15 @@ def cmd_list(args) -> int:
 def cmd_summary(args) -> int:
     from . import summaries
     from .store import folders as results
+    if args.base is not None and args.kind != "configs":
+        from .params import ParameterError
+        raise ParameterError("--base: only --kind configs sets configurations against a base")
     res = results.load_results(args.path)
+    base = {"base": args.base} if args.kind == "configs" else {}
     if args.format == "text" and args.kind in summaries.KINDS:
-        print(summaries.summarize(res, args.kind))
+        print(summaries.summarize(res, args.kind, **base))
     elif args.kind in summaries.FRAMES:
-        _emit(summaries.FRAMES[args.kind](res), args.format)
+        _emit(summaries.FRAMES[args.kind](res, **base), args.format)
     else:
         raise SystemExit(f"benchlib: --kind {args.kind} prints as text only")
     return EXIT_OK

@@ -186,6 +186,7 @@ class Experiment(Strict):
     executor: str = Field(default_factory=executor_registry.default)  # run/registry.py's names
     dask: DaskSpec = Field(default_factory=DaskSpec)
     hw: HwSpec = Field(default_factory=HwSpec)   # where the DBMS host's figures come from
+    base: str | None = None   # the target (configuration) the others are set against: summary --kind configs
     source: str | None = None          # the file it was read from (set by the loader)
 
     @field_validator("workload")
@@ -211,6 +212,8 @@ class Experiment(Strict):
             raise ValueError("targets: at least one target")
         if len(set(names)) != len(names):
             raise ValueError(f"targets: names must be unique, got {names}")
+        if self.base is not None and self.base not in names:
+            raise ValueError(f"base: {self.base!r} is no target (targets: {', '.join(names)})")
         for t in self.targets:
             _check_processes(t, self.run.processes, self.load.processes)
         for t in self.targets if self.run.driver == "c" else ():

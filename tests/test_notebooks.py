@@ -170,8 +170,12 @@ def test_analysis_notebook_on_smoke_output(name, smoke_run, tmp_path):
         for caption in ("l.pre.eff.op", "r.L2.eff.sec", "r.L1.rt", "r.L2.run", "TEST passed"):
             assert caption in text
         assert "<table" in text
+    elif name == "compare":   # the relative and absolute heatmaps, the bars, a time series a run
+        runs, _ = reports.compare_runs(reports.combined(params["experiment_dirs"]))
+        assert len(runs) >= 2 and len(images) == 3 + len(runs)
+        assert "(base)</td>" in text   # the against-base table, the base on its own line
     else:
-        assert len(images) == {"heatmaps": 3, "timeseries": 1, "compare": 1, "kv": 1}[name]
+        assert len(images) == {"heatmaps": 3, "timeseries": 1, "kv": 1}[name]
 
 
 @pytest.mark.parametrize("name", ["heatmaps", "timeseries", "kv", "ybio"])

@@ -152,12 +152,14 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
     shutil.copytree(SAMPLES / "sample-configs", exp)
     assert cli.main(["report", str(exp), "--static", "--no-progress"]) == cli.EXIT_FAILED
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("benchlib: report of sample-configs: 1 of 3 notebooks failed: "
+    # two targets: the compare page too (each configuration against the base)
+    assert err[-1].startswith("benchlib: report of sample-configs: 1 of 4 notebooks failed: "
                               "heatmaps.ipynb failed in cell In [")
     assert "RuntimeError: broken on purpose" in err[-1]
     out = exp / "reports"
-    for name in ("summary", "timeseries"):
+    for name in ("summary", "timeseries", "compare"):
         assert (out / f"{name}.html").is_file()
+    assert "sqlite-wal (base)" in (out / "compare.html").read_text()
     # --static: the figures are PNG images, and no page carries plotly
     pngs = _pngs((out / "timeseries.html").read_text())
     assert len(pngs) == 2 and all(p[:8] == b"\x89PNG\r\n\x1a\n" and len(p) > 10_000 for p in pngs)

@@ -28,7 +28,10 @@ dotted name and, when unambiguous, its own (``load.batch_size`` = ``batch_size``
 every workload property (``recordcount``, ``updateproportion``) and ``pct_<op>`` =
 ``<op>proportion`` × 100 (``pct_update``).
 
-Interactive (plotly) twins of ``timeseries`` and ``heatmap``, and ``per_op`` bars,
+``relative_heatmap``: each configuration's throughput as a ratio to a base's,
+configuration × client count, a panel per experiment (:mod:`.relative`).
+
+Interactive (plotly) twins of ``timeseries``, ``heatmap`` and ``relative_heatmap``, and ``per_op`` bars,
 are in :mod:`.interactive`; :func:`pick` chooses for a notebook.
 
 A workload's own plots live in its folder, reached through :func:`own` (its
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 from .compare import combine, compare, select_runs
 from .heatmap import heatmap
+from .relative import relative_heatmap
 from .style import note
 from .timeseries import step_offsets, timeseries
 from .values import VALUES, Value, points, run_parameters, value_spec
@@ -65,4 +69,4 @@ def pick(interactive: bool):
 
 
 __all__ = ['VALUES', 'Value', 'combine', 'compare', 'heatmap', 'note', 'own', 'pick', 'points',
-           'run_parameters', 'select_runs', 'step_offsets', 'timeseries', 'value_spec']
+           'relative_heatmap', 'run_parameters', 'select_runs', 'step_offsets', 'timeseries', 'value_spec']

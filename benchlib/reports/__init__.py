@@ -26,6 +26,7 @@ from ..masking import mask_text
 from ..store import folders as results
 from ..store.place import writable_folder
 from ..version import __version__
+from .comparison import combined, compare_runs, configs_table, experiments_in, runs_apart, time_series
 from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
@@ -34,10 +35,11 @@ from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
 # reports.execute is the module (papermill), its function is reports.execute.execute
 
 REPORT_NOTEBOOKS = ("summary", "heatmaps", "timeseries")
+COMPARE = "compare"   # the compare page: an experiment of several configurations, or several experiments
 
 
 def report(experiment_dir, *, open_browser: bool = False, progress: bool | None = None,
-           static: bool = False, runs: list[str] | None = None) -> Path:
+           static: bool = False, runs: list[str] | None = None, base: str | None = None) -> Path:
     """Execute the analysis notebooks on an experiment, render them, update the index.
 
     The plots are interactive (plotly: hover, zoom, legend toggles; one plotly.js file in
@@ -59,7 +61,9 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     pages = {name: f"{name}.html" for name in notebooks}
     errors: list[str] = []
     rendered = datetime.now(timezone.utc)
-    params = {"experiment_dir": str(exp_dir), "interactive": not static}
+    params = {"experiment_dir": str(exp_dir), "experiment_dirs": [str(exp_dir)], "interactive": not static}
+    if base:   # the compare page's base (else the experiment's base:, else its first)
+        params["base"] = base
     if runs:   # the time series page's runs: ids or patterns (display.time_series_runs)
         params["run_ids"] = list(runs)
     failed = execute_all(notebooks, out, params, exp_dir.name, progress)
@@ -85,6 +89,49 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
     return main
 
 
+def compare_report(experiment_dirs, *, base: str | None = None, runs: list[str] | None = None,
+                   static: bool = False, progress: bool | None = None, open_browser: bool = False) -> Path:
+    """The compare page of two or more experiments (a data folder: its experiments),
+    ``<data>/compare-<A>-<B>…/reports/compare.html`` beside them, listed in the data
+    folder's index: each configuration against ``base`` (else the first experiment's
+    ``base:``, else its first configuration), the heatmaps, the ``runs`` overlaid.
+    :class:`ReportError` when the notebook fails (its page keeps the error)."""
+    dirs = [e for d in experiment_dirs for e in experiments_in(Path(d).resolve())]
+    dirs = list(dict.fromkeys(dirs))
+    if len(dirs) < 2:
+        raise results.ResultsError(f"{', '.join(map(str, experiment_dirs))}: one experiment; the "
+                                   "compare page sets two or more side by side (its own report has "
+                                   "one when it has several configurations)")
+    data = dirs[0].parent
+    out_dir = data / ("compare-" + "-".join(d.name for d in dirs))[:120]
+    out = out_dir / REPORTS_DIR
+    writable_folder(data, "the compare page is written there", make=False)
+    params = {"experiment_dirs": [str(d) for d in dirs], "base": base, "interactive": not static}
+    if runs:
+        params["run_ids"] = list(runs)
+    err = execute_all((COMPARE,), out, params, out_dir.name, progress).get(COMPARE)
+    rendered = datetime.now(timezone.utc)
+    pages = {COMPARE: f"{COMPARE}.html"}
+    ipynb = out / f"{COMPARE}.ipynb"
+    if ipynb.exists():
+        ipynb.chmod(0o644)
+        note = f"{' · '.join(d.name for d in dirs)} · rendered {rendered:%Y-%m-%d %H:%M} UTC" + (" · FAILED" if err else "")
+        render_html(ipynb, out / pages[COMPARE], Nav(out_dir.name, COMPARE, pages, note))
+    names = ", ".join(d.name for d in dirs)
+    publish(out / "report.json", json.dumps({
+        "experiment": out_dir.name, "headline": mask_text(f"compare {names}" + (f", base {base}" if base else "")),
+        "pages": pages, "errors": [mask_text(err)] if err else [], "runs": "",
+        "rendered": rendered.isoformat(), "benchlib_version": __version__, "compares": [d.name for d in dirs]},
+        indent=2))
+    write_index(data)
+    if open_browser:
+        import webbrowser
+        webbrowser.open((out / pages[COMPARE]).as_uri())
+    if err:
+        raise ReportError(f"compare page of {names}: {err} (page in {out})")
+    return out / pages[COMPARE]
+
+
 def _write_report_json(exp_dir: Path, pages: dict, errors: list[str], rendered: datetime) -> None:
     """``reports/report.json``: what the data folder's index shows of the experiment. Like
     the pages and the index made from it, it is published readable by all (0644: a web
@@ -102,13 +149,16 @@ def _write_report_json(exp_dir: Path, pages: dict, errors: list[str], rendered: 
 
 
 def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
-    """The analysis notebooks of an experiment's report: the common ones, then those
-    its workload adds (``Workload.report_notebooks``, e.g. ybio's RIOPS plot)."""
+    """The analysis notebooks of an experiment's report: the common ones, the compare
+    page where it has several targets (configurations), then those its workload adds (``Workload.report_notebooks``, e.g. ybio's RIOPS plot)."""
     names = list(REPORT_NOTEBOOKS)
     try:
-        workload = json.loads((exp_dir / "experiment.json").read_text()).get("workload")
-    except (OSError, ValueError):
-        workload = None  # an imported run: no experiment.json
+        spec = json.loads((exp_dir / "experiment.json").read_text())
+        workload = spec.get("workload")
+    except (OSError, ValueError, AttributeError):
+        spec, workload = {}, None  # an imported run: no experiment.json
+    if len(spec.get("targets") or []) > 1:   # configurations: each against the base, on a page
+        names.append(COMPARE)
     if workload:
         from ..registries.workloads import workload_class
         try:
@@ -118,6 +168,7 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-__all__ = ["REPORT_NOTEBOOKS", "against_base", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
+__all__ = ["COMPARE", "REPORT_NOTEBOOKS", "against_base", "combined", "compare_report", "compare_runs",
+           "configs_table", "experiments_in", "runs_apart", "time_series", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
            "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
            "run_experiment_notebook", "show_summary", "side_by_side", "time_series_runs", "write_index"]

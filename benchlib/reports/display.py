@@ -179,11 +179,13 @@ def against_base(res: dict):
     scores = df.assign(score=[ab.score(r) for _, r in df.iterrows()]).pivot_table(
         index=list(text.index.names), columns="config", values="score", aggfunc="first",
         sort=False).reindex(index=text.index, columns=text.columns)
-    return text.style.apply(lambda _: scores.map(_colour), axis=None).set_caption(
+    return text.style.apply(lambda _: scores.map(score_colour), axis=None).set_caption(
         f"X / {configs[0]} (the base): ratio [95% interval]; {ab.NOT_SIGNIFICANT} not significant")
 
 
-def _colour(score: float) -> str:
+def score_colour(score: float) -> str:
+    """A table cell's colour from its score (:func:`..summaries.against_base.score`):
+    green better, red worse, the deeper the larger (up to 2×); none where not significant."""
     if pd.isna(score) or score == 0:
         return ""
     a = min(abs(score), 1.0) * 0.6 + 0.1

@@ -18,7 +18,7 @@ from ..version import __version__
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORTS_DIR = "reports"
-TITLES = {"summary": "summary", "heatmaps": "heatmaps", "timeseries": "time series"}
+TITLES = {"summary": "summary", "heatmaps": "heatmaps", "timeseries": "time series", "compare": "compare"}
 
 
 @dataclass

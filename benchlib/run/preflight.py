@@ -24,8 +24,9 @@ def resolved_parameters(exp: Experiment) -> dict:
 
 # what a run's figures do not depend on: a changed description does not stop a rerun, nor
 # where the DBMS host's figures come from (hw:, newer than some folders; a finished run
-# gets them after the fact with `benchlib import prometheus`)
-NOT_MEASURED = frozenset({"source", "description", "hw"})
+# gets them after the fact with `benchlib import prometheus`), nor which target the others
+# are set against (base:, read by the summaries; newer than some folders)
+NOT_MEASURED = frozenset({"source", "description", "hw", "base"})
 # nor whether a load may replace a table benchlib did not make, nor whether a provisioned
 # server's data is loaded in each run or copied from one load (the same data; both newer
 # than some folders)

@@ -13,6 +13,8 @@ line per format:
 - :func:`experiment_summary`  the YCSB experiments' "Show Summary" with its tests
 - ``loops``              per run loop ops/s, p99s, CPU and I/O per op, and the loop from
                          which they settled (:mod:`.settling`)
+- :func:`configs`        each configuration against a base, per run loop and client count:
+                         relative tps and p99 with intervals, the seed's figures per op (:mod:`.configs`)
 
 Each frame is numeric with NaN where the source lacks a figure; :func:`format_lines`
 prints it as the seed's fixed-width text (blank, never 0). Formulas and units are in
@@ -31,7 +33,7 @@ from .attribution import attribution_lines
 from .stepstats import hw_legend, select, with_step_stats
 
 LINE_KINDS = {"eff.op": eff_op, "eff.sec": eff_sec, "rt": response_times, "run": run_lines}
-KINDS = (*LINE_KINDS, "experiment", "loops")   # the summaries with a text of their own (summarize)
+KINDS = (*LINE_KINDS, "experiment", "loops", "configs")   # the summaries with a text of their own (summarize)
 
 
 def own_tables(workload: str):
@@ -55,7 +57,14 @@ def loops(results: dict) -> pd.DataFrame:
     return frame(results)
 
 
-FRAMES = {**LINE_KINDS, "points": points, "loops": loops}   # the summaries that are a table (csv, json)
+def configs(results: dict, base: str | None = None) -> pd.DataFrame:
+    """Each configuration against ``base`` (else the experiment's ``base:``, else the
+    first): per run loop, point and metric, the ratio and its interval (:mod:`.configs`)."""
+    from .configs import configs_frame
+    return configs_frame(results, base)
+
+
+FRAMES = {**LINE_KINDS, "points": points, "loops": loops, "configs": configs}   # the summaries that are a table (csv, json)
 ALL_KINDS = tuple(dict.fromkeys([*KINDS, *FRAMES]))   # what `benchlib summary --kind` offers
 
 
@@ -66,8 +75,12 @@ def summary_frame(results: dict, kind: str) -> pd.DataFrame:
     return LINE_KINDS[kind](results)
 
 
-def summarize(results: dict, kind: str) -> str:
-    """The text of one summary: ``kind`` in eff.op, eff.sec, rt, run, experiment, loops."""
+def summarize(results: dict, kind: str, base: str | None = None) -> str:
+    """The text of one summary: ``kind`` in eff.op, eff.sec, rt, run, experiment, loops,
+    configs (``base``: the configuration the others are set against)."""
+    if kind == "configs":
+        from .configs import configs_text
+        return configs_text(results, base)
     if kind == "experiment":
         return experiment_summary(results).text
     if kind == "loops":
@@ -106,5 +119,5 @@ def step_lines(results: dict, run_id: str, step: str) -> str:
     return "\n\n".join(b for b in blocks if b)
 
 
-__all__ = ["ExperimentSummary", "eff_op", "eff_sec", "experiment_summary", "format_lines", "own_tables",
+__all__ = ["ExperimentSummary", "configs", "eff_op", "eff_sec", "experiment_summary", "format_lines", "own_tables",
            "response_times", "run_lines", "step_lines", "summarize", "summary_frame"]

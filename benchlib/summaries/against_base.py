@@ -27,8 +27,14 @@ BASE_METRICS = {**METRICS, "io_kb_per_op": "lower"}
 NOT_SIGNIFICANT = "~"   # the mark of a ratio whose 95% interval spans 1
 
 
+ALL_LOOPS = "r.*"   # the step of a run's figure over all its run loops (as compare, the headline)
+
+
 def _only_step(results: dict, step: str) -> dict:
-    """``results`` with one run step (its steps, latency, intervals and hw rows)."""
+    """``results`` with one run step (its steps, latency, intervals and hw rows); all of
+    them for :data:`ALL_LOOPS`."""
+    if step == ALL_LOOPS:
+        return results
     return {k: (v[v["step"] == step] if isinstance(v, pd.DataFrame) and "step" in v else v)
             for k, v in results.items()}
 
@@ -39,17 +45,24 @@ def _run_steps(results: dict) -> list[str]:
     return sorted(names, key=lambda s: (len(s), s))
 
 
-def against_base(base: dict, others: list[tuple[str, dict]], pairs: Pairs | None = None) -> pd.DataFrame:
+def against_base(base: dict, others: list[tuple[str, dict]], pairs: Pairs | None = None, *,
+                 samples=run_samples, metrics: dict = BASE_METRICS, all_loops: bool = False) -> pd.DataFrame:
     """One row per configuration, point, step and metric: ``config target (the base's)
     target_other threads target_ops_per_s point step metric base value ratio ci_low ci_high significant
     verdict``; ``others`` is [(name, results)] in the order they are shown; ``pairs``:
-    (base's target, another's) where they are not the same configuration."""
+    (base's target, another's) where they are not the same configuration. ``samples``:
+    the runs' figures (:func:`.samples.run_samples`, or one that adds columns), ``metrics``
+    those set against the base first; ``all_loops``: also the runs' loops together (step
+    :data:`ALL_LOOPS`, the figure ``compare`` prints) where there are several."""
     rows, unpaired = [], []
+    steps = _run_steps(base)
+    steps += [ALL_LOOPS] if all_loops and len(steps) > 1 else []
     for name, res in others:
         found = False
-        for step in _run_steps(base):
-            sb = run_samples(_only_step(base, step))
-            so = run_samples(_only_step(res, step)) if step in _run_steps(res) else pd.DataFrame()
+        for step in steps:
+            sb = samples(_only_step(base, step))
+            here = step == ALL_LOOPS or step in _run_steps(res)
+            so = samples(_only_step(res, step)) if here else pd.DataFrame()
             if not len(sb) or not len(so):
                 continue
             try:   # the pairs that name this configuration's targets; the same ones else
@@ -59,9 +72,9 @@ def against_base(base: dict, others: list[tuple[str, dict]], pairs: Pairs | None
                 unpaired.append(f"{name}: {e}")
                 break
             found = True
-            metrics = list(dict.fromkeys([*BASE_METRICS, *metrics_of(sb), *metrics_of(so)]))
+            names = list(dict.fromkeys([*metrics, *metrics_of(sb), *metrics_of(so)]))
             for (kb, gb), (ko, go) in matched:
-                for metric in metrics:
+                for metric in names:
                     a, b = estimate(gb, metric), estimate(go, metric)
                     if a and b:
                         rows.append(_row(name, kb, ko, step, metric, a, b))

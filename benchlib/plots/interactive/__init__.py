@@ -10,6 +10,7 @@ static report never loads plotly.
     timeseries(results, run_id | [run_ids], ops=None)   per second, runs overlaid
     heatmap(results, value, x, y, op, step)              a cell's runs in its hover
     per_op(results, by, metric, steps)                   bars per op (kv's mix, LinkBench's request types)
+    relative_heatmap(results, base, metric)              each configuration / the base, a panel per experiment
 
 A workload's own plots are in its folder (``plots.own(workload, interactive=True)``).
 """
@@ -19,5 +20,6 @@ from .figure import MAX_POINTS, Interactive, decimate, plotly_js
 from .heatmap import heatmap
 from .timeseries import timeseries
 from .ops import per_op
+from .relative import relative_heatmap
 
-__all__ = ["MAX_POINTS", "Interactive", "decimate", "heatmap", "per_op", "plotly_js", "timeseries"]
+__all__ = ["MAX_POINTS", "Interactive", "decimate", "heatmap", "per_op", "plotly_js", "relative_heatmap", "timeseries"]
