@@ -19,7 +19,7 @@ from .base import (
     process_tree,
     url_query_check,
 )
-from .dialect import Dialect
+from .sql.mysql import MysqlDialect
 
 
 def connect_params(url: str) -> dict:
@@ -55,7 +55,7 @@ def check_engine(engine) -> str:
 
 class MysqlTarget(Target):
     kind = "mysql"
-    dialect = Dialect("mysql", placeholder="%s", ident_quote="`")
+    dialect = MysqlDialect()
     server_names, default_port = ("mariadbd", "mysqld"), 3306
     prometheus_queries = {"db_size_gb": 'sum(mysql_info_schema_table_size{schema="$datname"})'}  # mysqld_exporter
     tracks_tables = True   # benchlib's mark: the table's COMMENT

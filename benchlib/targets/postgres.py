@@ -15,7 +15,7 @@ import secrets
 from urllib.parse import urlsplit
 
 from .base import Target, TargetError, is_local_host, process_tree
-from .dialect import Dialect
+from .sql.postgres import PostgresDialect
 
 
 def conninfo(url: str) -> str:
@@ -26,7 +26,7 @@ def conninfo(url: str) -> str:
 
 class PostgresTarget(Target):
     kind = "postgres"
-    dialect = Dialect("postgres", placeholder="%s", numbered=True)
+    dialect = PostgresDialect()
     server_names, default_port = ("postgres",), 5432
     # postgres_exporter; its ``server`` label (host:port of the cluster it watches, 0.11) when it has one
     prometheus_queries = {"db_size_gb": 'pg_database_size_bytes{datname="$datname",server=~"(.*:$port)?"}'}

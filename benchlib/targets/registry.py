@@ -53,6 +53,7 @@ register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRed
          extra="redis")
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
+register("duckdb", "benchlib.targets.duckdb:DuckdbTarget", schemes=("duckdb",), embedded=True)
 
 
 def kinds() -> list[str]:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from ..filemodes import create_private
 from .base import Endpoint, Target
-from .dialect import Dialect
+from .sql.sqlite import SqliteDialect
 
 
 class SqliteTarget(Target):
     kind = "sqlite"
-    dialect = Dialect("sqlite", placeholder="?", engine_in_clients=True)
+    dialect = SqliteDialect()
     option_names = ("path", "pragmas", "busy_timeout_ms")
     # benchlib's mark: a row of its registry table (SQLite has no table comments), with
     # the table's CREATE statement then: a table made again by someone else is not marked
