@@ -72,14 +72,6 @@ class DuckdbTarget(Target):
     def connect(self):
         return _open(str(self.path))
 
-    @classmethod
-    def connection_lost(cls, exc):
-        return False    # a file in this process: there is no connection to lose
-
-    @classmethod
-    def ping(cls, conn):
-        conn.execute("SELECT 1")
-
     def dbms_info(self) -> dict:
         return {"name": "DuckDB", "version": _duckdb().__version__}
 
@@ -102,14 +94,6 @@ class DuckdbTarget(Target):
         finally:
             conn.close()
         return TableFacts(cols, row[0] == MARK)
-
-    def mark_table(self, table: str) -> None:
-        from .ownership import MARK
-        conn = self.connect()
-        try:   # a utility statement binds no parameter: MARK is a literal without quotes
-            conn.execute(f"COMMENT ON TABLE {self.quote_ident(table)} IS '{MARK}'")
-        finally:
-            conn.close()
 
     def index_columns(self, conn, table, index):
         row = conn.execute("SELECT table_name, expressions FROM duckdb_indexes() WHERE "

@@ -28,14 +28,6 @@ class SqliteTarget(Target):
     def connect_endpoint(cls, endpoint):
         return _connect(endpoint)
 
-    @classmethod
-    def connection_lost(cls, exc):
-        return False    # a file in this process: there is no connection to lose
-
-    @classmethod
-    def ping(cls, conn):
-        conn.execute("SELECT 1")
-
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)
         if url.startswith("sqlite:///"):

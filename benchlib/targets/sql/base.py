@@ -111,6 +111,25 @@ class SqlDialect(Dialect):
         """In :meth:`upsert`'s ``update``: the row's value of ``column`` before it."""
         return f"{self.quote_ident(table)}.{self.quote_ident(column)}"
 
+    # ------------------------------------------------------------------ the connection
+    def connection_lost(self, exc: BaseException) -> bool | None:
+        """Whether the driver's error says the connection is lost (True), that the server
+        answered (False), or neither (None: a ping decides); an engine inside the client
+        process has no connection to lose."""
+        return False if self.engine_in_clients else None
+
+    def ping(self, conn) -> None:
+        """A round trip on the driver's connection; raises when it fails."""
+        cur = conn.cursor()
+        cur.execute("SELECT 1")
+        cur.fetchall()
+
+    def mark_sql(self, table: str) -> list[str]:
+        """Benchlib's mark on ``table`` (targets/ownership.py): its comment. A utility
+        statement binds no parameter: the mark is a literal without quotes."""
+        from ..ownership import MARK
+        return [f"COMMENT ON TABLE {self.quote_ident(table)} IS '{MARK}'"]
+
     # ------------------------------------------------------------------ what a write did
     def rows_matched(self, cursor, *, update: bool = False) -> int | None:
         """The rows the cursor's last UPDATE (``update``) or DELETE found, by the

@@ -6,8 +6,6 @@ also returns its count as a row, which is the driver's truth asked here first.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
 from .base import SqlDialect
 
 
@@ -16,10 +14,8 @@ class DuckdbDialect(SqlDialect):
     name: str = "duckdb"
     placeholder: str = "?"
     engine_in_clients: bool = True
-    text_type: ClassVar[str] = "VARCHAR"
-    long_text_type: ClassVar[str] = "VARCHAR"
-    update_returning: ClassVar[bool] = True
-    for_update: ClassVar[str] = ""
+    text_type = long_text_type = "VARCHAR"
+    update_returning, for_update = True, ""    # RETURNING; no row locks to take
 
     def key_type(self, size: int) -> str:
         return "VARCHAR"     # compared bytewise (no collation unless one is set)

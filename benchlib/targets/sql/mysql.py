@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import starmap
 from typing import ClassVar
 
 from .base import SqlDialect
@@ -25,12 +26,6 @@ def _info(cursor) -> bytes:
     info = getattr(cursor.connection, "info", None)
     text = info() if callable(info) else None
     return text.encode() if isinstance(text, str) else (text or b"")
-
-
-def _literal(v) -> str:
-    """A value of :meth:`MysqlDialect.bulk_payload`'s plain rows: a number as it is, a
-    text in quotes (letters and digits: nothing to escape)."""
-    return str(v) if isinstance(v, int) else f"'{v}'"
 
 
 @dataclass(frozen=True)
@@ -75,6 +70,28 @@ class MysqlDialect(SqlDialect):
             return int(m.group(1)) if m else n   # no such line: not an UPDATE
         return n
 
+    def connection_lost(self, exc):
+        # the client library's "gone away" (2006), "lost connection" (2013, 2055), the
+        # server's "connection was killed" (1927), shutdown (1053), inactivity (4031);
+        # any other server code (1000-1999): the server answered
+        if type(exc).__module__.split(".")[0] not in ("MySQLdb", "pymysql"):
+            return None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        if code in (2006, 2013, 2055, 1927, 1053, 4031):
+            return True
+        return False if code is not None and 1000 <= code < 2000 else None
+
+    def ping(self, conn):
+        if type(conn).__module__.startswith("pymysql"):
+            conn.ping(reconnect=False)
+        else:
+            conn.ping()
+
+    def mark_sql(self, table):
+        from ..ownership import MARK
+        # metadata only: the table is not copied
+        return [f"ALTER TABLE {self.quote_ident(table)} COMMENT = '{MARK}'"]
+
     def is_duplicate_key(self, exc):
         return bool(getattr(exc, "args", None)) and exc.args[0] == ER_DUP_ENTRY
 
@@ -94,8 +111,9 @@ class MysqlDialect(SqlDialect):
         head = self.insert_sql(table, columns).split(" VALUES ")[0] + " VALUES "
         try:
             return head + ",".join("('" + "','".join(r) + "')" for r in rows)
-        except TypeError:   # numbers among the values: written as numbers
-            return head + ",".join("(" + ",".join(_literal(v) for v in r) + ")" for r in rows)
+        except TypeError:   # numbers among the values: written as numbers (str.format: C)
+            row = "(" + ",".join("{}" if isinstance(v, int) else "'{}'" for v in rows[0]) + ")"
+            return head + ",".join(starmap(row.format, rows))
 
     def bulk_load(self, conn, table, columns, payload) -> None:
         if isinstance(payload, str):

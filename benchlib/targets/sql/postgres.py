@@ -4,6 +4,7 @@ by its SQLSTATE; libpq's numbered markers understood ($1 …) beside psycopg's `
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import starmap
 from typing import ClassVar
 
 from .base import SqlDialect
@@ -48,6 +49,17 @@ class PostgresDialect(SqlDialect):
         verb = "VACUUM ANALYZE" if vacuum else "ANALYZE"
         return [f"{verb} {self.quote_ident(t)}" for t in tables]
 
+    def connection_lost(self, exc):
+        # SQLSTATE class 08 (connection exceptions), admin_shutdown (pg_terminate_backend),
+        # crash_shutdown, cannot_connect_now; any other SQLSTATE: the server answered
+        state = getattr(exc, "sqlstate", None) if type(exc).__module__.startswith("psycopg") else None
+        return (state.startswith("08") or state in ("57P01", "57P02", "57P03")) if state else None
+
+    def ping(self, conn):
+        if conn.closed or conn.broken:
+            raise ConnectionError("the connection is closed")
+        conn.execute("SELECT 1")
+
     def is_duplicate_key(self, exc):
         return getattr(exc, "sqlstate", None) == UNIQUE_VIOLATION
 
@@ -58,11 +70,16 @@ class PostgresDialect(SqlDialect):
     def bulk_payload(self, table, columns, rows, *, plain=False):
         """COPY text: with ``plain`` the values joined as they are (bytes, or anything
         ``str`` writes), else each escaped (:func:`_copy_value`)."""
+        if not rows:
+            return b""
         if plain:
-            if rows and isinstance(rows[0][0], bytes):
+            if isinstance(rows[0][0], bytes):
                 return b"".join(b"\t".join(r) + b"\n" for r in rows)
-            return "".join("\t".join(map(str, r)) + "\n" for r in rows).encode()
-        return "".join("\t".join(_copy_value(v) for v in r) + "\n" for r in rows).encode()
+            line = "\t".join(["{}"] * len(rows[0])) + "\n"     # str.format: C, no call per value
+            return "".join(starmap(line.format, rows)).encode()
+        # numbers and bytes inline (a load's values), anything else escaped
+        return "".join("\t".join("\\\\x" + v.hex() if type(v) is bytes else str(v) if type(v) is int
+                                 else _copy_value(v) for v in r) + "\n" for r in rows).encode()
 
     def bulk_load(self, conn, table, columns, payload) -> None:
         """One COPY: one statement, so all its rows or none."""
