@@ -150,3 +150,15 @@ def test_duckdb_runs_ycsb_and_kv_with_no_binding_of_its_own(tmp_path):
                             ).fetchone()[0] == 1
     finally:
         conn.close()
+
+
+def test_a_dialect_without_what_a_generic_binding_needs_is_refused_in_one_line(tmp_path, capsys):
+    pytest.importorskip("duckdb", reason="duckdb is not installed (benchlib[duckdb])")
+    path = tmp_path / "lb.yaml"     # LinkBench's nodes need an auto-numbered id
+    path.write_text(yaml.safe_dump({"experiment": "lbduck", "workload": "linkbench",
+                                    "properties": {"maxid1": 101},
+                                    "targets": [{"name": "d", "url": "duckdb"}]}))
+    assert cli.main(["run", str(path), "--data-dir", str(tmp_path / "data")]) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+    assert len(err) == 1 and "linkbench does not run on target 'd' (duckdb): its SQL lacks serial_keys" in err[0]
+    assert not (tmp_path / "data" / "lbduck").exists()

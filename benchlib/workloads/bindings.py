@@ -21,17 +21,18 @@ from ..targets.registry import import_ref
 ANY_SQL = "any SQL dialect"   # how a refusal names what the generic SQL binding serves
 
 
-def speaks_sql(dialect) -> bool:
-    """The dialect (an object, or a registered target's dialect's name) has the SQL
-    services a generic binding speaks through (a :class:`~benchlib.targets.sql.SqlDialect`)."""
+def sql_dialect(dialect):
+    """The dialect (an object, or a registered target's dialect's name) when it has the
+    SQL services a generic binding speaks through (a
+    :class:`~benchlib.targets.sql.SqlDialect`), else None."""
     from ..targets.sql import SqlDialect
     if isinstance(dialect, str):
         from ..targets.dialect import named
         try:
             dialect = named(dialect)
         except ValueError:
-            return False
-    return isinstance(dialect, SqlDialect)
+            return None
+    return dialect if isinstance(dialect, SqlDialect) else None
 
 
 def use_c_loop(driver: str, missing: str | None) -> bool:
@@ -48,10 +49,11 @@ def use_c_loop(driver: str, missing: str | None) -> bool:
 
 class Bindings:
     def __init__(self, workload: str, refs: dict[str, str | type] | None = None, *,
-                 sql: str | type | None = None):
+                 sql: str | type | None = None, sql_needs: tuple[str, ...] = ()):
         self.workload = workload
         self._refs: dict[str, str | type] = dict(refs or {})
         self._sql = sql     # the generic SQL binding: every SQL dialect without its own
+        self._needs = sql_needs   # what it asks of a dialect beyond SQL (its True attributes)
 
     def register(self, dialect: str, ref: str | type) -> None:
         """Bind ``dialect`` to ``ref``: ``"module:Class"`` or the class itself."""
@@ -66,15 +68,25 @@ class Bindings:
     def supports(self, dialect) -> bool:
         """A binding here for ``dialect`` (a :class:`Dialect` or its name): its own, or
         the generic SQL one where the dialect speaks SQL."""
-        return self._name(dialect) in self._refs or (self._sql is not None and speaks_sql(dialect))
+        return self._name(dialect) in self._refs or self._lacks(dialect) == ""
+
+    def _lacks(self, dialect) -> str | None:
+        """What the generic SQL binding needs that ``dialect`` lacks ("": nothing; None:
+        no generic binding, or not a SQL dialect)."""
+        d = sql_dialect(dialect) if self._sql is not None else None
+        if d is None:
+            return None
+        return ", ".join(n for n in self._needs if not getattr(d, n, False))
 
     def check(self, dialect, target: str | None = None) -> None:
         """ValueError (one line) when this workload has no binding for ``dialect``."""
         if not self.supports(dialect):
             name = self._name(dialect)
             who = f"target {target!r} ({name})" if target else f"dialect {name}"
-            raise ValueError(f"workload {self.workload} does not run on {who}: it runs on "
-                             f"{', '.join(self.dialects()) or 'no dialect'}")
+            lacks = self._lacks(dialect)
+            why = (f"its SQL lacks {lacks}" if lacks else
+                   f"it runs on {', '.join(self.dialects()) or 'no dialect'}")
+            raise ValueError(f"workload {self.workload} does not run on {who}: {why}")
 
     def check_targets(self, targets) -> None:
         """Each target of an experiment (``name``, ``url``) has a binding here: ValueError

@@ -52,6 +52,9 @@ class SqlDialect(Dialect):
         """A text of ``length`` characters (the column's declared width)."""
         return f"CHAR({max(length, 1)})" if length <= 255 else f"VARCHAR({length})"
 
+    # :meth:`serial_key` is there (an auto-numbered key column in the table's DDL)
+    serial_keys: ClassVar[bool] = True
+
     def serial_key(self, column: str) -> str:
         """A primary key column that numbers the rows an INSERT without it adds (a plain
         name: its DDL as the DBMS says it)."""

@@ -16,6 +16,7 @@ class DuckdbDialect(SqlDialect):
     engine_in_clients: bool = True
     text_type = long_text_type = "VARCHAR"
     update_returning, for_update = True, ""    # RETURNING; no row locks to take
+    serial_keys = False     # rows numbered by a sequence, not by a column's type
 
     def key_type(self, size: int) -> str:
         return "VARCHAR"     # compared bytewise (no collation unless one is set)

@@ -12,7 +12,7 @@ from ...bindings import Bindings
 BINDINGS = Bindings("linkbench", {
     "postgres": f"{__name__}.postgres:PgLinkBench",
     "mysql": f"{__name__}.mysql:MyLinkBench",
-}, sql=f"{__name__}.base:LinkBenchSql")
+}, sql=f"{__name__}.base:LinkBenchSql", sql_needs=("serial_keys",))
 
 
 def binding(dialect, p):

@@ -4,8 +4,9 @@ The hot path calls libpq through psycopg's low-level ``pgconn.exec_prepared`` wi
 statements prepared once per connection: measured on this machine it does 23.5k
 point selects/s on one connection against 15.4k through a cursor with
 ``prepare=True`` (pgbench -S: 22.2k), because no Python row objects are built. The
-load is the dialect's (COPY), and so are the statistics after it (VACUUM ANALYZE). Where the extension over libpq is
-built (:mod:`.postgres_native`), run.driver c or auto runs the run loops' chunks in C.
+load is the dialect's (COPY), and so are the statistics after it (VACUUM ANALYZE).
+Where the extension over libpq is built (:mod:`.postgres_native`), run.driver c or auto
+runs the run loops' chunks in C.
 """
 from __future__ import annotations
 
