@@ -226,8 +226,12 @@ class Target:
         says its statements (``mark_sql``), run on a connection of its own."""
         if not hasattr(self.dialect, "mark_sql"):
             raise NotImplementedError
-        from .sql import run_statements
-        run_statements(self, self.dialect.mark_sql(table))
+        conn = self.connect()
+        try:
+            for sql in self.dialect.mark_sql(table):
+                conn.cursor().execute(sql)
+        finally:
+            conn.close()
 
     def inspectable_unstarted(self) -> bool:
         """Its tables can be read before :meth:`start` (an embedded database whose file
