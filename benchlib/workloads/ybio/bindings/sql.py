@@ -25,8 +25,8 @@ class SqlYbio:
         """Why the session's calls cannot run in C on ``dialect`` (None: they can)."""
         return f"ybio has no C loop for dialect {dialect}"
 
-    def __init__(self, conn, dialect):
-        self.conn, self.dialect = conn, dialect
+    def __init__(self, conn, dialect=None):
+        self.conn, self.dialect = conn, dialect   # the dialect: for the load and the update
 
     @staticmethod
     def key(k: int):
