@@ -17,7 +17,7 @@ from benchlib.workloads.kv.summary import kv_compare, kv_lines, kv_table
 from benchlib.targets.sqlite import SqliteTarget
 from benchlib.workloads.kv.bindings import prepare_args
 from benchlib.workloads.kv.bindings.redis import RedisKv
-from benchlib.workloads.kv.bindings.sqlite import SqliteKv
+from benchlib.workloads.kv.bindings.sql import SqlKv
 from benchlib.workloads.kv.plan import keys_after_prepare
 from benchlib.workloads.kv.workload import KvWorkload
 
@@ -136,7 +136,7 @@ def test_scan_returns_ordered_keys_of_the_asked_length(redis_url, tmp_path):
     r = RedisKv(redis.Redis.from_url(redis_url), table)
     conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
     conn.execute(f'CREATE TABLE "{table}" (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID')
-    s = SqliteKv(conn, table, SqliteTarget.dialect)
+    s = SqlKv(conn, table, SqliteTarget.dialect)
     try:
         for b in (r, s):
             def do(code, *args):

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "benchlib"
 
 REGISTRIES = {p.relative_to(ROOT).as_posix() for p in (PKG / "registries").glob("*.py")}
-DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic", "rocksdb")
+DIALECTS = ("sqlite", "postgres", "mysql", "redis", "basic", "rocksdb", "duckdb")
 
 # places where the word means something else than the registered thing: kept for good
 OTHER_MEANING: dict[str, str] = {
@@ -101,8 +101,9 @@ def _owned(rel: str) -> set[str] | None:
             # bindings/<dialect>[_part].py; __init__: their registry
             own |= set(DIALECTS) if stem == "__init__" else {stem.split("_")[0]}
         return own
-    if parts[1] in ("targets", "importers") and len(parts) == 3:
-        words = stem.strip("_").split("_")                    # embedded_postgres, ycsb_stream
+    if parts[1] in ("targets", "importers") and len(parts) >= 3:
+        # embedded_postgres, ycsb_stream; a dialect's module of targets/sql/ (sql/mysql.py)
+        words = stem.strip("_").split("_")
         return {*words, "-".join(words)}
     return set()
 
@@ -200,6 +201,7 @@ def test_the_guard_sees_what_it_guards():
     assert {n for n in registered_names() if _pattern(n).search(ref)} == {"kv", "rocksdb"}
     assert "mariadb" in _with_aliases(_owned("benchlib/targets/mysql_driver.py"))
     assert _owned("benchlib/targets/embedded_postgres.py") >= {"postgres", "embedded-postgres"}
+    assert _owned("benchlib/targets/sql/mysql.py") >= {"mysql"}
     assert _owned("benchlib/workloads/kv/bindings/redis.py") == {"kv", "redis"}
     # an allowance for a place that names nothing foreign is stale; one that still does is not
     found = foreign_names()

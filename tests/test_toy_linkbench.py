@@ -1,17 +1,18 @@
 """LinkBench on the toy target (tests/toy: SQLite under the dialect ``toy``) through
-``benchlib run``: it runs through the one binding file tests/toy/linkbench.py, and
-loads the graph its properties describe; without that binding it is refused in one
-line before anything runs."""
+``benchlib run``: with no binding file of its own, it runs through LinkBench's generic
+SQL binding, which speaks through the toy's dialect (issue 36), and loads the graph its
+properties describe; a toy dialect that is not SQL is refused in one line before
+anything runs."""
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
 import numpy as np
-import toy  # noqa: F401  (registers the toy target and its bindings)
+import toy  # registers the toy target (no binding of its own)
 
 from benchlib import cli, load_results
-from benchlib.workloads.linkbench.bindings import BINDINGS
+from benchlib.targets.dialect import Dialect
 from benchlib.workloads.linkbench.dists import Graph
 from benchlib.workloads.linkbench.properties import from_properties
 
@@ -54,13 +55,11 @@ def test_linkbench_runs_on_the_toy_target(tmp_path):
         conn.close()
 
 
-def test_without_its_binding_the_toy_target_is_refused_in_one_line(tmp_path, capsys):
-    ref = BINDINGS._refs.pop("toy")
-    try:
-        data = tmp_path / "data"
-        code = cli.main(["run", str(write_yaml(tmp_path)), "--data-dir", str(data)])
-    finally:
-        BINDINGS.register("toy", ref)
+def test_a_toy_dialect_that_is_not_sql_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    # no binding of its own, and no SQL services for the generic one to speak through
+    monkeypatch.setattr(toy.ToyTarget, "dialect", Dialect("toy", placeholder="?", sql=False))
+    data = tmp_path / "data"
+    code = cli.main(["run", str(write_yaml(tmp_path)), "--data-dir", str(data)])
     err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
     assert code == 2 and len(err) == 1, err
     assert "linkbench does not run on target 'toy' (toy)" in err[0]

@@ -1,13 +1,14 @@
 """A target registered from the tests (tests/toy: SQLite's file under the dialect ``toy``)
-runs YCSB end to end through ``benchlib run``, through the one binding line of
-tests/toy/ycsb.py and nothing of benchlib's that names it; a workload with no binding for
-a target's dialect is refused in one line, exit 2, before anything runs."""
+runs YCSB end to end through ``benchlib run``, through YCSB's generic SQL binding and
+nothing of benchlib's or of the toy's that names it (issue 36: a SQL dialect needs no
+binding file); a workload with no binding for a target's dialect is refused in one
+line, exit 2, before anything runs."""
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
-import toy  # noqa: F401  (registers the toy target and its bindings, as a plugin would)
+import toy  # noqa: F401  (registers the toy target, as a plugin would)
 
 from benchlib import cli, load_results
 from benchlib.registries import workloads as registry

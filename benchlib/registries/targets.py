@@ -51,6 +51,7 @@ register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRed
          extra="redis")
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
 register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
+register("duckdb", "benchlib.targets.duckdb:DuckdbTarget", schemes=("duckdb",), embedded=True)
 
 # a server whose binaries benchlib can fetch (``benchlib fetch-server KIND MAJOR``): its
 # fetch function (major, say) → None, ValueError (one line) when they cannot be had

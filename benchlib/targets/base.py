@@ -211,13 +211,21 @@ class Target:
     def connection_lost(cls, exc: BaseException) -> bool | None:
         """Whether the driver's error ``exc`` says the connection is lost (True), that the
         server answered (False: it is alive), or neither (None: a ping decides);
-        workloads/reconnect.py asks it after an operation raised."""
-        return None
+        workloads/reconnect.py asks it after an operation raised. A SQL DBMS's dialect
+        says (``targets/sql/``)."""
+        lost = getattr(cls.dialect, "connection_lost", None)
+        return lost(exc) if lost else None
 
     @classmethod
     def ping(cls, conn) -> None:
-        """A round trip on the driver's connection; raises when it fails."""
-        conn.ping()
+        """A round trip on the driver's connection; raises when it fails (a SQL DBMS's
+        dialect's way, else the driver's ``ping()``)."""
+        ping = getattr(cls.dialect, "ping", None)
+        if ping:
+            ping(conn)
+        else:
+            conn.ping()
+
 
     # --- what is there under a table's name (targets/ownership.py), where tracks_tables
     def table_facts(self, table: str):
@@ -226,8 +234,16 @@ class Target:
         raise NotImplementedError
 
     def mark_table(self, table: str) -> None:
-        """Benchlib's mark on ``table``, which a load has just made."""
-        raise NotImplementedError
+        """Benchlib's mark on ``table``, which a load has just made: a SQL DBMS's dialect
+        says its statements (``mark_sql``), run on a connection of its own."""
+        if not hasattr(self.dialect, "mark_sql"):
+            raise NotImplementedError
+        conn = self.connect()
+        try:
+            for sql in self.dialect.mark_sql(table):
+                conn.cursor().execute(sql)
+        finally:
+            conn.close()
 
     def inspectable_unstarted(self) -> bool:
         """Its tables can be read before :meth:`start` (an embedded database whose file

@@ -19,7 +19,7 @@ from .base import (
     process_tree,
     url_query_check,
 )
-from .dialect import Dialect
+from .sql.mysql import MysqlDialect
 
 
 def connect_params(url: str) -> dict:
@@ -55,7 +55,7 @@ def check_engine(engine) -> str:
 
 class MysqlTarget(Target):
     kind = "mysql"
-    dialect = Dialect("mysql", placeholder="%s", ident_quote="`")
+    dialect = MysqlDialect()
     server_names, default_port = ("mariadbd", "mysqld"), 3306
     prometheus_queries = {"db_size_gb": 'sum(mysql_info_schema_table_size{schema="$datname"})'}  # mysqld_exporter
     tracks_tables = True   # benchlib's mark: the table's COMMENT
@@ -66,25 +66,6 @@ class MysqlTarget(Target):
 
     option_names = ("engine", "library", "driver")
     URL_PARAMETERS = ("unix_socket", "password")
-
-    @classmethod
-    def connection_lost(cls, exc):
-        # the client library's "gone away" (2006), "lost connection" (2013, 2055), the
-        # server's "connection was killed" (1927), shutdown (1053), inactivity (4031);
-        # any other server code (1000-1999): the server answered
-        if type(exc).__module__.split(".")[0] not in ("MySQLdb", "pymysql"):
-            return None
-        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
-        if code in (2006, 2013, 2055, 1927, 1053, 4031):
-            return True
-        return False if code is not None and 1000 <= code < 2000 else None
-
-    @classmethod
-    def ping(cls, conn):
-        if type(conn).__module__.startswith("pymysql"):
-            conn.ping(reconnect=False)
-        else:
-            conn.ping()
 
     @classmethod
     def check_options(cls, url: str, options: dict) -> None:
@@ -219,11 +200,3 @@ class MysqlTarget(Target):
             conn.close()
         return TableFacts(cols, row[0] == MARK)
 
-    def mark_table(self, table: str) -> None:
-        from .ownership import MARK
-        conn = self.connect()
-        try:
-            with conn.cursor() as c:   # metadata only: the table is not copied
-                c.execute(f"ALTER TABLE {self.quote_ident(table)} COMMENT = '{MARK}'")
-        finally:
-            conn.close()

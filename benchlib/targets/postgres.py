@@ -15,7 +15,7 @@ import secrets
 from urllib.parse import urlsplit
 
 from .base import Target, TargetError, is_local_host, process_tree
-from .dialect import Dialect
+from .sql.postgres import PostgresDialect
 
 
 def conninfo(url: str) -> str:
@@ -26,24 +26,11 @@ def conninfo(url: str) -> str:
 
 class PostgresTarget(Target):
     kind = "postgres"
-    dialect = Dialect("postgres", placeholder="%s", numbered=True)
+    dialect = PostgresDialect()
     server_names, default_port = ("postgres",), 5432
     # postgres_exporter; its ``server`` label (host:port of the cluster it watches, 0.11) when it has one
     prometheus_queries = {"db_size_gb": 'pg_database_size_bytes{datname="$datname",server=~"(.*:$port)?"}'}
     tracks_tables = True   # benchlib's mark: the table's comment (COMMENT ON TABLE)
-
-    @classmethod
-    def connection_lost(cls, exc):
-        # SQLSTATE class 08 (connection exceptions), admin_shutdown (pg_terminate_backend),
-        # crash_shutdown, cannot_connect_now; any other SQLSTATE: the server answered
-        state = getattr(exc, "sqlstate", None) if type(exc).__module__.startswith("psycopg") else None
-        return (state.startswith("08") or state in ("57P01", "57P02", "57P03")) if state else None
-
-    @classmethod
-    def ping(cls, conn):
-        if conn.closed or conn.broken:
-            raise ConnectionError("the connection is closed")
-        conn.execute("SELECT 1")
 
     @classmethod
     def connect_endpoint(cls, endpoint):
@@ -177,10 +164,3 @@ class PostgresTarget(Target):
             conn.close()
         return TableFacts(tuple(c[0] for c in cols), row[0] == MARK)
 
-    def mark_table(self, table: str) -> None:
-        from .ownership import MARK
-        conn = self.connect()
-        try:   # a utility statement binds no parameter: MARK is a literal without quotes
-            conn.execute(f"COMMENT ON TABLE {self.quote_ident(table)} IS '{MARK}'")
-        finally:
-            conn.close()

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from ..filemodes import create_private
 from .base import Endpoint, Target
-from .dialect import Dialect
+from .sql.sqlite import SqliteDialect
 
 
 class SqliteTarget(Target):
     kind = "sqlite"
-    dialect = Dialect("sqlite", placeholder="?", engine_in_clients=True)
+    dialect = SqliteDialect()
     option_names = ("path", "pragmas", "busy_timeout_ms")
     # benchlib's mark: a row of its registry table (SQLite has no table comments), with
     # the table's CREATE statement then: a table made again by someone else is not marked
@@ -27,14 +27,6 @@ class SqliteTarget(Target):
     @classmethod
     def connect_endpoint(cls, endpoint):
         return _connect(endpoint)
-
-    @classmethod
-    def connection_lost(cls, exc):
-        return False    # a file in this process: there is no connection to lose
-
-    @classmethod
-    def ping(cls, conn):
-        conn.execute("SELECT 1")
 
     def __init__(self, name, url, options=None, data_dir=None):
         super().__init__(name, url, options, data_dir)

@@ -1,21 +1,19 @@
 """A toy target registered from the tests, as a plugin would register one: SQLite's file
 under another name and another dialect, ``toy``, so that no workload's own bindings
-apply to it. Each other module of this package registers one workload's binding for
-the ``toy`` dialect; a workload without one must refuse the target in one line.
+apply to it. It registers no binding at all: a SQL dialect (SQLite's services under
+the name ``toy``) runs every workload through the workload's generic SQL binding
+(issue 36); a dialect that is not SQL is refused in one line.
 
-Importing this package registers everything; client processes import it through the
-target's reference (``Endpoint.ref``), so they see the same registrations.
+Importing this package registers it; client processes import it through the target's
+reference (``Endpoint.ref``), so they see the same registration.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from benchlib.registries import targets as registry
-from benchlib.targets.dialect import Dialect
+from benchlib.targets.sql.sqlite import SqliteDialect
 from benchlib.targets.sqlite import SqliteTarget
 
-DIALECT = Dialect("toy", placeholder="?", engine_in_clients=True)
+DIALECT = SqliteDialect(name="toy")
 
 
 class ToyTarget(SqliteTarget):
@@ -24,6 +22,3 @@ class ToyTarget(SqliteTarget):
 
 
 registry.register("toy", ToyTarget, embedded=True)
-
-for _m in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_m.name}")

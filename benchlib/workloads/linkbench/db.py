@@ -1,12 +1,14 @@
 """One client thread's connections, the same few calls on every driver, with the
 transactions of LinkStoreSql (mdcallag/linkbench): reads and node writes on an
-autocommit connection (``rows``, ``run``: one statement each); a link write on a second
-connection with autocommit off (``begin`` opens it on first use, then ``tx_rows`` /
-``tx_run``, ``commit`` or ``rollback``), where the transaction starts with its first
-statement, no BEGIN of its own; the load's bulk writes in autocommit.
+autocommit connection (``rows``, ``run``: one statement each, ``run`` the rows it found
+by the driver's truth, None where the driver cannot say); a link write on a second
+connection (``begin`` opens it on first use, then ``tx_rows`` / ``tx_run``, ``commit``
+or ``rollback``) as the dialect opens a writer: autocommit off where the transaction
+starts with its first statement (MariaDB), else its BEGIN (SQLite's BEGIN IMMEDIATE, on
+the one connection a thread has there); the load's batches by the dialect's bulk load.
 
 :class:`Db` is a DB-API driver's; a dialect's binding (``bindings/<dialect>.py``)
-subclasses it where its driver differs, and opens it (``binding.open(endpoint)``).
+subclasses it where LinkBench's own client does otherwise (PostgreSQL's pipelined BEGIN).
 """
 from __future__ import annotations
 
@@ -19,10 +21,8 @@ NODE_LOAD_COLS = "id, type, version, time, data"
 
 
 class Db:
-    bulk_text = False   # the load sends rows (True: COPY text)
-
     def __init__(self, endpoint, st):
-        self.endpoint, self.st = endpoint, st
+        self.endpoint, self.st, self.dialect = endpoint, st, st.dialect
         self.conn = endpoint.connect()      # autocommit
         self.cur = self.conn.cursor()
         self.wconn = self.wcur = None       # link writes, opened by the first begin()
@@ -31,59 +31,59 @@ class Db:
         self.cur.execute(sql, args)
         return self.cur.fetchall()
 
-    def run(self, sql: str, args) -> int:
+    def run(self, sql: str, args) -> int | None:
         self.cur.execute(sql, args)
-        return self.cur.rowcount
+        return self.dialect.rows_matched(self.cur, update=True)
 
     # ------------------------------------------------------------ a link write
-    def open_writer(self):
-        """A connection with autocommit off (the driver's own way)."""
-        raise NotImplementedError
-
     def open_writes(self) -> None:
         """The link-write connection, opened before the first request (as LinkStoreSql
-        opens both at start), so that no request's latency holds a connect."""
+        opens both at start), so that no request's latency holds a connect; where the
+        DBMS has one writer per database, the thread's one connection."""
         if self.wconn is None:
-            self.wconn = self.open_writer()
-            self.wcur = self.wconn.cursor()
+            if self.dialect.one_connection:
+                self.wconn, self.wcur = self.conn, self.cur
+            else:
+                self.wconn = self.dialect.open_writer(self.endpoint.connect)
+                self.wcur = self.wconn.cursor()
 
     def begin(self) -> None:
         self.open_writes()
+        if self.dialect.writer_autocommit:
+            self.wcur.execute(self.dialect.begin_write)
 
     def tx_rows(self, sql: str, args) -> list:
         self.wcur.execute(sql, args)
         return self.wcur.fetchall()
 
-    def tx_run(self, sql: str, args) -> int:
+    def tx_run(self, sql: str, args) -> int | None:
         self.wcur.execute(sql, args)
-        return self.wcur.rowcount
+        return self.dialect.rows_matched(self.wcur, update=True)
 
     def commit(self) -> None:
-        self.wconn.commit()
+        if self.dialect.writer_autocommit:
+            self.wcur.execute("COMMIT")
+        else:
+            self.wconn.commit()
 
     def rollback(self) -> None:
         try:
-            self.wconn.rollback()
+            if self.dialect.writer_autocommit:
+                self.wcur.execute("ROLLBACK")
+            else:
+                self.wconn.rollback()
         except Exception:
             pass
 
     # ------------------------------------------------------------ the load
-    def bulk(self, table: str, cols: str, rows) -> None:
-        """Rows in one transaction: the drivers send executemany of an INSERT as multi-row
-        statements, several when the rows pass the driver's statement size (mysqlclient's
-        ~500 KB), each committed alone in autocommit; a batch cut by a lost connection
-        must leave none of its rows, so that the load sends it again whole (a part left
-        behind made the resent batch fail on its first duplicate key)."""
-        self.cur.execute("BEGIN")
-        try:
-            self.insert_rows(table, cols, rows)
-            self.cur.execute("COMMIT")
-        except BaseException:
-            try:
-                self.cur.execute("ROLLBACK")
-            except Exception:  # noqa: BLE001 - the connection is gone: the server rolled back
-                pass
-            raise
+    def bulk(self, table: str, cols: str, payload) -> None:
+        """A batch (``Dialect.bulk_payload``'s, made before it is timed) into ``table``
+        (quoted) in one transaction, the dialect's fastest way (COPY, executemany): a
+        batch cut by a lost connection must leave none of its rows, so that the load sends
+        it again whole (a part left behind made the resent batch fail on its first
+        duplicate key)."""
+        self.dialect.bulk_load(self.conn, self.st.unquoted[table],
+                               [c.strip() for c in cols.split(",")], payload)
 
     def insert_statement(self, table: str, cols: str, rows: list) -> None:
         """load.mode java: the rows as one multi-row INSERT in autocommit, as LinkStoreSql's
@@ -91,10 +91,6 @@ class Db:
         one = f"({self.st.markers(len(cols.split(',')))})"
         self.cur.execute(f"INSERT INTO {table} ({cols}) VALUES " + ", ".join([one] * len(rows)),
                          [v for r in rows for v in r])
-
-    def insert_rows(self, table: str, cols: str, rows) -> None:
-        self.cur.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                             f"({self.st.markers(len(cols.split(',')))})", rows)
 
     def close(self) -> None:
         for c in (self.conn, self.wconn):

@@ -60,7 +60,6 @@ class LoadClient(DbClient):
         self.node_data = Payloads(p.datagen, "node_add", self.rng)
         self.graph = Graph(p)
         self._connect(f"linkbench load client {index}")
-        self.text = self.db.bulk_text and not self.java
         self.next_id = p.startid1                       # node loader
         self.chunk_no = index - 1                       # link loader: its next id1 chunk
         self.cur = None                                  # (id1s, links' running sum, done)
@@ -181,7 +180,7 @@ class LoadClient(DbClient):
         b = size or self.batch
         for i in range(0, len(rows), b):
             part = rows[i:i + b]
-            self.pending.append((code, _copy_text(part) if self.text else part, len(part)))
+            self.pending.append((code, part if self.java else self.st.dialect.bulk_payload("", (), part), len(part)))
 
 
 def count_batch_rows(p, java: bool = False) -> int:
@@ -189,9 +188,3 @@ def count_batch_rows(p, java: bool = False) -> int:
     link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches);
     load.mode java: JAVA_BULK, as LinkBenchLoad's count buffer."""
     return min(LOADER_CHUNK * p.link_type_count, JAVA_BULK if java else MAX_COUNT_BATCH)
-
-
-def _copy_text(rows: list) -> str:
-    """Rows as COPY text: numbers as they are, payloads as bytea's hex (\\x…)."""
-    return "".join("\t".join("\\\\x" + v.hex() if isinstance(v, bytes) else str(v) for v in r)
-                   + "\n" for r in rows)

@@ -269,10 +269,10 @@ class RequestClient(DbClient):
 
     def update_node(self, id_, data):
         n = self.db.run(self.st.update_node, (2, int(time.time()), data, id_, DEFAULT_NODE_TYPE))
-        return OK if n else EMPTY
+        return EMPTY if n == 0 else OK    # None: the driver cannot say, so it did
 
     def delete_node(self, id_):
-        return OK if self.db.run(self.st.delete_node, (id_, DEFAULT_NODE_TYPE)) else EMPTY
+        return EMPTY if self.db.run(self.st.delete_node, (id_, DEFAULT_NODE_TYPE)) == 0 else OK
 
     def get_node(self, id_):
         rows = self.db.rows(self.st.get_node, (id_,))

@@ -81,7 +81,7 @@ class LinkBenchWorkload(Workload):
                 dialect = target_class(target_kind(t.url)).dialect
             except (ImportError, ValueError):
                 continue   # an unknown URL or a missing driver is reported where targets start
-            BINDINGS.check(dialect.name, t.name)
+            BINDINGS.check(dialect, t.name)
 
     def step_plan(self, exp, spec) -> StepPlan:
         p = self.p

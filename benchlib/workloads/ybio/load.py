@@ -42,7 +42,7 @@ class YbioLoadClient(ReconnectingClient, WorkloadClient):
         self.params = params
         self.rng = seeds.generator(seed, f"ybio load {index}")
         self.nb = batch_count(params.tab_rows, batch_rows)
-        self.kind = binding(endpoint.dialect)
+        self.kind, self.dialect = binding(endpoint.dialect), endpoint.dialect
         self.link = Reconnecting(lambda: self.kind.open(endpoint),
                                  f"ybio loader {index + 1} ({endpoint.dialect.name})",
                                  endpoint.target_class())
@@ -87,7 +87,7 @@ class YbioLoadClient(ReconnectingClient, WorkloadClient):
         table = self.todo[table]
         self.pos += 1
         keys, scratch, filler = self._rows(b)
-        data = self.kind.rows_data(keys, scratch, filler)
+        data = self.kind.rows_data(self.dialect, table, keys, scratch, filler)
         self.last = (table, len(keys))
         return Chunk([0], [(table, data)], [len(keys)])
 

@@ -158,7 +158,8 @@ class YbioWorkload(Workload):
         conn = target.connect()
         try:
             for table in self.tables():
-                _query(conn, _statements(target, table, self.params).analyze)
+                for sql in _statements(target, table, self.params).analyze:
+                    _query(conn, sql)
         finally:
             conn.close()
 

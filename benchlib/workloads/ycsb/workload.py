@@ -94,7 +94,7 @@ class YcsbWorkload(Workload):
         check_unknown_keys(props, tuple(type(exp).model_fields))
         from ...registries.targets import target_class
         for t in exp.targets:   # a dialect without a binding (redis: no tables of fields)
-            BINDINGS.check(target_class(t.kind).dialect.name, t.name)
+            BINDINGS.check(target_class(t.kind).dialect, t.name)
         if int(props.get("recordcount", 0) or 0) <= 0:
             # YCSB reads 0 as 2^31 records: never what anyone meant on this scale
             raise ValueError("recordcount: required, a number of records > 0")
@@ -123,14 +123,14 @@ class YcsbWorkload(Workload):
 
     def setup(self, target, step) -> None:
         if step.phase == "load":
-            binding_class(target.dialect.name).create_table(target, self.cfg)
+            binding_class(target.dialect).create_table(target, self.cfg)
 
     def after_step(self, target, step, outcome) -> None:
         if step.phase == "load":
-            binding_class(target.dialect.name).after_load(target, self.cfg.table)
+            binding_class(target.dialect).after_load(target, self.cfg.table)
 
     def run_in_controller(self, target, step) -> int:
-        binding_class(target.dialect.name).create_index(target, self.cfg.table,
+        binding_class(target.dialect).create_index(target, self.cfg.table,
                                                         getattr(self, "index_column", "field0"))
         return step.ops_total or 0
 
@@ -163,7 +163,7 @@ class YcsbWorkload(Workload):
         """The table holds the loaded records and every insert that returned OK since
         (no op removes one), and at most the kept loops' and the unfinished loop's inserts
         more (more: another run used the table)."""
-        rows = binding_class(target.dialect.name).count_rows(target, self.cfg.table)
+        rows = binding_class(target.dialect).count_rows(target, self.cfg.table)
         if rows is None:
             return None
         n, tried = kept.load_ops, sum(kept.runs.get("INSERT", {}).values())

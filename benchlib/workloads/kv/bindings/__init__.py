@@ -11,7 +11,8 @@ In the controlling process: ``key_prefix(table)`` (what goes before every key),
 ``clear(target, table, key_size)`` (an empty store before the prepare) and
 ``after_load(target, table)`` (fresh statistics after it).
 
-- sqlite, postgres, mysql (:mod:`.sql`, one subclass each): a two-column table.
+- every SQL dialect (:mod:`.sql`, one binding through the target's dialect): a
+  two-column table.
 - redis (:mod:`.redis`): the keys under the table's prefix and a sorted set beside them;
   its run loop in C over hiredis where that is built (:mod:`.redis_native`, run.driver).
 - basic (:mod:`.basic`): nothing at all, at once: the driver's own ceiling.
@@ -22,20 +23,19 @@ with ``BINDINGS.register(dialect, "module:Class")``.
 """
 from __future__ import annotations
 
-from ....targets.base import TargetError
-from ...bindings import Bindings
+from ...bindings import Bindings, use_c_loop
 
 COLUMNS = ("k", "v")   # a SQL dialect's table: the key, the value
 
 BINDINGS = Bindings("kv", {
     d: f"{__name__}.{d}:{cls}" for d, cls in (
-        ("sqlite", "SqliteKv"), ("postgres", "PostgresKv"), ("mysql", "MysqlKv"),
-        ("redis", "RedisKv"), ("basic", "BasicKv"), ("rocksdb", "RocksdbKv"))})
+        ("redis", "RedisKv"), ("basic", "BasicKv"), ("rocksdb", "RocksdbKv"))},
+    sql=f"{__name__}.sql:SqlKv")
 
 
 def binding(dialect) -> type:
     """The binding class for a target's (or an endpoint's) dialect."""
-    return BINDINGS.get(dialect.name)
+    return BINDINGS.get(dialect)
 
 
 def prepare_args(binding, codes, args):
@@ -44,22 +44,22 @@ def prepare_args(binding, codes, args):
     return prep(codes, args) if prep else args
 
 
-def native_missing(dialect: str) -> str | None:
-    """Why kv's run loop cannot run in C on ``dialect`` (None: it can; run.driver): the
-    binding class says, where it has a C loop (``native_missing``, ``open_native``)."""
+def native_missing(dialect) -> str | None:
+    """Why kv's run loop cannot run in C on ``dialect`` (a Dialect or its name; None: it
+    can; run.driver): the binding class says, where it has a C loop (``native_missing``,
+    ``open_native``)."""
+    name = dialect if isinstance(dialect, str) else dialect.name
     if not BINDINGS.supports(dialect):
-        return f"workload kv does not run on dialect {dialect}"
+        return f"workload kv does not run on dialect {name}"
     check = getattr(BINDINGS.get(dialect), "native_missing", None)
-    return check() if check else f"kv has no C loop for dialect {dialect}"
+    return check() if check else f"kv has no C loop for dialect {name}"
 
 
 def open_binding(endpoint, table: str, driver: str = "python"):
     """A connected binding for a run client: with ``driver`` c or auto, the one whose
     run loop is in C where the dialect has it built."""
     cls = binding(endpoint.dialect)
-    missing = native_missing(endpoint.dialect.name) if driver != "python" else None
-    if driver != "python" and missing is None:
+    missing = native_missing(endpoint.dialect) if driver != "python" else None
+    if use_c_loop(driver, missing):
         return cls.open_native(endpoint, table)
-    if driver == "c":
-        raise TargetError(f"run.driver c: {missing}")
     return cls.open(endpoint, table)

@@ -1,15 +1,20 @@
-"""kv on SQL (sqlite, postgres, mysql): the statements and operations the three share.
+"""kv on any SQL dialect: one binding, which speaks to the DBMS through the target's
+dialect (:mod:`benchlib.targets.sql`), so a SQL DBMS needs no kv file of its own.
 
-A two-column table, ``k`` the primary key, ``v`` the value; a scan is ``k >= ? ORDER BY
-k LIMIT n``; the prepare's batches are one transaction each (executemany). Each
-dialect's file subclasses :class:`SqlKv` with its ``CREATE TABLE`` (keys in binary
-order, as Redis orders its members) and what it does after the load. Names are checked
-and quoted by the target's :class:`~benchlib.targets.dialect.Dialect`; values are bound.
+A two-column table, ``k`` the primary key (the dialect's key type: keys in byte order, as
+Redis orders its members; stored in key order where the DBMS chooses), ``v`` the value (a
+long text); a scan is ``k >= ? ORDER BY k LIMIT n``; the prepare's batches are one
+transaction each (executemany); after the load, the dialect's statistics. An update or
+delete that found no row is a miss by the driver's count (``Dialect.rows_matched``);
+where the driver cannot say (rowcount −1), it counts OK. Names are checked and quoted by
+the dialect; values are bound.
 """
 from __future__ import annotations
 
 from ....schema import EMPTY as MISS  # a key a remove took away: an outcome, not an error
 from ....schema import OK
+from ....targets.sql import count_rows, run_statements
+from . import COLUMNS
 
 
 class SqlStatements:
@@ -28,10 +33,7 @@ class SqlStatements:
 
 class SqlKv:
     """The operations on one autocommit connection of the driver's own (sqlite3,
-    psycopg, mysqlclient, PyMySQL: all take ``cursor.execute(sql, params)``)."""
-
-    # the table, {t} quoted, {key_size} in bytes: each dialect's own
-    create_table = "CREATE TABLE {t} (k TEXT PRIMARY KEY, v TEXT)"
+    psycopg, mysqlclient, PyMySQL …: all take ``cursor.execute(sql, params)``)."""
 
     @classmethod
     def open(cls, endpoint, table: str):
@@ -44,40 +46,24 @@ class SqlKv:
     @classmethod
     def clear(cls, target, table: str, key_size: int) -> None:
         """The table made anew."""
-        conn = target.connect()
-        try:
-            cur = conn.cursor()
-            cur.execute(SqlStatements(target.dialect, table).drop)
-            cur.execute(cls.create_table.format(t=target.dialect.quote_ident(table),
-                                                key_size=key_size))
-        finally:
-            conn.close()
+        d = target.dialect
+        run_statements(target, [d.drop_table(table), d.create_table(
+            table, [(COLUMNS[0], d.key_type(key_size)), (COLUMNS[1], d.long_text_type)],
+            COLUMNS[:1], clustered=True)])
 
     @classmethod
     def after_load(cls, target, table: str) -> None:
-        """Nothing by default (a dialect whose planner wants fresh statistics says so)."""
+        """Fresh statistics, as a DBA would before measuring (the dialect's)."""
+        run_statements(target, target.dialect.analyze([table]))
 
     @classmethod
     def count_keys(cls, target, table: str) -> int:
         """The table's rows (a rerun's check of its load); the driver's error if it is gone."""
-        conn = target.connect()
-        try:
-            cur = conn.cursor()
-            cur.execute(SqlStatements(target.dialect, table).count)
-            return int(cur.fetchone()[0])
-        finally:
-            conn.close()
-
-    @classmethod
-    def _statement(cls, target, sql: str) -> None:
-        conn = target.connect()
-        try:
-            conn.cursor().execute(sql)
-        finally:
-            conn.close()
+        return count_rows(target, table)
 
     def __init__(self, conn, table: str, dialect):
         self.conn = conn
+        self.dialect = dialect
         self.st = SqlStatements(dialect, table)
         self.cur = conn.cursor()
 
@@ -93,12 +79,12 @@ class SqlKv:
     def delete(self, key):
         cur = self.cur
         cur.execute(self.st.delete, (key,))
-        return OK if cur.rowcount else MISS
+        return MISS if self.dialect.rows_matched(cur) == 0 else OK
 
     def update(self, key, value):
         cur = self.cur
         cur.execute(self.st.update, (value, key))
-        return OK if cur.rowcount else MISS
+        return MISS if self.dialect.rows_matched(cur, update=True) == 0 else OK
 
     def scan(self, key, n):
         cur = self.cur
@@ -111,14 +97,7 @@ class SqlKv:
         return [r[0] for r in self.cur.fetchall()]
 
     def _batch(self, sql, rows):
-        cur = self.cur
-        cur.execute("BEGIN")
-        try:
-            cur.executemany(sql, rows)
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
+        self.dialect.execute_many(self.cur, sql, rows)
         return OK
 
     def load(self, pairs):

@@ -1,6 +1,9 @@
-"""LinkBench's schema and statements in standard SQL: what every dialect's binding
-shares, each dialect's file (``sqlite.py``, ``postgres.py``, ``mysql.py``) overriding
-what its DBMS says otherwise.
+"""LinkBench's schema and statements on any SQL dialect: its column types, auto-numbered
+node id, row locks, upsert, statistics and duplicate-key errors are the target's
+dialect's (:mod:`benchlib.targets.sql`), so that SQLite (or a plugin's SQL DBMS) runs it
+with no file of its own; ``postgres.py`` and ``mysql.py`` hold what LinkBench's own
+LinkStorePgsql / LinkStoreMysql do there (pgjdbc's pipelined BEGIN and RETURNING, the
+unsigned types, partitions and index hint of its MySQL schema).
 
 The tables as LinkBench creates them (``LinkStoreMysql`` / ``LinkStorePgsql``'s DDL):
 ``linktable`` (primary key link_type, id1, id2), ``counttable`` (id, link_type) and
@@ -31,19 +34,27 @@ class LinkBenchSql:
     """LinkBench's statements for one dialect and one set of table names: LinkStoreSql's
     (mdcallag/linkbench), each a bound statement where it sends one."""
 
-    # column types: id, small int, int, link data, node data; the node id column
-    id_type, small_type, int_type = "bigint", "smallint", "integer"
-    link_data_type = node_data_type = "blob"
-    node_id_column = "id bigint PRIMARY KEY"
-    for_update = " FOR UPDATE"          # the link read that a write then changes
+    # column types: id, small int, int, link data, node data; the node id column (None:
+    # the dialect's, as LinkStoreSql leaves them to the DBMS)
+    id_type = small_type = int_type = link_data_type = node_data_type = None
+    node_id_column = None
     list_index_hint = ""                # getlinklist's index hint (MariaDB: FORCE INDEX)
     add_node_tail = ""                  # what returns the new node's id (PostgreSQL: RETURNING)
-    begin_write = "BEGIN"
 
     def __init__(self, dialect: Dialect, linktable: str, counttable: str, nodetable: str):
-        self.dialect = dialect
+        self.dialect = d = dialect
+        self.id_type = self.id_type or d.bigint_type
+        self.small_type = self.small_type or d.smallint_type
+        self.int_type = self.int_type or d.int_type
+        self.link_data_type = self.link_data_type or d.bytes_type
+        self.node_data_type = self.node_data_type or d.bytes_type
+        self.node_id_column = self.node_id_column or d.serial_key("id")
+        self.for_update = d.for_update      # the link read that a write then changes
+        self.begin_write = d.begin_write
+        self.names = (linktable, counttable, nodetable)
         q = dialect.quote_ident
         self.link, self.count, self.node = q(linktable), q(counttable), q(nodetable)
+        self.unquoted = dict(zip((self.link, self.count, self.node), self.names))
         self.index_plain = index_name(linktable, INDEX_WHAT)
         self.index_name = q(self.index_plain)
         p = self.ph = dialect.placeholder
@@ -56,8 +67,12 @@ class LinkBenchSql:
                             f"time = {p} WHERE id1 = {p} AND id2 = {p} AND link_type = {p}")
         self.hide_link = (f"UPDATE {link} SET visibility = 0 WHERE id1 = {p} AND id2 = {p} "
                           f"AND link_type = {p}")
-        # an added link's count (the row made if none): count + n, version + 1, time
-        self.count_add = self.count_upsert()
+        # an added link's count (the row made if none): count + n, version + 1, time;
+        # args (id, link_type, n, time, n, time)
+        old = lambda c: d.old(counttable, c)  # noqa: E731
+        self.count_add = d.upsert(counttable, ("id", "link_type", "count", "time", "version"),
+                                  ("id", "link_type"), f"count = {old('count')} + {p}, version = "
+                                  f"{old('version')} + 1, time = {p}", values=f"{p}, {p}, {p}, {p}, 0")
         # an updated or deleted link's: count + n (n = 1 or -1), version + 1, time
         self.count_change = (f"UPDATE {count} SET count = count + {p}, version = version + 1, "
                              f"time = {p} WHERE id = {p} AND link_type = {p}")
@@ -77,17 +92,9 @@ class LinkBenchSql:
     def markers(self, n: int) -> str:
         return ", ".join([self.ph] * n)
 
-    def count_upsert(self) -> str:
-        """INSERT … ON CONFLICT: args (id, link_type, n, time, n, time)."""
-        p, count = self.ph, self.count
-        return (f"INSERT INTO {count} (id, link_type, count, time, version) VALUES "
-                f"({p}, {p}, {p}, {p}, 0) ON CONFLICT (id, link_type) DO UPDATE SET "
-                f"count = {count}.count + {p}, version = {count}.version + 1, time = {p}")
-
-    @staticmethod
-    def is_dup_key(exc: BaseException) -> bool:
+    def is_dup_key(self, exc: BaseException) -> bool:
         """The insert met a link already there (LinkStoreSql's isDupKeyError)."""
-        return False
+        return self.dialect.is_duplicate_key(exc)
 
     def multiget(self, id1: int, ltype: int, id2s: list[int]) -> tuple[str, tuple]:
         """MULTIGET_LINK's statement and arguments for these id2s (one IN list)."""
@@ -102,7 +109,7 @@ class LinkBenchSql:
     # ---------------------------------------------------------------- schema
     def table_tail(self, engine: str | None) -> str:
         """What follows a CREATE TABLE's columns (MariaDB's ENGINE=…)."""
-        return ""
+        return self.dialect.table_options(engine=engine)
 
     def link_table_tail(self, engine: str | None, link_partitions: int = 0) -> str:
         """linktable's (MariaDB's partitions: ``link_partitions``; elsewhere ignored)."""
@@ -132,8 +139,10 @@ class LinkBenchSql:
         return f"CREATE INDEX IF NOT EXISTS {self.index_name} ON {self.link} ({INDEX_COLS})"
 
     def after_load(self) -> list[str]:
-        """Statistics after the load (and what else the DBMS needs before requests)."""
-        return ["ANALYZE"]
+        """The node id numbered past the loaded ids where the DBMS needs it told, then
+        statistics (no VACUUM: LinkBench's tables are read as the load leaves them)."""
+        d = self.dialect
+        return d.serial_after_load(self.names[2], "id") + d.analyze(self.names, vacuum=False)
 
     def count_mismatches(self) -> str:
         """(id1, link_type) pairs whose counttable count differs from their visible links."""
@@ -148,5 +157,6 @@ class LinkBenchSql:
 
     # ---------------------------------------------------------------- connections
     def open(self, endpoint):
-        """A client thread's connection (``db.Db`` or the dialect's subclass)."""
-        raise NotImplementedError
+        """A client thread's connections (``db.Db``, or a dialect's subclass)."""
+        from ..db import Db
+        return Db(endpoint, self)

@@ -4,35 +4,36 @@ A binding is one connection of the driver's own (``open(endpoint)``, ``conn``) a
 ybio does on it: ``calls(st, prepared)`` gives the run session's ``read(lo, hi)`` and
 ``update(lo, hi)`` (each returning the rows the statement counted), ``key(k)`` a key as
 those calls take it, ``rows_data`` / ``insert_batch`` the load's batches, ``count(st)``.
-In the controlling process its class gives the statements' dialect parts (filler type,
-table options, the update, the after-load ``analyze``) through :mod:`..sql`.
+In the controlling process its class gives the update statement (``update_sql``); the
+rest of a dialect's part (types, table options, the load, the statistics) is the
+target's dialect's (:mod:`benchlib.targets.sql`).
 
-postgres, sqlite and mysql subclass the DB-API code they share (:mod:`.sql`); PostgreSQL's
-sessions run a chunk of calls at a time in C where that is built (:mod:`.postgres_native`,
-run.driver: ``native_missing``, ``open_native``). A target
-registered elsewhere (a plugin, the tests' ``toy``) registers its own binding with
-``BINDINGS.register(dialect, "module:Class")``.
+Every SQL dialect runs the generic binding (:mod:`.sql`: SQLite, MariaDB, a plugin's SQL
+DBMS) unless it has its own: PostgreSQL's (its CTE, libpq's calls) runs a chunk of calls
+at a time in C where that is built (:mod:`.postgres_native`, run.driver:
+``native_missing``, ``open_native``). A target of another kind registered elsewhere
+registers its own binding with ``BINDINGS.register(dialect, "module:Class")``.
 """
 from __future__ import annotations
 
-from ....targets.base import TargetError
-from ...bindings import Bindings
+from ...bindings import Bindings, use_c_loop
 
-BINDINGS = Bindings("ybio", {
-    d: f"{__name__}.{d}:{cls}" for d, cls in (
-        ("postgres", "PostgresYbio"), ("sqlite", "SqliteYbio"), ("mysql", "MysqlYbio"))})
+BINDINGS = Bindings("ybio", {"postgres": f"{__name__}.postgres:PostgresYbio"},
+                    sql=f"{__name__}.sql:SqlYbio")
 
 
 def binding(dialect) -> type:
     """The binding class for a target's (or an endpoint's) dialect."""
-    return BINDINGS.get(dialect.name)
+    return BINDINGS.get(dialect)
 
 
-def native_missing(dialect: str) -> str | None:
-    """Why ybio's sessions cannot run in C on ``dialect`` (None: they can; run.driver)."""
+def native_missing(dialect) -> str | None:
+    """Why ybio's sessions cannot run in C on ``dialect`` (or its name; None: they can;
+    run.driver)."""
+    name = dialect if isinstance(dialect, str) else dialect.name
     if not BINDINGS.supports(dialect):
-        return f"workload ybio does not run on dialect {dialect}"
-    return BINDINGS.get(dialect).native_missing(dialect)
+        return f"workload ybio does not run on dialect {name}"
+    return BINDINGS.get(dialect).native_missing(name)
 
 
 def open_session(endpoint, st, params, driver: str = "python"):
@@ -42,8 +43,6 @@ def open_session(endpoint, st, params, driver: str = "python"):
     missing = cls.native_missing(endpoint.dialect.name) if driver != "python" else None
     if missing is None and driver != "python" and not params.prepared:
         missing = "ybio's C loop sends prepared statements only (prepared: false runs in Python)"
-    if driver != "python" and missing is None:
+    if use_c_loop(driver, missing):
         return cls.open_native(endpoint, st)
-    if driver == "c":
-        raise TargetError(f"run.driver c: {missing}")
     return cls.open(endpoint)

@@ -1,7 +1,8 @@
 """ybio on PostgreSQL (psycopg; libpq's own calls on the hot path): the update is the
 seed's data-modifying CTE, a session's statements are server-side prepared with
-``prepared``, keys go to libpq as bytes (encoded before timing), the load is COPY, and
-VACUUM ANALYZE after it (fresh statistics and the visibility map index-only scans need).
+``prepared``, keys go to libpq as bytes (encoded before timing); the load (COPY) and the
+statistics after it (VACUUM ANALYZE: the visibility map index-only scans need) are the
+dialect's.
 With run.driver c or auto a session's calls run in C where that is built
 (:mod:`.postgres_native`).
 """
@@ -23,10 +24,8 @@ def _failed(res):
 
 
 class PostgresYbio(SqlYbio):
-    analyze = "VACUUM ANALYZE {t}"
-
     @staticmethod
-    def update_sql(table: str, where: str) -> str:
+    def update_sql(dialect, table: str, where: str) -> str:
         return (f"WITH u AS (UPDATE {table} SET scratch = scratch + 1 {where} "
                 f"RETURNING 1, scratch) SELECT count(*), max(scratch) FROM u")
 
@@ -68,11 +67,3 @@ class PostgresYbio(SqlYbio):
             r = run(u_stmt, (lo, hi))
             return int(r.get_value(0, 0)) if r.status == tok else _failed(r)
         return read, update
-
-    @staticmethod
-    def rows_data(keys, scratch, filler):
-        return "".join(f"{k}\t{s}\t{f}\n" for k, s, f in zip(keys, scratch, filler)).encode()
-
-    def insert_batch(self, st, data) -> None:
-        with self.conn.cursor() as cur, cur.copy(st.copy) as cp:
-            cp.write(data)

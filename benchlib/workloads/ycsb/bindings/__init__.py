@@ -9,25 +9,26 @@ connected bindings, one per client thread; where a dialect has a run loop in C
 (``postgres_native`` over libpq, ``mysql_native`` over libmariadb) the class says whether it
 is built (:meth:`YcsbBinding.native_missing`) and opens it (``open_native``).
 
-A target registered from a plugin adds its line with ``BINDINGS.register(dialect,
-"module:Class")``; a dialect without one (``redis``: no tables of fields there) is
-refused in one line before anything runs.
+Every SQL dialect without a file here runs :class:`.statements.SqlYcsb`, which speaks
+through the target's dialect (SQLite's, a plugin's SQL DBMS); PostgreSQL's and MariaDB's
+files add their drivers' fast paths and C loops. A target of another kind registered
+from a plugin adds its line with ``BINDINGS.register(dialect, "module:Class")``; a
+dialect without one (``redis``: no tables of fields there) is refused in one line
+before anything runs.
 """
 from __future__ import annotations
 
-from ....targets.base import TargetError
 from ....schema import ERROR, NOT_FOUND, OK  # noqa: F401 - the bindings' statuses
-from ...bindings import Bindings
+from ...bindings import Bindings, use_c_loop
 
 KEY_COLUMN = "ycsb_key"   # the primary key, as the JDBC binding names it
 _HERE = __name__
 BINDINGS = Bindings("ycsb", {
-    "sqlite": f"{_HERE}.sqlite:SqliteYcsb",
     "postgres": f"{_HERE}.postgres:PostgresYcsb",
     "mysql": f"{_HERE}.mysql:MysqlYcsb",
     "basic": f"{_HERE}.basic:BasicYcsb",
     "rocksdb": f"{_HERE}.rocksdb:RocksdbYcsb",
-})
+}, sql=f"{_HERE}.statements:SqlYcsb")
 
 
 class YcsbBinding:
@@ -64,25 +65,22 @@ class YcsbBinding:
         return None
 
 
-def binding_class(dialect: str) -> type:
-    """The binding class for a dialect's name; ValueError (one line) where there is none."""
+def binding_class(dialect) -> type:
+    """The binding class for a dialect (or its name); ValueError (one line) where there is none."""
     return BINDINGS.get(dialect)
 
 
-def native_missing(dialect: str) -> str | None:
+def native_missing(dialect) -> str | None:
+    name = dialect if isinstance(dialect, str) else dialect.name
     if not BINDINGS.supports(dialect):
-        return f"workload ycsb does not run on dialect {dialect}"
-    return binding_class(dialect).native_missing(dialect)
+        return f"workload ycsb does not run on dialect {name}"
+    return binding_class(dialect).native_missing(name)
 
 
 def open_binding(endpoint, cfg, driver: str = "python"):
     """A connected binding (one per client thread) for the endpoint's dialect; with
     ``driver`` c or auto, one whose run loop is in C where the dialect has it built."""
-    dialect = endpoint.dialect.name
-    cls = binding_class(dialect)
-    missing = cls.native_missing(dialect)
-    if driver != "python" and missing is None:
+    cls = binding_class(endpoint.dialect)
+    if use_c_loop(driver, cls.native_missing(endpoint.dialect.name)):
         return cls.open_native(endpoint, cfg)
-    if driver == "c":
-        raise TargetError(f"run.driver c: {missing}")
     return cls(endpoint, cfg)

@@ -2,34 +2,20 @@
 and the choice of its run loop in C.
 
 Neither library uses server-side prepared statements; statements are formatted
-client-side (the library's escaping), and the load sends multi-row INSERTs of
-``batch_size`` rows — what the JDBC binding's ``rewriteBatchedStatements`` does. The
-table is created with the target's ``engine``; ANALYZE TABLE after the load. Where the
-extension over libmariadb is built (:mod:`.mysql_native`), run.driver c or auto runs
-the run loops' chunks in C.
+client-side (the library's escaping). The schema work, the load (one multi-row INSERT of
+``batch_size`` rows — what the JDBC binding's ``rewriteBatchedStatements`` does) and the
+statistics are the dialect's, through :class:`.statements.SqlYcsb`; this file holds
+mysqlclient's reads and scans by its connection's own calls, and the choice of the run
+loop in C where the extension over libmariadb is built (:mod:`.mysql_native`).
 """
 from __future__ import annotations
 
 from ....targets.base import TargetError
-from ....targets.dialect import IDENTIFIER
-from . import ERROR, NOT_FOUND, OK
-from .statements import SqlYcsb, YcsbStatements
+from . import NOT_FOUND, OK
+from .statements import SqlYcsb
 
 
 class MysqlYcsb(SqlYcsb):
-    index_prefix_len = 32
-    index_if_not_exists = False
-    analyze = "ANALYZE TABLE {table}"
-
-    @classmethod
-    def table_options(cls, target) -> str:
-        engine = getattr(target, "engine", None)
-        if engine is None:
-            return ""
-        if not IDENTIFIER.match(str(engine)):
-            raise TargetError(f"{target.name}: engine {engine!r} is not a storage engine's name")
-        return f" ENGINE={engine}"
-
     @classmethod
     def native_missing(cls, dialect):
         from . import mysql_native
@@ -45,10 +31,7 @@ class MysqlYcsb(SqlYcsb):
             raise TargetError(_cannot_connect(endpoint.params["params"], e)) from None
 
     def __init__(self, endpoint, props):
-        self.conn = endpoint.connect()   # the target's library, autocommit
-        self.cur = self.conn.cursor()
-        self.st = YcsbStatements(props.table, props.field_names, endpoint.dialect)
-        self.insert_prefix = self.st.insert.split(" VALUES ")[0] + " VALUES "
+        super().__init__(endpoint, props)   # the target's library, autocommit
         if endpoint.params.get("library") == "mysqlclient":
             self.read, self.scan = self._c_read_scan()
 
@@ -70,34 +53,8 @@ class MysqlYcsb(SqlYcsb):
             return OK
         return read, scan
 
-    def read(self, key, field):
-        n = self.cur.execute(self.st.read[field], (key,))
-        self.cur.fetchall()
-        return OK if n else NOT_FOUND
-
-    def scan(self, key, count, field):
-        self.cur.execute(self.st.scan[field], (key, count))
-        self.cur.fetchall()
-        return OK
-
     def update(self, key, field, values):
-        n = self.cur.execute(self.st.update[field], (*values, key))
-        # MariaDB reports rows *changed*; an identical value counts 0 — not an error
-        return OK if n >= 0 else ERROR
-
-    def insert(self, key, values):
-        self.cur.execute(self.st.insert, (key, *values))
+        # OK whatever it matched, as the C loop over libmariadb judges an update (it reads
+        # no count: _myloop.c), so that both paths count the same statuses
+        self.cur.execute(self.st.update[field], (*values, key))
         return OK
-
-    def delete(self, key):
-        self.cur.execute(self.st.delete, (key,))
-        return OK
-
-    def insert_batch(self, rows):
-        # keys and values are alphanumeric (ycsb.ValuePool): quoting is enough
-        body = ",".join("('" + "','".join(r) + "')" for r in rows)
-        self.cur.execute(self.insert_prefix + body)
-        return OK  # the records are counted from the chunk's units
-
-    def close(self):
-        self.conn.close()

@@ -1,5 +1,8 @@
-"""YCSB's statements in SQL, shared by the SQL dialects' bindings, and the schema work
-they share (create the table, index it, fresh statistics after the load).
+"""YCSB on any SQL dialect: its statements, its schema work (create the table, index it,
+fresh statistics after the load) and its DB interface on a DB-API connection, through
+the target's dialect (:mod:`benchlib.targets.sql`), so that a SQL DBMS needs no YCSB file
+of its own; PostgreSQL's and MariaDB's bindings subclass it for their drivers' fast paths
+and C loops.
 
 The table is YCSB's ``usertable``: ``ycsb_key`` (VARCHAR(255) primary key, as the JDBC
 binding creates it) and ``field0 … fieldN-1``. Statements are indexed by field: index
@@ -10,7 +13,8 @@ markers are its own (``?``, ``%s``, ``$1``).
 from __future__ import annotations
 
 from ....targets.dialect import Dialect
-from . import KEY_COLUMN, YcsbBinding
+from ....targets.sql import count_rows, run_statements
+from . import KEY_COLUMN, NOT_FOUND, OK, YcsbBinding
 
 
 class YcsbStatements:
@@ -37,69 +41,23 @@ class YcsbStatements:
         self.insert = f"INSERT INTO {table} ({key}, {cols}) VALUES ({dialect.markers(n + 1)})"
         self.delete = f"DELETE FROM {table} WHERE {key} = {p(1)}"
 
-    def create_table(self, text_type: str = "TEXT", key_type: str = "VARCHAR(255)") -> str:
-        cols = ", ".join(f"{f} {text_type}" for f in self.fields)
-        return f"CREATE TABLE {self.table} ({self.key} {key_type} PRIMARY KEY, {cols})"
-
-
-def index_sql(table: str, column: str, dialect: Dialect, prefix_len: int | None = None,
-              if_not_exists: bool = True) -> str:
-    """CREATE INDEX <table>_<column>_idx ON <table> (<column>[(prefix)]), quoted."""
-    q = dialect.quote_ident
-    col = q(column) + (f"({prefix_len})" if prefix_len else "")
-    ine = "IF NOT EXISTS " if if_not_exists else ""
-    return f"CREATE INDEX {ine}{q(f'{table}_{column}_idx'[:63])} ON {q(table)} ({col})"
-
-
-def execute(target, *sqls: str) -> None:
-    """Run ``sqls`` in order on a connection of the target's own (autocommit), then close it."""
-    conn = target.connect()
-    try:
-        cur = conn.cursor()
-        for sql in sqls:
-            cur.execute(sql)
-        cur.close()
-    finally:
-        conn.close()
-
-
-def count_rows(target, table: str) -> int:
-    """``SELECT COUNT(*)`` of ``table`` (quoted) on a connection of the target's own."""
-    conn = target.connect()
-    try:
-        cur = conn.cursor()
-        cur.execute(f"SELECT COUNT(*) FROM {target.dialect.quote_ident(table)}")
-        n = int(cur.fetchone()[0])
-        cur.close()
-        return n
-    finally:
-        conn.close()
-
 
 class SqlYcsb(YcsbBinding):
-    """The schema work of a SQL dialect's binding, on a connection from ``target.connect()``:
-    what differs between dialects is said by the class attributes below."""
-
-    text_type = "TEXT"
-    index_prefix_len: int | None = None     # MySQL indexes a TEXT column by a prefix
-    index_if_not_exists = True
-    analyze: str | None = None               # after the load, "{table}" quoted
-
-    @classmethod
-    def table_options(cls, target) -> str:
-        """What follows CREATE TABLE's parentheses (MySQL's ENGINE=…)."""
-        return ""
+    """YCSB's DB interface on one autocommit connection of the driver's own (sqlite3,
+    psycopg, mysqlclient, PyMySQL …), and the schema work on ``target.connect()``'s; the
+    table's DDL, bulk load, statistics and what a write found are the dialect's."""
 
     @classmethod
     def create_table(cls, target, cfg) -> None:
-        st = YcsbStatements(cfg.table, cfg.field_names, target.dialect)
-        execute(target, f"DROP TABLE IF EXISTS {st.table}",
-                st.create_table(cls.text_type) + cls.table_options(target))
+        d = target.dialect
+        columns = [(KEY_COLUMN, "VARCHAR(255)")] + [(f, d.text_type) for f in cfg.field_names]
+        run_statements(target, [d.drop_table(cfg.table), d.create_table(
+            cfg.table, columns, (KEY_COLUMN,), engine=getattr(target, "engine", None))])
 
     @classmethod
     def create_index(cls, target, table: str, column: str) -> None:
-        execute(target, index_sql(table, column, target.dialect, cls.index_prefix_len,
-                                  cls.index_if_not_exists))
+        run_statements(target, [target.dialect.create_index(f"{table}_{column}_idx", table,
+                                                            [column], text=[column])])
 
     @classmethod
     def count_rows(cls, target, table: str) -> int | None:
@@ -107,5 +65,45 @@ class SqlYcsb(YcsbBinding):
 
     @classmethod
     def after_load(cls, target, table: str) -> None:
-        if cls.analyze:   # fresh statistics, as a DBA would before measuring
-            execute(target, cls.analyze.format(table=target.dialect.quote_ident(table)))
+        # fresh statistics, as a DBA would before measuring
+        run_statements(target, target.dialect.analyze([table]))
+
+    def __init__(self, endpoint, props):
+        self.conn = endpoint.connect()   # the driver's own, autocommit
+        self.cur = self.conn.cursor()
+        self.dialect = d = endpoint.dialect
+        self.st = YcsbStatements(props.table, props.field_names, d)
+        self.load_args = (props.table, [KEY_COLUMN, *props.field_names])
+
+    def read(self, key, field):
+        cur = self.cur
+        cur.execute(self.st.read[field], (key,))
+        return OK if cur.fetchone() is not None else NOT_FOUND
+
+    def scan(self, key, count, field):
+        cur = self.cur
+        cur.execute(self.st.scan[field], (key, count))
+        cur.fetchall()
+        return OK
+
+    def update(self, key, field, values):
+        cur = self.cur
+        cur.execute(self.st.update[field], (*values, key))
+        return NOT_FOUND if self.dialect.rows_matched(cur, update=True) == 0 else OK
+
+    def insert(self, key, values):
+        self.cur.execute(self.st.insert, (key, *values))
+        return OK
+
+    def delete(self, key):
+        self.cur.execute(self.st.delete, (key,))
+        return OK
+
+    def insert_batch(self, rows):
+        # keys and values are letters and digits (ycsb.ValuePool): no escaping needed
+        d, (table, cols) = self.dialect, self.load_args
+        d.bulk_load(self.conn, table, cols, d.bulk_payload(table, cols, rows, plain=True))
+        return OK  # the records are counted from the chunk's units
+
+    def close(self):
+        self.conn.close()
