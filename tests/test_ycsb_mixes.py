@@ -29,36 +29,43 @@ def _exp(tmp_path: Path, name: str, **props) -> Path:
 
 @pytest.fixture(scope="module")
 def three_mixes(tmp_path_factory):
-    """One experiment of YCSB A, C and D on SQLite: three runs, one per mix."""
+    """One experiment of YCSB A, C and D on two SQLite databases: a run per mix and target."""
     tmp = tmp_path_factory.mktemp("mixes")
     p = _exp(tmp, "mixes", mix=["a", "c", "d"])
+    exp = yaml.safe_load(p.read_text())
+    exp["targets"].append({"name": "other", "url": f"sqlite:///{tmp / 'other.sqlite'}"})
+    p.write_text(yaml.safe_dump(exp))
     assert cli.main(["run", str(p), "--data-dir", str(tmp / "d"), "--no-progress"]) == 0
-    return load_results(tmp / "d" / "mixes")
+    return {**load_results(tmp / "d" / "mixes"), "dir": tmp / "d" / "mixes"}
 
 
 def _ops(res, mix: str) -> dict[str, int]:
     lat = res["latency"]
-    rows = lat[lat["run_id"].str.contains(f"-mix{mix}-") & lat["step"].str.startswith("r.")]
+    rows = lat[lat["run_id"].str.startswith("mixes-") & lat["run_id"].str.contains(f"-mix{mix}-")
+               & lat["step"].str.startswith("r.")]
     return {op: int(n) for op, n in rows.groupby("op")["count"].sum().items() if n > 0}
 
 
 def test_each_mix_runs_its_own_proportions_on_one_load_each(three_mixes):
     runs = three_mixes["runs"]
-    assert sorted(runs["run_id"]) == [f"mixes-t1-p1-l1-tgt0-mix{m}-r1" for m in "acd"]
+    assert sorted(runs["run_id"]) == [f"{t}-t1-p1-l1-tgt0-mix{m}-r1" for t in ("mixes", "other") for m in "acd"]
     a, c, d = (_ops(three_mixes, m) for m in "acd")
     assert set(a) == {"READ", "UPDATE"} and 0.4 < a["READ"] / (a["READ"] + a["UPDATE"]) < 0.6
     assert set(c) == {"READ"} and c["READ"] == 800            # C: no UPDATE at all
     assert set(d) == {"READ", "INSERT"} and d["INSERT"] < d["READ"]   # D: inserts past the load
     steps = three_mixes["steps"]
     loads = steps[steps["phase"] == "load"].groupby("run_id").size()
-    assert (loads == 1).all() and len(loads) == 3                 # one load step per run, as before
+    assert (loads == 1).all() and len(loads) == 6                 # one load step per run, as before
 
 
 def test_summary_points_keep_the_mixes_apart(three_mixes, capsys):
     from benchlib.summaries import samples
     pts = samples.point_summary(three_mixes)
     assert set(pts["point"]) == {"mix=a", "mix=c", "mix=d"}
-    assert (pts["runs"] == 1).all()
+    assert (pts["runs"] == 1).all() and len(pts) == 6
+    assert cli.main(["summary", str(three_mixes["dir"]), "--kind", "configs"]) == 0
+    table = capsys.readouterr().out     # other against mixes, mix by mix
+    assert all(f"mix={m}" in table for m in "acd"), table
 
 
 def test_the_mixes_share_one_load_key(tmp_path):
