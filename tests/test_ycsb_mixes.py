@@ -2,6 +2,7 @@
 runs with its file's proportions, one load serving them all, points kept apart."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,22 @@ def test_a_bad_letter_is_one_line(tmp_path, value, hint):
                          capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1 and "mix: " in res.stderr and hint in res.stderr, res.stderr
+
+
+def test_a_provisioned_server_loads_once_for_both_mixes(tmp_path):
+    from benchlib.targets import postgres_binaries as pgbin
+    try:
+        pgbin.find(None)
+    except ValueError as e:
+        pytest.skip(str(e))
+    exp = small_experiment("provmix", "postgres-provisioned", run={"threads": [1], "loops": 1, "loop_secs": 1},
+                           load={"threads": 1})
+    exp["properties"] = {"recordcount": 500, "operationcount": 10**6, "mix": ["a", "c"]}
+    exp["targets"] = [{"name": "pg", "url": "postgres-provisioned"}]
+    p = tmp_path / "provmix.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    a, c = (json.loads((tmp_path / "d" / "provmix" / f"pg-t1-p1-l1-tgt0-mix{m}-r1" / "meta.json").read_text())
+            for m in "ac")
+    assert a["planned"] == ["l.pre", "r.L1"] and c["planned"] == ["r.L1"]    # C ran on A's load
+    assert c["dbms"]["data"]["from"] == "loaded" and c["dbms"]["data"]["loaded"] == a["data_copy"]["kept"]
