@@ -115,3 +115,9 @@ def test_a_provisioned_server_loads_once_for_both_mixes(tmp_path):
             for m in "ac")
     assert a["planned"] == ["l.pre", "r.L1"] and c["planned"] == ["r.L1"]    # C ran on A's load
     assert c["dbms"]["data"]["from"] == "loaded" and c["dbms"]["data"]["loaded"] == a["data_copy"]["kept"]
+
+
+def test_a_misspelled_mix_key_names_the_key(tmp_path):
+    from benchlib.params import ParameterError
+    with pytest.raises(ParameterError, match=r"mixx: unknown property \(did you mean mix\?\)"):
+        load_experiment(_exp(tmp_path, "typo", mixx="c"))

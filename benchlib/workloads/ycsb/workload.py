@@ -59,7 +59,7 @@ def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
         raise ValueError(f"{k}: unknown property (did you mean {meant}?)")
     for k in other:
         if not k or ("." not in k and k not in CLIENT_KEYS):
-            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS, *top_level], n=1, cutoff=0.6)
+            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS, MIX, *top_level], n=1, cutoff=0.6)
             where = " (an experiment key)" if near and near[0] in top_level else ""
             hint = f" (did you mean {near[0]}{where}?)" if near else ""
             raise ValueError(f"{k or '(empty key)'}: unknown property{hint}; a binding's "
