@@ -32,7 +32,7 @@ SHARED = frozenset({
     "tests/test_plots.py", "tests/test_points.py", "tests/test_provisioned.py", "tests/test_remote_hw.py",
     "tests/test_reports.py", "tests/test_ybio_report.py", "tests/faults/test_data_dir_faults.py",
     "tests/test_experiments_apart.py", "tests/test_p99_rule.py", "tests/test_ybio_heatmaps.py",
-    "tests/test_configs.py",
+    "tests/test_configs.py", "tests/test_ycsb_mixes.py",
 })
 
 

@@ -93,9 +93,10 @@ def test_pg_versions_dry_run_fetches_nothing_and_says_what_it_would(own_cache, c
     rc = benchlib_cli.main(["run", str(ROOT / "parameters" / "pg-versions.yaml"), "--dry-run"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "pg-versions: workload ycsb, 48 runs" in out
-    for version in (14, 15, 16, 18):
-        assert f"pg-v{version}-shared_buffers1GB-t4-p" in out
+    assert "pg-versions: workload ycsb, 96 runs" in out
+    for version in (14, 15, 16, 18):   # YCSB A and C, each its own runs
+        for mix in "ac":
+            assert out.count(f"pg-v{version}-shared_buffers1GB-t4-p2-l1-tgt0-mix{mix}-r") == 3
     missing = [m for m in (14, 16, 18) if not _here(m)]
     if missing:
         assert f"fetches PostgreSQL {', '.join(map(str, missing))}" in out

@@ -5,8 +5,8 @@ it that would load the same data start from a copy of it instead of loading agai
 The same data: the same experiment, workload and properties (the run's workload point
 included), the same load (its processes, its target rate, its batch size) and seed; the
 target adds its server version (its on-disk format), so a sweep of versions × settings
-loads once per version. Repetitions, client threads and run-loop settings do not change
-what is loaded. The first run of a key runs its load (and index) steps, then the target
+loads once per version. Repetitions, client threads, run-loop settings and the workload's
+``load_free_properties`` (YCSB's ``mix``) do not change what is loaded. The first run of a key runs its load (and index) steps, then the target
 stops its server, keeps the stopped data directory, and starts it again on it: its run
 loops, like every later run's, begin on a freshly started server over the same files. The
 copy's seconds are in meta.json (``data_copy``), in no step. ``load.fresh: true`` loads
@@ -30,7 +30,9 @@ def data_key(exp: Experiment, spec: RunSpec, props: dict, target) -> str | None:
     the experiment asks for a load in every run (or none: ``load.skip``)."""
     if not hasattr(target, "use_loaded") or exp.load.fresh or exp.load.skip:
         return None
-    what = {"workload": exp.workload, "properties": {k: str(v) for k, v in sorted(props.items())},
+    free = set(exp.workload_class().load_free_properties)   # a YCSB mix: the same load
+    what = {"workload": exp.workload,
+            "properties": {k: str(v) for k, v in sorted(props.items()) if k not in free},
             "load": exp.load.model_dump(mode="json", exclude={"processes", "target_factors", "replace"}),
             "load_processes": spec.load_processes, "load_target": spec.load_target_ops_per_s,
             "seed": exp.seed, "index": exp.index.model_dump(mode="json")}

@@ -167,6 +167,9 @@ class Workload:
     # properties a list of values makes a matrix of: one run per combination
     # (params.plan expands them; the run's properties hold one value of each)
     matrix_properties: tuple[str, ...] = ()
+    # properties that shape the run loops only, never what the load writes (YCSB's mix):
+    # the load-once key (run/loaded_data.py) leaves them out, so their points share a load
+    load_free_properties: tuple[str, ...] = ()
     # the prefixes of its dotted properties (a binding's ``db.``): ``-p`` passes only these
     # (benchlib/overrides.py); another dotted key near a section is refused
     property_prefixes: tuple[str, ...] = ()

@@ -17,12 +17,13 @@ import numpy as np
 
 from ... import schema, seeds
 from .. import keycounter
-from ..base import Chunk, LoadedTable, Workload, WorkloadClient, load_chunk_records
+from ..base import Chunk, LoadedTable, Workload, WorkloadClient, load_chunk_records, matrix_points
 from ..stepplan import StepPlan
 from ..generators import ValuePool, build_key_names
 from ...targets.ownership import TableShape
 from .bindings import BINDINGS, KEY_COLUMN, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
+from .mixes import KEY as MIX, LOAD_FREE, apply_mix
 from .plan import CoreWorkloadPlan, field_length_generator, load_range
 from .properties import (
     BINDING_PREFIXES,
@@ -58,7 +59,7 @@ def check_unknown_keys(props: dict, top_level: tuple[str, ...] = ()) -> None:
         raise ValueError(f"{k}: unknown property (did you mean {meant}?)")
     for k in other:
         if not k or ("." not in k and k not in CLIENT_KEYS):
-            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS, *top_level], n=1, cutoff=0.6)
+            near = difflib.get_close_matches(k, [*CORE_KEYS, *CLIENT_KEYS, MIX, *top_level], n=1, cutoff=0.6)
             where = " (an experiment key)" if near and near[0] in top_level else ""
             hint = f" (did you mean {near[0]}{where}?)" if near else ""
             raise ValueError(f"{k or '(empty key)'}: unknown property{hint}; a binding's "
@@ -78,20 +79,24 @@ class YcsbWorkload(Workload):
     compound_ops = {"READ-MODIFY-WRITE": 2}
     insert_ops = ("INSERT",)
     property_prefixes = BINDING_PREFIXES   # the bindings' own dotted keys (db.url …)
+    matrix_properties = (MIX,)          # mix: [a, c]: YCSB's core workloads, one run each
+    load_free_properties = LOAD_FREE    # a mix changes the run loops, not the load
     op_order = ("READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE")
     op_codes = {"READ": "rd", "UPDATE": "up", "INSERT": "in", "SCAN": "sc",
                 "READ-MODIFY-WRITE": "rmw", "DELETE": "de"}
 
     def __init__(self, properties: dict):
         super().__init__(properties)
-        self.cfg = config_from(properties)
+        self.cfg = config_from(apply_mix(properties))
         self.core = self.cfg.core
 
     @classmethod
     def check_experiment(cls, exp) -> None:
-        props = exp.workload_properties()
-        core = cls(props).core
-        check_unknown_keys(props, tuple(type(exp).model_fields))
+        given = exp.workload_properties()
+        for point in matrix_points(given, cls.matrix_properties):   # each mix, its own check
+            props = apply_mix({**given, **point})
+            core = cls(props).core
+            check_unknown_keys(props, tuple(type(exp).model_fields))
         from ...registries.targets import target_class
         for t in exp.targets:   # a dialect without a binding (redis: no tables of fields)
             BINDINGS.check(target_class(t.kind).dialect, t.name)
