@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from .. import points, schema
-from . import parts
+from . import parts, runcache
 from ..hw.roles import upgrade_hw
 from ..masking import mask_text
 from ..version import __version__
@@ -271,7 +271,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     for rd in find_runs(path):
         own = tuple(t for t in extra_table_names(rd) if t not in tables) if extra_tables else ()
         try:
-            meta, frames = _read_run(rd, tables + own, statuses)
+            meta, frames = runcache.read(_read_run, rd, tables + own, statuses)
         except ResultsError as e:
             broken.append(str(e))
             print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)
