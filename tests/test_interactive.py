@@ -110,6 +110,8 @@ def test_per_op_and_ybio(sample):
 
 
 def test_mimebundle_for_jupyterlab_and_pages(sample):
+    from benchlib.reports.html import PLOTLY_MIME
+    assert PLOTLY_MIME == MIME   # the pages find their plots by it
     bundle = interactive.timeseries(sample)._repr_mimebundle_()
     assert set(bundle) == {MIME, "text/html", "text/plain"}
     assert "Plotly.newPlot" in bundle["text/html"] and "<script src" not in bundle["text/html"]

@@ -12,7 +12,7 @@ without their code, and an index page of the experiments of a data folder.
 
 and returns the summary page. The modules: :mod:`.execute` (papermill: where the
 notebooks are, running them, :func:`run_experiment_notebook`), :mod:`.kernel` (the
-kernels a report's notebooks share), :mod:`.html` (the pages,
+kernels a report's notebooks share), :mod:`.memo` (the headline once per content), :mod:`.html` (the pages,
 from the jinja2 templates in ``templates/``), :mod:`.display` (what the notebooks
 show: :func:`header`, :func:`side_by_side`, :func:`show_summary`, so each stays a few
 calls), :mod:`.explore` (the widgets of ``explore.ipynb``: :func:`explorer`). This module is the report's orchestration and the public names.
@@ -29,7 +29,7 @@ from ..store.place import writable_folder
 from ..version import __version__
 from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
-from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
+from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook, without_slow_imports
 from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
 
 # reports.execute is the module (papermill), its function is reports.execute.execute
@@ -72,6 +72,9 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
             render_html(ipynb, out / pages[name], Nav(exp_dir.name, name, pages, note + (" · FAILED" if err else "")))
 
     from concurrent.futures import ThreadPoolExecutor
+
+    without_slow_imports()
+    import nbconvert  # noqa: F401 - the pages' exporter, loaded before the threads that use it
     with ThreadPoolExecutor(max_workers=1) as side:   # the index's headline, beside the kernels
         line = side.submit(_headline_line, exp_dir)
         failed = execute_all(notebooks, out, params, exp_dir.name, progress, on_done=page)

@@ -96,19 +96,17 @@ def without_slow_imports() -> None:
 
 def execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: str,
                 progress: bool | None, on_done=None, kernels: int | None = None) -> dict[str, str]:
-    """Run notebooks into ``out/<name>.ipynb`` with one progress bar over them. Returns
-    {notebook: error line} of the failed; ``on_done(name, error or None)`` is called as
-    each ends (from a worker thread: the report renders its page meanwhile).
-
-    Kernels side by side, ``kernels`` or as many as there are cores (at most one per
-    notebook, and 4),
-    each running its share of the notebooks one after another (:mod:`.kernel`: a
-    kernel's start, the imports and the tables' reading are paid once per kernel, not per
-    notebook; two kernels keep both cores of a small machine busy)."""
+    """Run notebooks into ``out/<name>.ipynb`` (one progress bar); {notebook: error line}
+    of the failed. ``on_done(name, error or None)`` is called as each ends (in a worker
+    thread). ``kernels`` (default: as many as cores, at most 4 and one per notebook) side
+    by side, each running its share in turn (:mod:`.kernel`: start, imports and tables
+    paid once per kernel; two kernels keep both cores of a small machine busy)."""
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
     from tqdm.auto import tqdm
+    without_slow_imports()
+    import papermill  # noqa: F401 - here, not first in two threads at once (urllib3 warned then)
     todo: queue.SimpleQueue = queue.SimpleQueue()
     for name in notebooks:
         todo.put(name)
