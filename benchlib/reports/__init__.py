@@ -29,7 +29,7 @@ from ..store.place import writable_folder
 from ..version import __version__
 from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
-from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook, without_slow_imports
+from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook, imports_before_threads
 from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
 
 # reports.execute is the module (papermill), its function is reports.execute.execute
@@ -73,8 +73,7 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
 
     from concurrent.futures import ThreadPoolExecutor
 
-    without_slow_imports()
-    import nbconvert  # noqa: F401 - the pages' exporter, loaded before the threads that use it
+    imports_before_threads()
     with ThreadPoolExecutor(max_workers=1) as side:   # the index's headline, beside the kernels
         line = side.submit(_headline_line, exp_dir)
         failed = execute_all(notebooks, out, params, exp_dir.name, progress, on_done=page)

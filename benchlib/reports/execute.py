@@ -94,6 +94,16 @@ def without_slow_imports() -> None:
         sys.modules.setdefault("rfc3987_syntax", None)   # its import then fails: skipped
 
 
+def imports_before_threads() -> None:
+    """papermill (requests, urllib3 with it) and nbconvert imported in this thread before
+    a report starts its threads: imported first in two threads at once, urllib3 printed a
+    warning about SOCKS support on stderr now and then (another thread's
+    ``warnings.catch_warnings`` had taken its filter away meanwhile)."""
+    without_slow_imports()
+    import nbconvert  # noqa: F401
+    import papermill  # noqa: F401
+
+
 def execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: str,
                 progress: bool | None, on_done=None, kernels: int | None = None) -> dict[str, str]:
     """Run notebooks into ``out/<name>.ipynb`` (one progress bar); {notebook: error line}
@@ -105,8 +115,7 @@ def execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: 
     from concurrent.futures import ThreadPoolExecutor
 
     from tqdm.auto import tqdm
-    without_slow_imports()
-    import papermill  # noqa: F401 - here, not first in two threads at once (urllib3 warned then)
+    imports_before_threads()
     todo: queue.SimpleQueue = queue.SimpleQueue()
     for name in notebooks:
         todo.put(name)
