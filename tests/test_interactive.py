@@ -110,6 +110,8 @@ def test_per_op_and_ybio(sample):
 
 
 def test_mimebundle_for_jupyterlab_and_pages(sample):
+    from benchlib.reports.html import PLOTLY_MIME
+    assert PLOTLY_MIME == MIME   # the pages find their plots by it
     bundle = interactive.timeseries(sample)._repr_mimebundle_()
     assert set(bundle) == {MIME, "text/html", "text/plain"}
     assert "Plotly.newPlot" in bundle["text/html"] and "<script src" not in bundle["text/html"]
@@ -254,3 +256,56 @@ def test_a_panel_without_figures_says_why():
     assert "r.L2" in notes and fig.layout.xaxis.range[1] >= 10
     empty = interactive.timeseries({"runs": pd.DataFrame(), "steps": pd.DataFrame()}).figure
     assert "no run" in empty.layout.title.text
+
+
+_Y_SPANS = r"""
+(() => {
+  const gd = document.querySelector(".plotly-graph-div"), full = gd._fullLayout, out = {};
+  const xa = full.xaxis, lo = xa.range[0], hi = xa.range[1];
+  for (const cd of gd.calcdata) {
+    const tr = cd[0].trace;
+    if (tr.visible !== true) continue;
+    const name = tr.yaxis.replace("y", "yaxis"), ya = full[name];
+    const log = ya.type === "log", r = ya.range.map(v => log ? Math.pow(10, v) : v);
+    const o = out[name] || (out[name] = {range: r, min: Infinity, max: -Infinity, all: -Infinity});
+    for (const p of cd) {
+      if (typeof p.y !== "number" || !isFinite(p.y)) continue;
+      o.all = Math.max(o.all, p.y);
+      if (p.x >= lo && p.x <= hi) { o.min = Math.min(o.min, p.y); o.max = Math.max(o.max, p.y); }
+    }
+  }
+  return {x: [lo, hi], axes: out};
+})()
+"""
+
+
+@needs_chromium
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_zoom_fits_each_y_axis_to_the_visible_data(page):
+    """A drag-zoom into the second run loop: every panel's y axis spans the points drawn in
+    the window (no more: the load step's and the other loop's highs are out of it)."""
+    with _browser_on(page) as b:
+        _poll(b, 'document.querySelectorAll(".plotly-graph-div .main-svg").length')
+        at = b.evaluate(_POINT % "READ")
+        before = b.evaluate(_Y_SPANS)
+        y = at["top"] + 20
+        b.mouse("pressed", at["left"] + 0.7 * at["width"], y, "left")
+        for f in (0.75, 0.8, 0.85):
+            b.mouse("moved", at["left"] + f * at["width"], y, "left")
+        b.mouse("released", at["left"] + 0.85 * at["width"], y, "left")
+        fitted = _poll(b, f"""(() => {{const s = {_Y_SPANS.strip()};
+            return s.x[1] - s.x[0] < {0.5 * (at["range"][1] - at["range"][0])}
+                   && s.axes.yaxis.range[1] !== {before["axes"]["yaxis"]["range"][1]} ? s : null;}})()""")
+        assert fitted, "zooming the time axis left the y axes as they were"
+        shown = {n: a for n, a in fitted["axes"].items() if a["max"] > float("-inf")}
+        assert {"yaxis", "yaxis3", "yaxis4"} <= set(shown)   # throughput, CPU, disk have points there
+        narrower = 0
+        for name, a in shown.items():
+            lo, hi = a["range"]
+            assert lo <= a["min"] + 1e-9 and hi >= a["max"] - 1e-9, (name, a)   # every point in view
+            tozero = 0 if lo <= 0 else a["min"]
+            assert hi - lo <= 1.25 * (a["max"] - tozero) + 1e-6 * max(1.0, abs(hi)), (name, a)   # and no more
+            narrower += a["max"] < a["all"]
+        assert narrower, "no panel had a higher point outside the window: the test zoomed nowhere"
+        assert b.console() == []   # the fitting script ran without an error

@@ -174,3 +174,40 @@ def test_failed_notebook_keeps_the_rest(tmp_path, monkeypatch, capsys):
 def test_report_of_nothing_is_bad_input(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path / "nope")]) == cli.EXIT_INPUT
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def _notebook(path: Path, *sources: str) -> None:
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "language": "python",
+                                                           "display_name": "Python 3"}})
+    nb.cells = [nbformat.v4.new_code_cell('experiment_dir = ""', metadata={"tags": ["parameters"]}),
+                *(nbformat.v4.new_code_cell(s) for s in sources)]
+    nbformat.write(nb, path)
+
+
+@pytest.mark.timeout(240)
+def test_notebooks_share_a_kernel_as_if_each_had_its_own(tmp_path, monkeypatch):
+    """One kernel runs a report's notebooks in turn: the next sees none of the names the one
+    before left, its cells are numbered from 1, a failure names its own cell and the
+    notebooks after it still run; the kernel keeps the run tables it read (runcache)."""
+    from benchlib.reports.execute import execute_all
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    _notebook(nbs / "summary.ipynb", "left_behind = 1", "print('summary ran')")
+    _notebook(nbs / "b.ipynb", "import os\nprint('left_behind' in dir(), os.environ.get('BENCHLIB_RUN_CACHE'))",
+              'raise RuntimeError("broken on purpose")')
+    _notebook(nbs / "c.ipynb", "print('c ran after the failure')")
+    monkeypatch.setenv("BENCHLIB_NOTEBOOKS", str(nbs))
+    out, ended = tmp_path / "out", []
+    failed = execute_all(("summary", "b", "c"), out, {"experiment_dir": "x"}, "t", False,
+                         on_done=lambda name, err: ended.append(name), kernels=1)
+    assert ended == ["summary", "b", "c"]
+    assert list(failed) == ["b"] and failed["b"].startswith("b.ipynb failed in cell In [4]: RuntimeError")
+
+    def outputs(name):
+        nb = nbformat.read(out / f"{name}.ipynb", as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        text = "".join(o.get("text", "") for c in code for o in c.outputs)
+        return [c.execution_count for c in code], text
+    counts, text = outputs("b")
+    assert counts[:4] == [1, 2, 3, 4] and "False 1" in text   # injected parameters, then its own
+    assert outputs("c") == ([1, 2, 3], "c ran after the failure\n")

@@ -11,7 +11,8 @@ without their code, and an index page of the experiments of a data folder.
     data/index.html                             every experiment's reports and headline
 
 and returns the summary page. The modules: :mod:`.execute` (papermill: where the
-notebooks are, running them, :func:`run_experiment_notebook`), :mod:`.html` (the pages,
+notebooks are, running them, :func:`run_experiment_notebook`), :mod:`.kernel` (the
+kernels a report's notebooks share), :mod:`.memo` (the headline once per content), :mod:`.html` (the pages,
 from the jinja2 templates in ``templates/``), :mod:`.display` (what the notebooks
 show: :func:`header`, :func:`side_by_side`, :func:`show_summary`, so each stays a few
 calls), :mod:`.explore` (the widgets of ``explore.ipynb``: :func:`explorer`). This module is the report's orchestration and the public names.
@@ -29,7 +30,7 @@ from ..version import __version__
 from .comparison import combined, compare_runs, configs_table, experiments_in, runs_apart, time_series
 from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
-from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook
+from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook, imports_before_threads
 from .html import REPORTS_DIR, TITLES, Nav, publish, render_html, write_index
 
 # reports.execute is the module (papermill), its function is reports.execute.execute
@@ -66,18 +67,26 @@ def report(experiment_dir, *, open_browser: bool = False, progress: bool | None 
         params["base"] = base
     if runs:   # the time series page's runs: ids or patterns (display.time_series_runs)
         params["run_ids"] = list(runs)
-    failed = execute_all(notebooks, out, params, exp_dir.name, progress)
-    for name in notebooks:
-        ipynb, err = out / f"{name}.ipynb", failed.get(name)
-        if err:
-            errors.append(err)
+    note = f"rendered {rendered:%Y-%m-%d %H:%M} UTC"
+
+    def page(name: str, err: str | None) -> None:   # as each notebook ends, while others run
+        ipynb = out / f"{name}.ipynb"
         if ipynb.exists():
             ipynb.chmod(0o644)   # served beside its page (html.publish: the file modes' rule)
-            note = f"rendered {rendered:%Y-%m-%d %H:%M} UTC" + (" · FAILED" if err else "")
-            render_html(ipynb, out / pages[name], Nav(exp_dir.name, name, pages, note))
-        else:
+            render_html(ipynb, out / pages[name], Nav(exp_dir.name, name, pages, note + (" · FAILED" if err else "")))
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    imports_before_threads()
+    with ThreadPoolExecutor(max_workers=1) as side:   # the index's headline, beside the kernels
+        line = side.submit(_headline_line, exp_dir)
+        failed = execute_all(notebooks, out, params, exp_dir.name, progress, on_done=page)
+    for name in notebooks:
+        if failed.get(name):
+            errors.append(failed[name])
+        if not (out / f"{name}.ipynb").exists():
             pages.pop(name)
-    _write_report_json(exp_dir, pages, errors, rendered)
+    _write_report_json(exp_dir, pages, errors, rendered, line.result())
     index = write_index(exp_dir.parent)
     main = out / pages.get("summary", "summary.html")
     if open_browser:
@@ -132,19 +141,25 @@ def compare_report(experiment_dirs, *, base: str | None = None, runs: list[str] 
     return out / pages[COMPARE]
 
 
-def _write_report_json(exp_dir: Path, pages: dict, errors: list[str], rendered: datetime) -> None:
+def _headline_line(exp_dir: Path) -> tuple[str, int]:
+    """The experiment's headline for the index, and its number of runs."""
+    res = results.load_results(exp_dir)
+    try:
+        return headline(res), len(res["runs"])
+    except Exception as e:  # noqa: BLE001 - the index must not be lost to one odd experiment
+        return f"(no headline: {type(e).__name__}: {e})", len(res["runs"])
+
+
+def _write_report_json(exp_dir: Path, pages: dict, errors: list[str], rendered: datetime,
+                       headline_runs: tuple[str, int]) -> None:
     """``reports/report.json``: what the data folder's index shows of the experiment. Like
     the pages and the index made from it, it is published readable by all (0644: a web
     server serves the reports), so it holds nothing a run folder keeps private: figures,
     page names, and the notebooks' error lines with any URL in them masked."""
-    res = results.load_results(exp_dir)
-    try:
-        line = headline(res)
-    except Exception as e:  # noqa: BLE001 - the index must not be lost to one odd experiment
-        line = f"(no headline: {type(e).__name__}: {e})"
+    line, runs = headline_runs
     publish(exp_dir / REPORTS_DIR / "report.json", json.dumps({
         "experiment": exp_dir.name, "headline": mask_text(line), "pages": pages,
-        "errors": [mask_text(e) for e in errors], "runs": len(res["runs"]),
+        "errors": [mask_text(e) for e in errors], "runs": runs,
         "rendered": rendered.isoformat(), "benchlib_version": __version__}, indent=2))
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..points import point_values
 from ..summaries.formatting import to_float
+from .memo import once
 
 INF = float("inf")   # sorts a configuration whose threads (repetition) are unknown last
 
@@ -22,7 +23,8 @@ def headline(res: dict) -> str:
     from ..summaries.headline import headline_text
     runs = res.get("runs", pd.DataFrame())
     ok = int((runs["status"] == "ok").sum()) if "status" in runs else 0
-    return headline_text(res, f"{ok}/{len(runs)} runs ok")
+    tail = f"{ok}/{len(runs)} runs ok"
+    return once("headline " + tail, res, lambda: headline_text(res, tail))
 
 
 def header(res: dict, title: str):
@@ -207,7 +209,7 @@ def time_series_runs(res: dict, run_ids=None, max_runs: int = 8) -> tuple[list[s
         wanted = [run_ids] if isinstance(run_ids, str) else list(run_ids)
         ids = [r for r in ids if any(fnmatchcase(r, w) for w in wanted)]
     try:
-        best = best_point(res)
+        best = once("best point", res, lambda: best_point(res))
     except Exception:  # noqa: BLE001 - the page still draws the runs by name
         best = None
     first = str(best["name"]).rsplit("/", 1)[-1] if best else None

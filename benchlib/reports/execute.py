@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from ..masking import SECRETS_ENV, hide_secrets
-
-KERNEL = "python3"
+from .kernel import KERNEL, KERNEL_ARGUMENTS, fresh_namespace, renumber, shared_kernel
 
 
 class ReportError(Exception):
@@ -39,9 +38,12 @@ def show_progress(progress: bool | None) -> bool:
     return sys.stderr.isatty() if progress is None else bool(progress)
 
 
-def execute(name: str, output: Path, parameters: dict, *, progress: bool | None = None) -> str | None:
+def execute(name: str, output: Path, parameters: dict, *, progress: bool | None = None,
+            km=None) -> str | None:
     """Execute ``notebooks/<name>.ipynb`` into ``output``; None when it ran through, else
-    one line naming the notebook and the failing cell (the output keeps the error)."""
+    one line naming the notebook and the failing cell (the output keeps the error).
+    ``km``: a started kernel (:func:`.kernel.shared_kernel`) to run it in, else its own."""
+    without_slow_imports()
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
@@ -55,37 +57,109 @@ def execute(name: str, output: Path, parameters: dict, *, progress: bool | None 
         papermill.execute_notebook(str(src), str(output), parameters=parameters,
                                    kernel_name=KERNEL, progress_bar=show_progress(progress),
                                    cwd=str(src.parent), log_output=False, start_timeout=120,
-                                   # ipykernel 7 warns about TCP on every start: not news
-                                   extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+                                   extra_arguments=KERNEL_ARGUMENTS,
+                                   # a report's notebook is written once, when it ends (or
+                                   # fails), not after every cell: each write validates it
+                                   **({"km": km, "request_save_on_cell_execute": False}
+                                      if km is not None else {}))
     except PapermillExecutionError as e:
+        count = _renumbered(output).get(e.exec_count, e.exec_count) if km is not None else e.exec_count
         msg = (str(e.evalue).strip().splitlines() or [""])[0]
-        return f"{name}.ipynb failed in cell In [{e.exec_count}]: {e.ename}: {msg}"
+        return f"{name}.ipynb failed in cell In [{count}]: {e.ename}: {msg}"
     except Exception as e:  # noqa: BLE001 - no kernel, a broken notebook: one line, work kept
         msg = (str(e).strip().splitlines() or [""])[0]
         return f"{name}.ipynb could not run: {type(e).__name__}: {msg}"
+    if km is not None:
+        _renumbered(output)
     return None
 
 
+def _renumbered(output: Path) -> dict[int, int]:
+    """Renumber an executed notebook's cells from 1 (:func:`.kernel.renumber`), written
+    as nbformat writes it (read as JSON: nbformat's validation is most of a read)."""
+    if not output.is_file():
+        return {}
+    nb = json.loads(output.read_text(encoding="utf-8"))
+    new = renumber(nb)
+    output.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return new
+
+
+def without_slow_imports() -> None:
+    """Keep ``rfc3987_syntax`` from loading: jsonschema (nbformat's, papermill's) imports it
+    when installed, for an IRI format check no notebook schema uses, and it builds a
+    grammar on import: 1–2 s of a core in every ``benchlib report``. Only when jsonschema
+    is not loaded yet (a process that loaded it keeps its checker)."""
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)   # its import then fails: skipped
+
+
+def imports_before_threads() -> None:
+    """papermill (requests, urllib3 with it) and nbconvert imported in this thread before
+    a report starts its threads: imported first in two threads at once, urllib3 printed a
+    warning about SOCKS support on stderr now and then (another thread's
+    ``warnings.catch_warnings`` had taken its filter away meanwhile)."""
+    without_slow_imports()
+    import nbconvert  # noqa: F401
+    import papermill  # noqa: F401
+
+
 def execute_all(notebooks: tuple[str, ...], out: Path, parameters: dict, label: str,
-                progress: bool | None) -> dict[str, str]:
-    """Run notebooks side by side into ``out/<name>.ipynb`` (each in its own kernel: most
-    of a notebook's time is its kernel starting and importing, which overlaps well),
-    with one progress bar over the notebooks. Returns {notebook: error line} of the failed."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+                progress: bool | None, on_done=None, kernels: int | None = None) -> dict[str, str]:
+    """Run notebooks into ``out/<name>.ipynb`` (one progress bar); {notebook: error line}
+    of the failed. ``on_done(name, error or None)`` is called as each ends (in a worker
+    thread). ``kernels`` (default: as many as cores, at most 4 and one per notebook) side
+    by side, each running its share in turn (:mod:`.kernel`: start, imports and tables
+    paid once per kernel; two kernels keep both cores of a small machine busy)."""
+    import queue
+    from concurrent.futures import ThreadPoolExecutor
 
     from tqdm.auto import tqdm
+    imports_before_threads()
+    todo: queue.SimpleQueue = queue.SimpleQueue()
+    for name in notebooks:
+        todo.put(name)
     failed: dict[str, str] = {}
+    raised: list[BaseException] = []
     bar = tqdm(total=len(notebooks), desc=f"report {label}", unit="notebook",
                disable=not show_progress(progress))
-    with bar, ThreadPoolExecutor(max_workers=min(len(notebooks), 4)) as pool:
-        jobs = {pool.submit(execute, name, out / f"{name}.ipynb", parameters, progress=False): name
-                for name in notebooks}
-        for job in as_completed(jobs):
-            err = job.result()
-            if err:
-                failed[jobs[job]] = err
-                bar.write(f"report: {err}", file=sys.stderr)
-            bar.update()
+
+    def worker() -> None:
+        done = 0
+        try:
+            with shared_kernel(notebooks_dir()) as km:
+                while True:
+                    if done:
+                        fresh_namespace(km)
+                    try:
+                        name = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    finish(name, execute(name, out / f"{name}.ipynb", parameters, progress=False, km=km))
+                    done += 1
+        except Exception as e:  # noqa: BLE001 - no kernel: each notebook left says so, in one line
+            msg = (str(e).strip().splitlines() or [""])[0]
+            while not todo.empty():
+                name = todo.get_nowait()
+                finish(name, f"{name}.ipynb could not run: {type(e).__name__}: {msg}")
+
+    def finish(name: str, err: str | None) -> None:
+        if err:
+            failed[name] = err
+            bar.write(f"report: {err}", file=sys.stderr)
+        try:
+            if on_done:
+                on_done(name, err)
+        except BaseException as e:   # raised once the kernels are shut down, not as a kernel's
+            raised.append(e)
+        bar.update()
+
+    kernels = max(1, min(len(notebooks), kernels or os.cpu_count() or 1, 4))
+    with bar, ThreadPoolExecutor(max_workers=kernels) as pool:
+        for job in [pool.submit(worker) for _ in range(kernels)]:
+            job.result()
+    if raised:
+        raise raised[0]
     return failed
 
 

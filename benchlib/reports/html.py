@@ -19,6 +19,9 @@ from ..version import __version__
 TEMPLATES = Path(__file__).parent / "templates"
 REPORTS_DIR = "reports"
 TITLES = {"summary": "summary", "heatmaps": "heatmaps", "timeseries": "time series", "compare": "compare"}
+# an interactive plot's output type (plots.interactive.figure.MIME, plotly's): named here,
+# as importing benchlib.plots for it would load matplotlib into the command (0.4 s a render)
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
 
 @dataclass
@@ -58,8 +61,7 @@ def render_html(notebook: Path, output: Path, nav: Nav | None = None) -> Path:
 def _plotly_js_if_used(nb, folder: Path) -> str | None:
     """The name of the page folder's plotly.js file (written there once: the pages of a
     report share one copy, not 4.8 MB each) when an output is an interactive plot, else None."""
-    from ..plots.interactive.figure import MIME
-    if not any(MIME in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
+    if not any(PLOTLY_MIME in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
         return None
     return shared_plotly_js(folder).name
 
@@ -69,10 +71,9 @@ def shared_plotly_js(folder: Path) -> Path:
     path: from the folder itself, never the network); written when absent. The version
     in its name: pages rendered by another plotly keep the file they were made with."""
     from plotly.offline import get_plotlyjs_version
-
-    from ..plots.interactive import plotly_js
     path = Path(folder) / f"plotly-{get_plotlyjs_version()}.min.js"
     if not path.is_file() or path.stat().st_size < 1_000_000:   # none yet, or cut short
+        from ..plots.interactive import plotly_js   # (benchlib.plots loads matplotlib: only then)
         publish(path, plotly_js())
     return path
 

@@ -34,7 +34,7 @@ from .. import points, schema
 from ..errors import ResultsError
 from ..hw.roles import upgrade_hw
 from ..version import __version__
-from . import parts
+from . import parts, runcache
 from .upgrade import upgrade_intervals, upgrade_meta
 
 META = "meta.json"
@@ -251,7 +251,7 @@ def load_results(path: Path | str, tables: Iterable[str] = TABLE_NAMES,
     for rd in find_runs(path):
         own = tuple(t for t in extra_table_names(rd) if t not in tables) if extra_tables else ()
         try:
-            meta, frames = _read_run(rd, tables + own, statuses)
+            meta, frames = runcache.read(_read_run, rd, tables + own, statuses)
         except ResultsError as e:
             broken.append(str(e))
             print(f"benchlib: skipped run {rd.name}: {e}", file=sys.stderr)

@@ -37,20 +37,21 @@ class Interactive:
     ``<div>`` + script for a rendered page (plotly.js itself is the page's, once),
     and a line of text elsewhere. ``.figure`` is the plotly figure."""
 
-    def __init__(self, figure, title: str = ""):
+    def __init__(self, figure, title: str = "", post_script: str | None = None):
         self.figure = figure
         self.title = title
+        self.post_script = post_script   # JavaScript a page runs once drawn ({plot_id}: its div)
 
     def to_html(self) -> str:
         """The figure's ``<div>`` and the script that draws it (needs plotly.js on the page)."""
         div_id = f"benchlib-plot-{next(_ids)}"
         return self.figure.to_html(full_html=False, include_plotlyjs=False, config=CONFIG,
-                                   div_id=div_id, default_width="100%")
+                                   div_id=div_id, default_width="100%", post_script=self.post_script)
 
     def to_page(self) -> str:
         """A whole HTML page of the figure alone, plotly.js inline (opens with no network)."""
         return self.figure.to_html(full_html=True, include_plotlyjs=True, config=CONFIG,
-                                   default_width="100%")
+                                   default_width="100%", post_script=self.post_script)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         spec = json.loads(self.figure.to_json())

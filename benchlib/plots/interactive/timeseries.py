@@ -4,7 +4,8 @@ database's size, as the static page draws them: every step of a run on one time 
 several runs overlaid (each from its own first step).
 
 Hover a point: its value with its unit, the run, step, second of the step and op.
-Drag to zoom the time axis (double-click: all of it), a legend click hides a series.
+Drag to zoom the time axis (double-click: all of it): each panel's y axis then fits the
+visible data (:mod:`.yfit`); a legend click hides a series.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..timeseries import (LOAD_AXIS_LABEL, MIN_RATE_S, _hw_time, _intervals_in_t
                           all_operations, own_scale_steps, step_offsets)
 from ..values import work_unit
 from .figure import COLORS, MAX_POINTS, Interactive, decimate, hover, new_figure, note, title
+from .yfit import Y_FIT_ON_ZOOM
 
 # an interval of its real length (start and length in s, from the step's start) is
 # drawn at its middle and its rate is ops / length; else the row is a second
@@ -63,7 +65,7 @@ def timeseries(results: dict, run_id=None, *, ops: list[str] | None = None,
     if state["decimated"]:
         sub += f"<br>long traces decimated to ≤{max_points:,} points: each bucket's min and max second kept"
     title(fig, f"Time series of run{'s' if many else ''} {names}", sub)
-    return Interactive(fig, f"time series of {names}")
+    return Interactive(fig, f"time series of {names}", post_script=Y_FIT_ON_ZOOM)   # y fits a zoom
 
 
 def _rates(iv: pd.DataFrame, st: pd.DataFrame) -> pd.DataFrame:
