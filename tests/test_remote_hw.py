@@ -356,14 +356,22 @@ def test_load_step_dbms_cpu_from_the_servers_cgroup_series(prom, tmp_path, capsy
         prom.scraped("process_cadv")
         reader.start()
         spec = {"url": prom.url, "instance": prom.instance}
-        props = {"recordcount": 100000, "fieldcount": 2, "operationcount": 10**9, "table": f"ycsb_cadv_{os.getpid()}"}
-        exp = validate(small_experiment("cadv", pg.conninfo, properties=props, load={"threads": 8},
-                                        hw={"dbms": ["prometheus"], "prometheus": spec},
-                                        run={"loop_secs": 2, "threads": [1]}), "t")
-        res = run_experiment(exp, tmp_path / "data", progress=False)
-        assert res.ok, res.runs
-        t = load_results(tmp_path / "data" / "cadv")
-        rows = t["hw"][(t["hw"]["source"] == "prometheus") & (t["hw"]["step"] == "l.pre")]
+        # the load must span several 1-s scrapes (a step shorter than two is blank, by
+        # design): 100,000 records took ~5 s on a busy machine, ~1 s on an idle one, so
+        # the records grow until the load step's rows span 4 s
+        for records in (100_000, 400_000, 1_600_000):
+            props = {"recordcount": records, "fieldcount": 2, "operationcount": 10**9,
+                     "table": f"ycsb_cadv_{os.getpid()}"}
+            exp = validate(small_experiment("cadv", pg.conninfo, properties=props, load={"threads": 8},
+                                            hw={"dbms": ["prometheus"], "prometheus": spec},
+                                            run={"loop_secs": 2, "threads": [1]}), "t")
+            data = tmp_path / f"data-{records}"
+            res = run_experiment(exp, data, progress=False)
+            assert res.ok, res.runs
+            t = load_results(data / "cadv")
+            rows = t["hw"][(t["hw"]["source"] == "prometheus") & (t["hw"]["step"] == "l.pre")]
+            if rows["ts"].max() - rows["ts"].min() >= pd.Timedelta(seconds=4):
+                break
         start = rows["ts"].min().to_pydatetime() - pd.Timedelta(seconds=1)
         end = rows["ts"].max().to_pydatetime()
         pspec = PrometheusSpec(**spec)
