@@ -146,9 +146,17 @@ def test_three_sources_agree(pg_own_db, data_dir, prom, capsys):
     assert prom_rows["dbms_vsz_gb"].isna().all() and prom_rows["dbms_rss_gb"].notna().any()
     assert set(t["hw"]["source"]) == {"local", "dask", "prometheus"}
     rows = {s: _step(eff_op(one_source(t, s))) for s in ("local", "dask", "prometheus")}
+    # the disks are the host's, written by whatever else runs there too: two sources whose
+    # seconds start at other moments may each count, at either end of the step, one
+    # second the other does not — the bound is the step's own busiest second at each end
+    hw = t["hw"][t["hw"]["step"] == "r.L1"]
+    secs = hw[hw["source"] == "local"]["disk_write_kb"]
+    edge_wkbpi = 2 * float(hw["disk_write_kb"].max()) / (rows["local"]["ips"] * len(secs))
     for s in ("dask", "prometheus"):
-        for col, tol in (("dsecpq", 0.10), ("cpupi", 0.10), ("wkbpi", 0.15)):
+        for col, tol in (("dsecpq", 0.10), ("cpupi", 0.10)):
             assert rows[s][col] == pytest.approx(rows["local"][col], rel=tol), (s, col, rows)
+        assert abs(rows[s]["wkbpi"] - rows["local"]["wkbpi"]) <= 0.15 * rows["local"]["wkbpi"] + edge_wkbpi, \
+            (s, edge_wkbpi, rows)
         assert abs(rows[s]["dbgb"] - rows["local"]["dbgb"]) <= 0.01, (s, rows)   # 2 decimals
     # after the fact: the same windows asked again through `benchlib import prometheus`
     runs = data_dir / "three"
