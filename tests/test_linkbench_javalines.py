@@ -115,3 +115,29 @@ def test_request_log_has_javas_line_kinds_with_the_runs_counts(pg_own_db, tmp_pa
     back = json.loads((imp / "meta.json").read_text())["steps"]["r.L1"]["requesters"]
     assert [(b["thread"], b["requests"], b["range_size_calls"]) for b in back] == \
         [(i, n, g) for i, (n, _, g) in sorted(totals.items())]
+
+
+def test_a_requesters_warmup_is_neither_counted_nor_kept():
+    """LinkBenchRequest's warmup: its requests are warmupRequests, not requestsDone, their
+    statistics not recorded (RANGE_SIZE neither); the windows and progress start at its
+    end. Requests every 10 ms for 3 s, 1 s of warmup, a GET_LINKS_LIST of 3 links every 5th."""
+    from benchlib.workloads.linkbench.reqstats import RequesterStats
+    s = RequesterStats(0, 1, progress_s=0.5, display_s=1.0, warmup_s=1.0)
+    ms = 1_000_000
+    for k in range(300):
+        t0 = s.perf0 + k * 10 * ms
+        op = "GET_LINKS_LIST" if k % 5 == 0 else "GET_NODE"
+        if op == "GET_LINKS_LIST":
+            s.links_list(3, False)
+        s.done(op, t0, t0 + ms // 10, False)
+    d = s.as_dict()
+    # the request ending at 1.0001 s is the warmup's last (Java flips after the request)
+    assert d["warmed"][1] == 101 and d["requests"] == 199
+    assert d["range_size_calls"] == d["get_links_list"] == len(range(105, 300, 5))
+    assert [len(lines) for _, lines in d["windows"]] == [10, 10]   # at 2.0001 s and the last request
+    first, last = (dict(ln.split(" ", 4)[3:5] for ln in lines) for _, lines in d["windows"])
+    assert re.match(r"totalOps = 20 totalErrors = 0 ops = 20 sampleDuration = 1000ms samples = 20 "
+                    r"mean = 3 min = 3 ", first["RANGE_SIZE"]), first["RANGE_SIZE"]
+    assert re.match(r"totalops = 0 .* samples = 0$", first["DELETE_NODE"])
+    assert re.match(r"totalOps = 39 totalErrors = 0 ops = 19 ", last["RANGE_SIZE"])
+    assert [n for _, n in d["progress"]] == sorted(n for _, n in d["progress"]) and d["progress"][0][1] > 0

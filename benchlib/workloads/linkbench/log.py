@@ -323,6 +323,11 @@ class LogWriter:
         for c in counters:
             i, who = c["thread"], f"Thread-{c['thread']}"
             end = _at(c.get("ended"), o.ended)
+            events += [(_at(w), who, f"Requester #{i} warming up.  {n} warmup requests done. "
+                        f"{secs}/{o.step.warmup_secs:g} seconds of warmup done") for w, n, secs in c.get("warmup", ())]
+            if c.get("warmed"):
+                events.append((_at(c["warmed"][0]), who, f"Requester #{i} warmup finished  after "
+                               f"{c['warmed'][1]} warmup requests.  0/{per} requests done"))
             events += [(_at(w), who, f"Requester #{i} {n}/{per} requests done") for w, n in c.get("progress", ())]
             windows = list(c.get("windows", ()))
             last = windows.pop() if windows else (None, [])
@@ -330,7 +335,7 @@ class LogWriter:
             if o.step.loop_secs or not total:
                 events.append((end, who, f"Requester #{i}: time limit of {int(limit)}s elapsed, shutting down."))
             events += [(end, who, line) for line in last[1]]
-            ms = int((end - began[i]).total_seconds() * 1000) if c.get("started") else int(o.secs * 1000)
+            ms = int((end - _at(c["measured"])).total_seconds() * 1000) if c.get("measured") else int(o.secs * 1000)
             events.append((end, who, requester_line(c, ms)))
         for t, who, msg in sorted(events, key=lambda e: e[0]):   # stable: a thread's lines in order
             self.add(t, who, msg)

@@ -11,7 +11,10 @@ log lines, measured by the requester itself as Java's thread does:
   be kept; a window's lines (``ThreadID = i OP totalOps = … 99% = … max = …``, or
   ``totalops = … samples = 0`` when none fell in it) made when it closes, every
   ``displayfreq`` s and at the requester's last request;
-- ``Requester #i n/N requests done``: its count each time ``progressfreq`` s have passed.
+- ``Requester #i n/N requests done``: its count each time ``progressfreq`` s have passed;
+- a warmup (``warmup_time``): its requests neither counted nor kept, as Java's
+  (``recordStats`` false, ``warmupRequests``), its progress lines ``warming up``, the
+  windows and progress starting again when it ends (``warmup finished``).
 
 The client process hands them to the controller with its results
 (``ClientResult.thread_counters``); linkbench.log prints them per requester (log.py).
@@ -77,7 +80,8 @@ class Sampled:
 
 
 class RequesterStats:
-    def __init__(self, thread: int, seed: int, progress_s: float = 300.0, display_s: float = 60.0):
+    def __init__(self, thread: int, seed: int, progress_s: float = 300.0, display_s: float = 60.0,
+                 warmup_s: float = 0.0):
         self.thread = thread
         self.requests = self.found = self.not_found = 0
         self.history = self.lists = 0
@@ -86,7 +90,11 @@ class RequesterStats:
         self.progress_ns, self.display_ns = int(progress_s * 1e9), int(display_s * 1e9)
         self.wall0, self.perf0 = time.time(), time.perf_counter_ns()
         self.first_ns = self.last_ns = self.updated_ns = self.shown_ns = self.check_ns = None
+        self.warmup_ns, self.warm = int(warmup_s * 1e9), warmup_s <= 0
+        self.warmup_requests = 0
         self.progress: list[tuple[float, int]] = []     # (wall time, requests done)
+        self.warmup: list[tuple[float, int, int]] = []   # (wall time, warmup requests, its seconds)
+        self.warmed: tuple[float, int] | None = None     # (wall time, warmup requests) at its end
         self.windows: list[tuple[float, list[str]]] = []   # (wall time, the window's lines)
         self.finished = False
 
@@ -99,8 +107,11 @@ class RequesterStats:
         if self.first_ns is None:
             self.first_ns = self.updated_ns = self.shown_ns = t0_ns
             self.check_ns = t0_ns + min(self.progress_ns, self.display_ns)
-        self.requests += 1
         self.last_ns = t1_ns
+        if not self.warm:
+            self._warming(t1_ns)
+            return
+        self.requests += 1
         if (s := self.ops.get(op)) is not None:
             s.add((t1_ns - t0_ns) // 1000, error, self.rng)
         if t1_ns >= self.check_ns:
@@ -111,26 +122,39 @@ class RequesterStats:
                 self._display(t1_ns)
             self.check_ns = min(self.updated_ns + self.progress_ns + 1, self.shown_ns + self.display_ns)
 
+    def _warming(self, now_ns: int) -> None:
+        """A warmup request: counted as one, its progress line each progressfreq s; the
+        measured part starts when warmup_time has passed since the first request."""
+        self.warmup_requests += 1
+        if now_ns > self.updated_ns + self.progress_ns:
+            self.warmup.append((self.wall(now_ns), self.warmup_requests, (now_ns - self.first_ns) // 10**9))
+            self.updated_ns = now_ns
+        if now_ns >= self.first_ns + self.warmup_ns:
+            self.warm, self.warmed = True, (self.wall(now_ns), self.warmup_requests)
+            self.updated_ns = self.shown_ns = now_ns
+            self.check_ns = now_ns + min(self.progress_ns, self.display_ns)
+
     def _display(self, now_ns: int) -> None:
         ms = (now_ns - self.shown_ns) // 1_000_000
         self.windows.append((self.wall(now_ns), [s.close(op, self.thread, ms) for op, s in self.ops.items()]))
         self.shown_ns = now_ns
 
-    def multiget(self, asked: int, found: int) -> None:
+    def multiget(self, asked: int, found: int) -> None:   # warmup's too, as Java's numfound
         if found:
             self.found += found
         else:
             self.not_found += asked
 
     def links_list(self, returned: int, history: bool) -> None:
-        self.lists += 1
-        self.history += history
-        self.ops[RANGE_SIZE].add(returned, False, self.rng)
+        self.history += history   # numHistoryQueries: warmup's too
+        if self.warm:   # Java's recordStats: the warmup was over when this request began
+            self.lists += 1
+            self.ops[RANGE_SIZE].add(returned, False, self.rng)
 
     def as_dict(self) -> dict:
         """The counts, the progress and display windows, the last one closed at the
         requester's last request (Java's final displayStats)."""
-        if not self.finished and self.first_ns is not None:
+        if not self.finished and self.first_ns is not None and self.warm:
             self._display(self.last_ns)
         self.finished = True
         rs = self.ops[RANGE_SIZE]
@@ -138,5 +162,8 @@ class RequesterStats:
                 "not_found": self.not_found, "history_queries": self.history,
                 "get_links_list": self.lists, "range_size_calls": rs.total,
                 "started": self.wall(self.first_ns) if self.first_ns is not None else None,
+                "measured": self.warmed[0] if self.warmed else (
+                    self.wall(self.first_ns) if self.first_ns is not None else None),
                 "ended": self.wall(self.last_ns) if self.last_ns is not None else None,
-                "progress": self.progress, "windows": self.windows}
+                "progress": self.progress, "windows": self.windows,
+                "warmup": self.warmup, "warmed": self.warmed}

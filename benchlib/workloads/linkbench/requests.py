@@ -63,7 +63,7 @@ class RequestClient(DbClient):
 
     def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0):
         self.p, self.st, self.endpoint = p, st, endpoint
-        self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq)
+        self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq, p.warmup_time)
         self.rng = seeds.generator(seed, "linkbench requests")
         self.py_rng = seeds.python_random(seed, "linkbench list tails")
         self.graph = Graph(p)
