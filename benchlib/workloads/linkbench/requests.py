@@ -61,9 +61,10 @@ MAX_SWITCHES = 4       # an insert that finds the link, an update that finds non
 class RequestClient(DbClient):
     op_names = REQUEST_OPS
 
-    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0):
+    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0,
+                 warmup_s: float = 0.0):
         self.p, self.st, self.endpoint = p, st, endpoint
-        self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq, p.warmup_time)
+        self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq, warmup_s)
         self.rng = seeds.generator(seed, "linkbench requests")
         self.py_rng = seeds.python_random(seed, "linkbench list tails")
         self.graph = Graph(p)

@@ -170,7 +170,7 @@ class LinkBenchWorkload(Workload):
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return RequestClient(self.p, st, endpoint, seed, per, index)
+        return RequestClient(self.p, st, endpoint, seed, per, index, step.warmup_secs)
 
     def defined_ops(self, step) -> list[str] | None:
         """The request mix's ops (a share > 0): each has its columns, run or not."""
