@@ -35,6 +35,10 @@ def experiment_from_property_file(path: str | Path, target: str, threads: int | 
         key, as_property = "threadcount", False   # an unknown workload is reported by validate below
     given = _overridden(overrides or [], key)   # -p requesters=2 is --threads 2
     named = threads is not None or bool(given) or key in props
+    if threads is not None and given and _number(path, given, key, int) != threads:
+        # two counts of the same threads: the run would say one and run the other
+        raise ParameterError(f"{path}: --threads {threads} and -p {key}={str(given[key])[:20]}: "
+                             f"{key} is the run's threads; give one of them")
     if threads is None:   # a count given as 0 stays 0: validate refuses it, never a silent 1
         n = int(_number(path, {**props, **given}, key, int))
         threads = n if given or key in props else 1

@@ -113,9 +113,10 @@ def test_linkbench_log_imports_back_with_the_runs_counts(tmp_path, capsys):
         assert ir.get(("UPDATE_LINK", "RETRY"), 0) == o.get(("UPDATE_LINK", "RETRY"), 0)
 
 
-# Java's lines benchlib prints none of: its launcher's and config's (files, seeds, a
-# phase skipped), ID2Chooser's warning, and each requester's own progress (benchlib's
-# controller sees its requesters' seconds merged: the "requests finished" lines)
+# Java's lines this run has no occasion for: it is a YAML of inline properties (no config
+# file), skips no phase, ends before progressfreq's 300 s (no "Requester #i n/N requests
+# done"), and benchlib prints no seed or ID2Chooser line; test_linkbench_javalines.py has
+# a run that prints all the request log's but those two
 NOT_PRINTED = {"Config file: config/LinkConfigPgsqlLocal.properties",
                "IDNChooser run with neverChange=false",
                "Loading real distribution data from /tmp/linkbench/config/Distribution.dat",

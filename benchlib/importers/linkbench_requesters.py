@@ -20,13 +20,14 @@ def totals_of(match: re.Match) -> dict:
 def requesters(totals: list[dict], threads: list[list]) -> list[dict]:
     """Each requester's last line (its requests, found / not found, history queries)
     with its RANGE_SIZE statistics over its windows: the calls (the last totalOps), the
-    mean of the sizes (the windows' means weighted by their calls) and the largest."""
+    mean of the sizes (the windows' means weighted by their calls) and the largest; in
+    thread order."""
     mine: dict[int, list] = {}
     for r in threads:
         if r[2] == "RANGE_SIZE":
             mine.setdefault(r[0], []).append(r)
     out = []
-    for t in totals:
+    for t in sorted(totals, key=lambda t: t["thread"]):   # in the log as they ended
         rows = mine.get(t["thread"], [])
         seen = [r for r in rows if r[7] and r[8] is not None]
         n = sum(r[5] for r in seen)

@@ -25,13 +25,14 @@ import numpy as np
 from ... import measure
 from ...schema import is_intended
 from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, mode_line, nodes_done_at, stored_updates
+from .reqstats import MAXSAMPLES, stats_line
+from .reqstats import java_decimal as _fmt
 
 OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
             "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
             "MULTIGET_LINK", "GET_LINKS_LIST"]   # LinkBenchOp's order, as it prints them
 SUB_MS, MS, HUNDRED_MS, SEC = 10, 99, 9, 9   # LatencyStats' buckets
 NUM_BUCKETS = SUB_MS + MS + HUNDRED_MS + SEC + 1
-MAXSAMPLES = 10000   # SampledStats' latencies kept per operation between displays (maxsamples)
 
 
 def bucket_of(us: np.ndarray) -> np.ndarray:
@@ -56,12 +57,6 @@ def bucket_bounds(b: int) -> tuple[int, int]:
         s = b - SUB_MS - MS - HUNDRED_MS + 1
         return s * 1_000_000, (s + 1) * 1_000_000
     return (SEC + 1) * 1_000_000, 100 * 1_000_000
-
-
-def _fmt(x: float, places: int) -> str:
-    """Java's DecimalFormat("#.##…"): at most ``places`` decimals, no trailing zeros."""
-    s = f"{x:.{places}f}".rstrip("0").rstrip(".")
-    return "0" if s in ("", "-0") else s
 
 
 def final_line(op: str, row: dict, threads: int) -> str:
@@ -162,21 +157,6 @@ def requests_of(r: dict) -> float:
     return 0 if is_intended(r["op"]) else r["ops"]
 
 
-def stats_line(op: str, total: int, errors: int, ops: int, dur_ms: int, kept: np.ndarray) -> str:
-    """SampledStats.displayStats' line: an operation's calls and errors so far, its calls
-    since the previous display and the latencies kept of them (µs, as Java's longs)."""
-    a = np.sort(np.asarray(kept)).astype(np.int64)
-    n = len(a)
-    head = (f"{op} total{'Ops' if n else 'ops'} = {total} totalErrors = {errors} ops = {ops} "
-            f"sampleDuration = {dur_ms}ms samples = {n}")
-    if not n:
-        return head
-    pcts = zip(("25%", "50%", "75%", "90%", "95%", "99%"),
-               (a[n // 4], a[n // 2], a[-1 - n // 4], a[-1 - n // 10], a[-1 - n // 20], a[-1 - n // 100]))
-    return (f"{head} mean = {_fmt(float(a.mean()), 2)} min = {a[0]} "
-            + " ".join(f"{k} = {v}" for k, v in pcts) + f" max = {a[-1]}")
-
-
 def requester_line(c: dict, ms: int) -> str:
     """LinkBenchRequest's last line of a requester (its counts: reqstats.py)."""
     return (f"ThreadID = {c['thread']} total requests = {c['requests']} requests/second = "
@@ -272,11 +252,6 @@ class LogWriter:
     def text(self) -> str:
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
-    def progress(self, o, prog: Progress, seconds: list[dict]) -> None:
-        for end, length, n in step_seconds(seconds, requests_of, o.secs):
-            for at, msg in prog.second(end, length, n):
-                self.add(o.started + timedelta(seconds=at), "Thread-0", msg)
-
     def retries(self, o, add_to_upd: int, upd_to_add: int) -> None:
         """LinkStoreSql's retry counters: benchlib retries no statement (a failed one is
         the request's ERROR), so its retries are 0; the add/update switches counted."""
@@ -295,6 +270,22 @@ class LogWriter:
             self.add(o.ended, "main", final_line(op, rows[op], threads))
 
     # ------------------------------------------------------------ the phases
+    def head(self, t: datetime, facts: dict) -> None:
+        """LinkBenchDriver's first lines, where they are facts of this run: the config file
+        it ran (a property file's, or the YAML's workload_file) and the workload file that
+        one names, a phase the run skips (load.skip, run.skip: Java's -r, -l), the
+        out-degree distribution's file read (nlinks_func = real)."""
+        if facts.get("config_file"):
+            self.add(t, "main", f"Config file: {facts['config_file']}")
+            self.add(t, "main", f"Workload config file: {facts.get('workload_file') or 'null'}")
+        if facts.get("load_skipped"):
+            self.add(t, "main", "Skipping load data per the cmdline arg")
+        if facts.get("run_skipped"):
+            self.add(t, "main", "Skipping request phase per the cmdline arg")
+        if self.p.nlinks_func == "real":
+            from .realdist import resolve
+            self.add(t, "main", f"Loading real distribution data from {resolve(self.p.data_file)}")
+
     def load(self, o, seconds: list[dict], index_s: float | None) -> None:
         """A load step: its loaders, LoadProgress's lines (loadlog.py), one line per batch
         operation, ``LOAD PHASE COMPLETED`` with the rows counted and the load's kind."""
@@ -316,23 +307,39 @@ class LogWriter:
         self.add(o.ended, "main", mode_line(o, index_s))
 
     def requests(self, o, seconds: list[dict]) -> None:
-        """A request loop: its requesters, progress, retry counters, finals, totals."""
+        """A request loop: its requesters, progress (the step's and each requester's own),
+        each requester's statistics windows and last lines (reqstats.py), in time order;
+        then the retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
         total, limit = requests_total(p, o.step), o.step.loop_secs or p.maxtime
         per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
-        for i in range(threads):
-            self.add(o.started, f"Thread-{i}", f"Requester thread #{i} started: will do {per} "
-                     f"ops after {o.step.warmup_secs:g} second warmup")
-        self.progress(o, Progress(p, total, limit), seconds)
-        ms = max(int(o.secs * 1000), 1)
-        for c in sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"]):
-            i = c["thread"]
+        counters = sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"])
+        began = {c["thread"]: _at(c.get("started"), o.started) for c in counters}
+        events = [(began.get(i, o.started), f"Thread-{i}", f"Requester thread #{i} started: will do {per} "
+                   f"ops after {o.step.warmup_secs:g} second warmup") for i in range(threads)]
+        prog = Progress(p, total, limit)
+        for end, length, n in step_seconds(seconds, requests_of, o.secs):
+            events += [(o.started + timedelta(seconds=at), "Thread-0", msg) for at, msg in prog.second(end, length, n)]
+        for c in counters:
+            i, who = c["thread"], f"Thread-{c['thread']}"
+            end = _at(c.get("ended"), o.ended)
+            events += [(_at(w), who, f"Requester #{i} warming up.  {n} warmup requests done. "
+                        f"{secs}/{o.step.warmup_secs:g} seconds of warmup done") for w, n, secs in c.get("warmup", ())]
+            if c.get("warmed"):
+                events.append((_at(c["warmed"][0]), who, f"Requester #{i} warmup finished  after "
+                               f"{c['warmed'][1]} warmup requests.  0/{per} requests done"))
+            events += [(_at(w), who, f"Requester #{i} {n}/{per} requests done") for w, n in c.get("progress", ())]
+            windows = list(c.get("windows", ()))
+            last = windows.pop() if windows else (None, [])
+            events += [(_at(w), who, line) for w, lines in windows for line in lines]
             if o.step.loop_secs or not total:
-                self.add(o.ended, f"Thread-{i}", f"Requester #{i}: time limit of {int(limit)}s elapsed, "
-                         "shutting down.")
-            self.add(o.ended, f"Thread-{i}", f"ThreadID = {i} " + stats_line(
-                "RANGE_SIZE", c["range_size_calls"], 0, c["range_size_calls"], ms, c["range_size_kept"]))
-            self.add(o.ended, f"Thread-{i}", requester_line(c, ms))
+                events.append((end, who, f"Requester #{i}: time limit of {int(limit)}s elapsed, shutting down."))
+            events += [(end, who, line) for line in last[1]]
+            ms = int((end - _at(c["measured"])).total_seconds() * 1000) if c.get("measured") else int(o.secs * 1000)
+            events.append((end, who, requester_line(c, ms)))
+        for t, who, msg in sorted(events, key=lambda e: e[0]):   # stable: a thread's lines in order
+            self.add(t, who, msg)
+        ms = max(int(o.secs * 1000), 1)
         ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
         self.retries(o, ret.get("ADD_LINK", {}).get("RETRY", 0), ret.get("UPDATE_LINK", {}).get("RETRY", 0))
         self.finals(o, threads)
@@ -340,9 +347,16 @@ class LogWriter:
                  f"{ms // 1000} seconds. Requests/second = {1000 * o.ops // ms}")
 
 
-def linkbench_log(p, outcomes: list, intervals: list[dict] | None) -> str:
+def _at(wall: float | None, default: datetime | None = None) -> datetime:
+    """A requester's wall-clock time (time.time()) as the log's UTC datetime."""
+    return default if wall is None else datetime.fromtimestamp(wall, timezone.utc)
+
+
+def linkbench_log(p, outcomes: list, intervals: list[dict] | None, facts: dict | None = None) -> str:
     """The run's linkbench.log text ('' when no load or request step ran)."""
     w = LogWriter(p)
+    if (first := next((o for o in outcomes if o.step.phase in ("load", "run")), None)) is not None:
+        w.head(first.started, facts or {})
     index_s = next((x.secs for x in outcomes if x.step.phase == "index" and x.status == "ok"), None)
     for o in outcomes:
         seconds = [r for r in intervals or [] if r.get("step") == o.step.name]

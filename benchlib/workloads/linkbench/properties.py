@@ -263,7 +263,7 @@ def read_config(path: str | Path) -> dict[str, str]:
         found = _find(wl, homes)
         if found is None:
             raise FileNotFoundError(f"{path}: workload_file {wl}: no such file")
-        props = {**read_property_file(found), **props}
+        props = {**read_property_file(found), **props, "workload_file": str(found.resolve())}
         homes.insert(1, found.parent.parent)
     df = props.get("data_file")
     if df and (found := _find(df, homes)) is not None:

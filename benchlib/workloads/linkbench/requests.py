@@ -61,9 +61,10 @@ MAX_SWITCHES = 4       # an insert that finds the link, an update that finds non
 class RequestClient(DbClient):
     op_names = REQUEST_OPS
 
-    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0):
+    def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0,
+                 warmup_s: float = 0.0):
         self.p, self.st, self.endpoint = p, st, endpoint
-        self.stats = RequesterStats(index, seed)
+        self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq, warmup_s)
         self.rng = seeds.generator(seed, "linkbench requests")
         self.py_rng = seeds.python_random(seed, "linkbench list tails")
         self.graph = Graph(p)
@@ -84,19 +85,25 @@ class RequestClient(DbClient):
 
     def _bind(self):
         self.db.open_writes()
-        self.fns = [self._counted(f) for f in (
+        self.fns = [self._counted(f, op) for f, op in zip((
             self.add_link, self.delete_link, self.update_link, self.count_link,
             self.multiget_link, self.get_links_list, self.add_node, self.update_node,
-            self.delete_node, self.get_node)]
+            self.delete_node, self.get_node), REQUEST_OPS)]
 
-    def _counted(self, fn):
-        """``fn`` counting the requester's requests (LinkBenchRequest's requestsDone:
-        each request tried, failed too)."""
-        stats = self.stats
+    def _counted(self, fn, op: str):
+        """``fn`` counted and timed by the requester (LinkBenchRequest's requestsDone, each
+        request tried, failed too; its SampledStats: reqstats.py)."""
+        stats, clock = self.stats, time.perf_counter_ns
 
         def request(*args):
-            stats.requests += 1
-            return fn(*args)
+            t0 = clock()
+            try:
+                status = fn(*args)
+            except BaseException:
+                stats.done(op, t0, clock(), True)
+                raise
+            stats.done(op, t0, clock(), status == ERROR)
+            return status
         return request
 
     def counters(self) -> dict:

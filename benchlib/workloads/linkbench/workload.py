@@ -47,6 +47,7 @@ class LinkBenchWorkload(Workload):
     def __init__(self, properties: dict):
         super().__init__(properties)
         self.p = from_properties(properties)
+        self.log_facts: dict = {}   # what linkbench.log's first lines say (step_plan sets it)
         limit = str(properties.get("max_failed_requests", "")).strip()
         if limit and (not limit.isdigit() or len(limit) > 18):
             raise ValueError(f"max_failed_requests: a count of operations ≥ 0, got {limit[:40]!r}")
@@ -85,6 +86,10 @@ class LinkBenchWorkload(Workload):
 
     def step_plan(self, exp, spec) -> StepPlan:
         p = self.p
+        # what linkbench.log's first lines say of the run (log.LogWriter.head)
+        self.log_facts = {"config_file": exp.workload_file, "load_skipped": exp.load.skip,
+                          "run_skipped": exp.run.skip,
+                          "workload_file": self.properties.get("workload_file")}
         threads = p.requesters or spec.threads
         procs = min(spec.processes, threads) if p.requesters is None else \
             min(threads, os.cpu_count() or 1)
@@ -165,7 +170,7 @@ class LinkBenchWorkload(Workload):
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return RequestClient(self.p, st, endpoint, seed, per, index)
+        return RequestClient(self.p, st, endpoint, seed, per, index, step.warmup_secs)
 
     def defined_ops(self, step) -> list[str] | None:
         """The request mix's ops (a share > 0): each has its columns, run or not."""
@@ -197,7 +202,8 @@ class LinkBenchWorkload(Workload):
         """``linkbench.txt``: LinkBench's retry counters and each step's totals;
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
-        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None)):
+        if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
+                                  self.log_facts)):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:
