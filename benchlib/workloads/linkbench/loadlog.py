@@ -19,7 +19,7 @@ after, in l.post: its time said, and the rate with it).
 """
 from __future__ import annotations
 
-from .load import JAVA_BULK, LOADER_CHUNK, count_batch_rows
+from .load import count_batch_rows
 
 LINKS, COUNTS = "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"
 
@@ -97,17 +97,26 @@ def completed_line(p, o) -> str:
             f"({links / max(nodes, 1):.2f} /node), {counts} counts "
             f"({counts / max(nodes, 1):.2f} /node). {o.secs:.1f} seconds, "
             f"{round(links / secs)} Links/s, {round((links + counts) / secs)} (link+count)/s, "
-            f"{round((links + counts + nodes) / secs)} (link+count+node)/s")
+            f"{round((links + counts + nodes) / secs)} (link+count+node)/s{mode_tail(o)}")
 
 
-def mode_line(o, index_s: float | None) -> str:
+def mode_tail(o) -> str:
+    """load.mode java: nothing (Java's line as it is, its Links/s LinkBenchLoad's: INSERTs
+    into indexed tables); fast: which load it was, and that its Links/s leaves out the
+    secondary index (built after, in l.post: the next line gives the rate with it)."""
+    if o.step.load_mode == "java":
+        return ""
+    return " (mode fast: COPY or multi-row batches, secondary index after: not in these Links/s)"
+
+
+def mode_line(p, o, index_s: float | None) -> str:
     """The line after it: which load it was (benchlib's fast path, or Java's), and for
     the fast path the rate with the secondary index built (l.post), which Java's INSERTs
     into indexed tables pay as they go."""
     links = loaded(o).get(LINKS, 0) if o.status == "ok" else 0
     if o.step.load_mode == "java":
-        return (f"Load mode java: INSERTs of {JAVA_BULK} rows into tables with their index, "
-                f"id1 chunks of {LOADER_CHUNK}: Links/s as LinkBenchLoad's")
+        return (f"Load mode java: INSERTs of {p.bulk_insert_count} rows into tables with their "
+                f"index, id1 chunks of {p.loader_chunk_size}: Links/s as LinkBenchLoad's")
     line = ("Load mode fast: multi-row batches (COPY where the DBMS has it) into tables with "
             "their primary keys only, the secondary index built after")
     if index_s is None:
