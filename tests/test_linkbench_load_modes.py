@@ -179,3 +179,16 @@ def test_mariadb_java_load_sends_inserts_of_bulk_insert_count_rows(tmp_path):
     statements = [re.sub(r"\s+", " ", m.group(1)).strip() for m in re.finditer(
         r"\s\d+ Query\t(.*?)(?=\n(?:\d{6} |\s+\d+ [A-Z][a-z]+\t)|\Z)", text, re.S)]
     _check_statements(statements, (rd / "linkbench.log").read_text())
+
+
+@pytest.mark.parametrize("given,says", [("jaav", "did you mean java?"), ("FAST", "did you mean fast?"),
+                                        ("bulk", "Input should be 'fast' or 'java'")])
+def test_a_misspelled_load_mode_is_one_line_and_exit_2(tmp_path, capsys, given, says):
+    from benchlib import cli
+    cfg = tmp_path / "e.yaml"
+    cfg.write_text("experiment: lbmode\nworkload: linkbench\nproperties: {maxid1: 101}\n"
+                   "targets: [{name: s, url: sqlite}]\n")
+    assert cli.main(["run", str(cfg), "-p", f"load.mode={given}", "--data-dir", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "load.mode" in err and says in err, err
+    assert not (tmp_path / "d").exists()
