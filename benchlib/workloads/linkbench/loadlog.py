@@ -12,10 +12,19 @@ writes while the others finish every other: 95.9 % of the id1s done at 10 s), an
 chunk finishing meanwhile, no line comes until it is done — Java's 9 lines, not one a
 second; where Java's links are its finished chunks' only, these are all those written.
 
+The stored seconds hold batches, not rows: a second's counts are its count batches at a
+full batch's rows (load.mode java: bulk_insert_count, every batch full but a loader's
+last, as LinkBenchLoad's buffers; fast: an id1 chunk's, all full but the range's last
+chunk), capped by the counted total, so the id1s are exact but for a loader's last
+batch; java mode's id1s may have a few links in the loader's buffer (under one batch),
+as Java's update counts a chunk whose rows sit in its buffers. The terminal's lines
+(the rows as they come) are exact.
+
 ``LOAD PHASE COMPLETED``: the nodes, links and counts the loaders wrote (their
-batches' rows, counted); the line after it says which load it was: benchlib's fast
-path (multi-row batches into tables with primary keys only, the secondary index built
-after, in l.post: its time said, and the rate with it).
+batches' rows, counted); a fast load's line ends with its mode, and that its Links/s
+leave the index out (``mode_tail``); the line after it says which load it was:
+benchlib's fast path (multi-row batches into tables with primary keys only, the
+secondary index built after, in l.post: its time said, and the rate with it) or Java's.
 """
 from __future__ import annotations
 
