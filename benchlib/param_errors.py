@@ -3,6 +3,7 @@ dotted key), what was wrong, and for an unknown key the nearest allowed one."""
 from __future__ import annotations
 
 import difflib
+import re
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,6 +22,11 @@ def one_line(source: str, err: ValidationError, root: type[BaseModel]) -> str:
         allowed = [k for k in parent.model_fields if k != "source"] if parent else []
         near = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
         msg = f"unknown key ({f'did you mean {near[0]}? ' if near else ''}allowed: {', '.join(allowed)})"
+    elif e["type"] == "literal_error":   # a misspelled choice: the nearest one named
+        choices = re.findall(r"'([^']*)'", str(e.get("ctx", {}).get("expected", "")))
+        near = difflib.get_close_matches(str(e.get("input")).lower(), choices, n=1, cutoff=0.5)
+        if near:
+            msg = f"{e.get('input')!r}: did you mean {near[0]}? ({msg.removeprefix('Input should be ')})"
     more = f" (+{len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
     return mask_text(f"{source}: {loc}: {msg}{more}")
 

@@ -3,6 +3,8 @@ properties (LinkBench's ``requesters``) and the load modes it has (``load.mode``
 ``params.validate`` applies them after the experiment's own checks."""
 from __future__ import annotations
 
+import difflib
+
 
 def threads_as_property(exp):
     """A workload whose threads are a property (LinkBench's ``requesters``), set: the run's
@@ -32,4 +34,6 @@ def check_load_mode(exp) -> None:
     """``load.mode`` one of the workload's (``Workload.load_modes``); else ValueError."""
     modes = exp.workload_class().load_modes
     if exp.load.mode not in modes:
-        raise ValueError(f"load.mode {exp.load.mode}: {exp.workload} loads as {' or '.join(modes)}")
+        near = difflib.get_close_matches(str(exp.load.mode).lower(), modes, n=1, cutoff=0.5)
+        hint = f"did you mean {near[0]}? " if near and len(modes) > 1 else ""
+        raise ValueError(f"load.mode {exp.load.mode}: {hint}{exp.workload} loads as {' or '.join(modes)}")

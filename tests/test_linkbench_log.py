@@ -129,8 +129,9 @@ NOT_PRINTED = {"Config file: config/LinkConfigPgsqlLocal.properties",
                # an operation with no call in a display's window: benchlib displays the whole loop
                "ThreadID = N OP totalops = N totalErrors = N ops = N sampleDuration = Nms samples = N"}
 GREPS = [r"REQUEST PHASE COMPLETED\. \d+ requests done in \d+ seconds\. Requests/second = \d+$",
+         # a fast load's line (this run's) says so after Java's fields: "(mode fast: …)"
          r"LOAD PHASE COMPLETED\. Loaded \d+ nodes .* (\d+) Links/s, \d+ \(link\+count\)/s, "
-         r"\d+ \(link\+count\+node\)/s$",
+         r"\d+ \(link\+count\+node\)/s(?: \(mode fast: [^)]*\))?$",
          r"\[Thread-\d+\]: \d+/\d+ id1s \([\d.]+%\) at [\d.]+ /sec\. \d+ links at ",
          r"ThreadID = \d+ total requests = \d+ requests/second = \d+ found = \d+ not found = \d+ "
          r"history queries = \d+/\d+$",
@@ -148,7 +149,8 @@ def _shape(line: str) -> str | None:
     m = re.match(r"^(?:[A-Z]+ )?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]*\]: (.*)$", line)
     if not m:
         return None
-    msg = re.sub(r"-?\d+(?:\.\d+)?", "N", m.group(1).strip())
+    msg = re.sub(r" \(mode fast: [^)]*\)$", "", m.group(1).strip())   # a fast load's, after Java's line
+    msg = re.sub(r"-?\d+(?:\.\d+)?", "N", msg)
     return re.sub(r"^(ThreadID = N )?[A-Z_]+ (count = |total[Oo]ps = )", r"\1OP \2", msg)
 
 

@@ -3,15 +3,18 @@ write links and counts, all in multi-row batches.
 
 Client 0 of the step is the node loader (LinkBench's NodeLoader: ids startid1 …
 maxid1-1 in order); clients 1 … ``loaders`` share the id1 range in chunks of
-``LOADER_CHUNK`` ids, round robin, as LinkBenchLoad's chunks are shared. For each
+``loader_chunk_size`` ids (the property, 2048), round robin, as LinkBenchLoad's chunks. For each
 id1 a link loader writes its links (ID2Chooser.calcLinkCount's per type, the j-th link
 of a type to id2 = id1 + j, as ID2Chooser.chooseForLoad) and one counttable row per
 link type. Memory stays flat: a loader makes a slice of links (8 batches), hands it
 out, and keeps nothing it wrote (the 2017 distribution gives one node 4.18 M links).
 A chunk's counts go in one batch after its links (the load's progress counts the id1s
 whose counts are written: loadlog.py). ``load.mode java`` (``StepSpec.load_mode``): as
-LinkBenchLoad with LinkStoreSql, one multi-row INSERT of ``JAVA_BULK`` rows per batch,
-nodes, links and counts, into tables the setup made with their index.
+LinkBenchLoad with LinkStoreSql, one multi-row INSERT (``VALUES (…), (…)``, bound values)
+of ``bulk_insert_count`` rows (GraphStore's property, 1024) per batch, nodes, links and
+counts, into tables the setup made with their index; as LinkBenchLoad's buffers, a
+loader's links and counts fill a batch across id1s and chunks, so every batch is full
+but a loader's last of each table.
 Operations are the batches, named as LinkBench names them —
 ``LOAD_NODE_BULK``, ``LOAD_LINKS_BULK``, ``LOAD_COUNTS_BULK`` — with the batch's
 latency, and each counts its rows (``batch_units``), so that the step's rate is
@@ -38,11 +41,9 @@ from .payloads import Payloads
 
 LOAD_OPS = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"]
 NODE_BULK, LINKS_BULK, COUNTS_BULK = range(3)
-LOADER_CHUNK = 2048   # LinkBench's loader_chunk_size
 CHUNK_BATCHES = 8     # batches handed out at a time (a link loader plans 8 batches of links)
 MAX_NODE_LOAD_DATA = 4096
 MAX_COUNT_BATCH = 16384   # counttable rows in one statement at most (~0.5 MB of values)
-JAVA_BULK = 1024          # load.mode java: rows per INSERT (GraphStore's bulk_insert_count)
 
 
 class LoadClient(DbClient):
@@ -53,8 +54,8 @@ class LoadClient(DbClient):
                  mode: str = "fast"):
         self.p, self.st, self.endpoint = p, st, endpoint
         self.index, self.loaders = index, max(total - 1, 1)
-        self.java = mode == "java"   # LinkBench's: INSERTs of JAVA_BULK rows into indexed tables
-        self.batch = JAVA_BULK if self.java else max(batch_size, 1)
+        self.java = mode == "java"   # LinkBench's: INSERTs of bulk_insert_count rows, indexed tables
+        self.batch = p.bulk_insert_count if self.java else max(batch_size, 1)
         self.rng = seeds.generator(seed, "linkbench load")
         self.link_data = Payloads(p.datagen, "link_add", self.rng)
         self.node_data = Payloads(p.datagen, "node_add", self.rng)
@@ -65,6 +66,7 @@ class LoadClient(DbClient):
         self.cur = None                                  # (id1s, links' running sum, done)
         self.pending: list = []                          # (code, payload, rows) not yet handed out
         self.sending = None                              # the batch being sent (code, payload, rows)
+        self.carry = {LINKS_BULK: [], COUNTS_BULK: []}   # load.mode java: rows short of a batch
         self._bind()
 
     def _bind(self):
@@ -99,7 +101,10 @@ class LoadClient(DbClient):
         so a loader holds a few batches, whatever the graph (a node's millions of links)."""
         max_ops, out = min(max_ops, CHUNK_BATCHES), []
         while len(out) < max_ops:
-            if not self.pending and not self._plan_more():
+            while not self.pending:   # a plan may queue nothing yet (load.mode java's buffers)
+                if not self._plan_more():
+                    break
+            if not self.pending:
                 break
             out.append(self.pending.pop(0))
         if not out:
@@ -109,7 +114,18 @@ class LoadClient(DbClient):
     def _plan_more(self) -> bool:
         if self.index == 0:
             return self._plan_nodes()
-        return self._plan_links()
+        return self._plan_links() or self._flush_carry()
+
+    def _flush_carry(self) -> bool:
+        """load.mode java, the loader's last chunk done: the rows short of a batch, as
+        LinkBenchLoad's loadLinks / loadCounts at its end (links first)."""
+        out = False
+        for code in (LINKS_BULK, COUNTS_BULK):
+            rows, self.carry[code] = self.carry[code], []
+            if rows:
+                self.pending.append((code, rows, len(rows)))
+                out = True
+        return out
 
     def _plan_nodes(self) -> bool:
         p = self.p
@@ -143,11 +159,11 @@ class LoadClient(DbClient):
 
     def _next_id_chunk(self) -> bool:
         p = self.p
-        lo = p.startid1 + self.chunk_no * LOADER_CHUNK
+        lo = p.startid1 + self.chunk_no * p.loader_chunk_size
         if lo >= p.maxid1:
             return False
         self.chunk_no += self.loaders
-        id1 = np.arange(lo, min(lo + LOADER_CHUNK, p.maxid1), dtype=np.int64)
+        id1 = np.arange(lo, min(lo + p.loader_chunk_size, p.maxid1), dtype=np.int64)
         each = self.graph.nlinks_of_type(id1)   # the same for every type (ID2Chooser)
         self.cur = (id1, np.cumsum(np.repeat(each, p.link_type_count)), 0)
         return True
@@ -177,6 +193,11 @@ class LoadClient(DbClient):
                 for r, c in enumerate(each)]
 
     def _queue(self, code: int, rows: list, size: int | None = None) -> None:
+        if self.java and code in self.carry:   # LinkBenchLoad's buffers: full batches only
+            rows = self.carry[code] + rows
+            cut = len(rows) - len(rows) % self.batch
+            rows, self.carry[code] = rows[:cut], rows[cut:]
+            size = self.batch
         b = size or self.batch
         for i in range(0, len(rows), b):
             part = rows[i:i + b]
@@ -184,7 +205,10 @@ class LoadClient(DbClient):
 
 
 def count_batch_rows(p, java: bool = False) -> int:
-    """The rows of a LOAD_COUNTS_BULK batch: an id1 chunk's counts (LOADER_CHUNK ×
-    link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many types: a few batches);
-    load.mode java: JAVA_BULK, as LinkBenchLoad's count buffer."""
-    return min(LOADER_CHUNK * p.link_type_count, JAVA_BULK if java else MAX_COUNT_BATCH)
+    """The rows of a full LOAD_COUNTS_BULK batch: an id1 chunk's counts
+    (loader_chunk_size × link_type_count rows), at most MAX_COUNT_BATCH (a chunk of many
+    types: a few batches); load.mode java: bulk_insert_count, as LinkBenchLoad's count
+    buffer (every batch full but each loader's last)."""
+    if java:
+        return p.bulk_insert_count
+    return min(p.loader_chunk_size * p.link_type_count, MAX_COUNT_BATCH)

@@ -12,14 +12,23 @@ writes while the others finish every other: 95.9 % of the id1s done at 10 s), an
 chunk finishing meanwhile, no line comes until it is done — Java's 9 lines, not one a
 second; where Java's links are its finished chunks' only, these are all those written.
 
+The stored seconds hold batches, not rows: a second's counts are its count batches at a
+full batch's rows (load.mode java: bulk_insert_count, every batch full but a loader's
+last, as LinkBenchLoad's buffers; fast: an id1 chunk's, all full but the range's last
+chunk), capped by the counted total, so the id1s are exact but for a loader's last
+batch; java mode's id1s may have a few links in the loader's buffer (under one batch),
+as Java's update counts a chunk whose rows sit in its buffers. The terminal's lines
+(the rows as they come) are exact.
+
 ``LOAD PHASE COMPLETED``: the nodes, links and counts the loaders wrote (their
-batches' rows, counted); the line after it says which load it was: benchlib's fast
-path (multi-row batches into tables with primary keys only, the secondary index built
-after, in l.post: its time said, and the rate with it).
+batches' rows, counted); a fast load's line ends with its mode, and that its Links/s
+leave the index out (``mode_tail``); the line after it says which load it was:
+benchlib's fast path (multi-row batches into tables with primary keys only, the
+secondary index built after, in l.post: its time said, and the rate with it) or Java's.
 """
 from __future__ import annotations
 
-from .load import JAVA_BULK, LOADER_CHUNK, count_batch_rows
+from .load import count_batch_rows
 
 LINKS, COUNTS = "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK"
 
@@ -97,17 +106,26 @@ def completed_line(p, o) -> str:
             f"({links / max(nodes, 1):.2f} /node), {counts} counts "
             f"({counts / max(nodes, 1):.2f} /node). {o.secs:.1f} seconds, "
             f"{round(links / secs)} Links/s, {round((links + counts) / secs)} (link+count)/s, "
-            f"{round((links + counts + nodes) / secs)} (link+count+node)/s")
+            f"{round((links + counts + nodes) / secs)} (link+count+node)/s{mode_tail(o)}")
 
 
-def mode_line(o, index_s: float | None) -> str:
+def mode_tail(o) -> str:
+    """load.mode java: nothing (Java's line as it is, its Links/s LinkBenchLoad's: INSERTs
+    into indexed tables); fast: which load it was, and that its Links/s leaves out the
+    secondary index (built after, in l.post: the next line gives the rate with it)."""
+    if o.step.load_mode == "java":
+        return ""
+    return " (mode fast: COPY or multi-row batches, secondary index after: not in these Links/s)"
+
+
+def mode_line(p, o, index_s: float | None) -> str:
     """The line after it: which load it was (benchlib's fast path, or Java's), and for
     the fast path the rate with the secondary index built (l.post), which Java's INSERTs
     into indexed tables pay as they go."""
     links = loaded(o).get(LINKS, 0) if o.status == "ok" else 0
     if o.step.load_mode == "java":
-        return (f"Load mode java: INSERTs of {JAVA_BULK} rows into tables with their index, "
-                f"id1 chunks of {LOADER_CHUNK}: Links/s as LinkBenchLoad's")
+        return (f"Load mode java: INSERTs of {p.bulk_insert_count} rows into tables with their "
+                f"index, id1 chunks of {p.loader_chunk_size}: Links/s as LinkBenchLoad's")
     line = ("Load mode fast: multi-row batches (COPY where the DBMS has it) into tables with "
             "their primary keys only, the secondary index built after")
     if index_s is None:

@@ -304,7 +304,7 @@ class LogWriter:
         self.retries(o, 0, 0)
         self.finals(o, o.step.threads)
         self.add(o.ended, "main", completed_line(p, o))
-        self.add(o.ended, "main", mode_line(o, index_s))
+        self.add(o.ended, "main", mode_line(p, o, index_s))
 
     def requests(self, o, seconds: list[dict]) -> None:
         """A request loop: its requesters, progress (the step's and each requester's own),

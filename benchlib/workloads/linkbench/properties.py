@@ -50,7 +50,7 @@ ACCESS_FUNCS = ("ZipfDistribution", "UniformDistribution", "REAL", "ROUND_ROBIN"
 CONNECTION_KEYS = frozenset({"host", "user", "password", "port", "dbid", "url"})
 # keys LinkBench reads that do not change what benchlib does
 IGNORED_KEYS = frozenset({
-    "linkstore", "nodestore", "debuglevel", "loader_chunk_size", "generate_nodes",
+    "linkstore", "nodestore", "debuglevel", "generate_nodes",
     "id2gen_config", "load_random_seed", "request_random_seed", "max_failed_requests",
     "maxsamples", "workload_file", "never_change",
     "mysql_bulk_insert_batch", "mysql_disable_binlog_load", "nlinks_shape", "nlinks_mean",
@@ -129,6 +129,10 @@ class LinkBenchProperties(BaseModel):
     link_multiget_dist_max: int = Field(128, ge=1, le=10000)
     link_multiget_dist_prob: float = Field(0.382, gt=0.0, le=1.0)
     loaders: int = Field(2, ge=1, le=256)
+    # the load's id1 chunks (LinkBenchLoad's loader_chunk_size) and, load.mode java, the
+    # rows of one INSERT (GraphStore's bulk_insert_count)
+    loader_chunk_size: int = Field(2048, ge=1, le=1 << 24)
+    bulk_insert_count: int = Field(1024, ge=1, le=8192)   # 7 bound values a link: under 65,535
     requesters: int | None = Field(None, ge=1, le=4096)  # default: run.threads
     requestrate: float = Field(0.0, ge=0.0)   # requests/s per requester; 0 = unthrottled
     requests: int | None = Field(None, ge=1)  # per requester; default: until maxtime
