@@ -5,7 +5,9 @@ perf_counter_ns, append) with the RequestClient of the Java repository's config,
 already loaded LinkBench database (e.g. ``benchlib run …/LinkConfigPgsql.properties
 -p run.skip=true``). First the same loop unprofiled, for the CPU per request the
 profile's figures are shares of; then the top functions by their own time (tottime)
-and by the time under them (cumtime), in µs per request. What it leaves out: the
+and by the time under them (cumtime), in µs per request, and the own time summed per
+source file (its share times the unprofiled CPU: what that file costs without the
+profiler, roughly, since the profiler's cost is per call). What it leaves out: the
 controller's per-second merge of the latency lists into histograms (once a second per
 process, not per request).
 
@@ -82,6 +84,17 @@ def main() -> int:
             where = f"{file.split('site-packages/')[-1].split('/benchlib/')[-1]}:{line}"
             print(f"| `{fn}` ({where}) | {nc / m:.2f} | {v:.1f} | {v / total:.0%} |")
         print()
+    by_file: dict[str, list] = {}
+    for (file, _line, fn), (_cc, nc, tt, _ct, _) in s.stats.items():
+        where = "built-in (C calls)" if file == "~" else file.split("site-packages/")[-1].split("/benchlib/")[-1]
+        acc = by_file.setdefault(where, [0.0, 0])
+        acc[0] += tt
+        acc[1] += nc
+    print("| source file (own time of its functions) | calls/request | µs/request | share | "
+          "≈ µs/request unprofiled |\n|---|---:|---:|---:|---:|")
+    for where, (tt, nc) in sorted(by_file.items(), key=lambda kv: -kv[1][0])[:a.top]:
+        v = tt / m * 1e6
+        print(f"| {where} | {nc / m:.1f} | {v:.1f} | {v / total:.0%} | {v / total * plain:.0f} |")
     return 0
 
 
