@@ -70,8 +70,11 @@ def home(java_home: str | None) -> Path:
     else:
         h = CACHE / "src"
         if not (h / "config").is_dir() and shutil.which("git"):
-            subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, str(h)],
-                           capture_output=True, timeout=120, check=False)
+            try:
+                subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, str(h)],
+                               capture_output=True, timeout=120, check=False)
+            except subprocess.TimeoutExpired:
+                pass   # offline: said below, as no checkout
     if not (h / "config" / "LinkConfigPgsql.properties").is_file():
         raise JavaAbsent(f"Java absent: no LinkBench checkout at {h} (git clone {REPO} there, "
                          f"or give --java-home DIR)")
