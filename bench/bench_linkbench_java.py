@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -69,8 +70,15 @@ def benchlib_cmd(home: Path, url: str, data: Path, props: dict) -> list[str]:
 
 
 def benchlib_step(home: Path, url: str, props: dict, log: Path) -> dict:
-    """One benchlib run of the config; its request step's figures."""
+    """One benchlib run of the config (its run folder removed after); its request step's figures."""
     data = Path(tempfile.mkdtemp(prefix="bench-lbjava-"))
+    try:
+        return _benchlib_step(home, url, props, log, data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _benchlib_step(home: Path, url: str, props: dict, log: Path, data: Path) -> dict:
     cpu0, t0 = _children_cpu(), time.perf_counter()
     with open(log, "w") as out:
         rc = subprocess.run(benchlib_cmd(home, url, data, props), stdout=out,
