@@ -107,8 +107,9 @@ class DbClient(ReconnectingClient, WorkloadClient):
     Subclasses set ``endpoint``, ``st`` and ``_bind()``; a write transaction open on a
     lost connection was rolled back by its server, so none is half-counted."""
 
-    def _connect(self, what: str) -> None:
-        self.link = Reconnecting(lambda: self.st.open(self.endpoint), what,
+    def _connect(self, what: str, open_session=None) -> None:
+        """The thread's session: ``open_session()``'s (a C loop's), else the binding's Db."""
+        self.link = Reconnecting(open_session or (lambda: self.st.open(self.endpoint)), what,
                                  self.endpoint.target_class(), conn_of=_conns)
 
     @property

@@ -29,6 +29,7 @@ import numpy as np
 from ... import seeds
 from ...schema import EMPTY, ERROR, OK, RETRY
 from ..base import Chunk
+from .cloop import NativeRequests, open_requester
 from .db import DbClient
 from .dists import (
     DEFAULT_LINK_TYPE,
@@ -58,11 +59,11 @@ LINK_TIME = 6          # the time column of a link row (bindings' LINK_COLS)
 MAX_SWITCHES = 4       # an insert that finds the link, an update that finds none …
 
 
-class RequestClient(DbClient):
+class RequestClient(NativeRequests, DbClient):
     op_names = REQUEST_OPS
 
     def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0,
-                 warmup_s: float = 0.0):
+                 warmup_s: float = 0.0, driver: str = "python"):
         self.p, self.st, self.endpoint = p, st, endpoint
         self.stats = RequesterStats(index, seed, p.progressfreq, p.displayfreq, warmup_s)
         self.rng = seeds.generator(seed, "linkbench requests")
@@ -80,10 +81,14 @@ class RequestClient(DbClient):
                                           (ADD_NODE, "node_add"), (UPDATE_NODE, "node_up"))]
         self.remaining = ops_limit
         self.tails = ListTails(self.py_rng)
-        self._connect(f"linkbench request client (seed {seed})")
+        self._picked: dict[int, int] = {}   # the C loop's history requests: their tails
+        self._connect(f"linkbench request client (seed {seed})",
+                      lambda: open_requester(endpoint, st, p, driver))
         self._bind()
 
     def _bind(self):
+        if self.bind_native():   # run.driver c: the chunks run in C (cloop.py)
+            return
         self.db.open_writes()
         self.fns = [self._counted(f, op) for f, op in zip((
             self.add_link, self.delete_link, self.update_link, self.count_link,

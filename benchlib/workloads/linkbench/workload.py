@@ -69,6 +69,11 @@ class LinkBenchWorkload(Workload):
                 "(a linkstore = com.facebook.LinkBench.LinkStore… line)") if ours else None
 
     @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        from .cloop import native_missing
+        return native_missing(dialect)
+
+    @classmethod
     def read_properties_file(cls, path) -> dict:
         return read_config(path)
 
@@ -94,12 +99,12 @@ class LinkBenchWorkload(Workload):
         procs = min(spec.processes, threads) if p.requesters is None else \
             min(threads, os.cpu_count() or 1)
         # the node loader and the link/count loaders; the index after the load, always;
-        # LinkBench's own loop: a thread per requester, no C driver
+        # a thread per requester; run.driver c: its requests in C (cloop.py)
         return StepPlan(load_threads=1 + p.loaders, load_paced=False, index=not exp.load.skip,
                         run_threads=threads, run_processes=max(procs, 1),
                         run_rate=p.requestrate * threads if p.requestrate > 0 else None,
                         run_secs=p.maxtime, run_ops=p.requests * threads if p.requests else None,
-                        warmup_secs=p.warmup_time, multiplex=False, driver=False)
+                        warmup_secs=p.warmup_time, multiplex=False)
 
     # ------------------------------------------------------------ controller
     def _exec(self, target, sqls: list[str]) -> None:
@@ -170,7 +175,7 @@ class LinkBenchWorkload(Workload):
         per = None
         if step.ops_total is not None:
             per = step.ops_total // total + (1 if index < step.ops_total % total else 0)
-        return RequestClient(self.p, st, endpoint, seed, per, index, step.warmup_secs)
+        return RequestClient(self.p, st, endpoint, seed, per, index, step.warmup_secs, step.driver)
 
     def defined_ops(self, step) -> list[str] | None:
         """The request mix's ops (a share > 0): each has its columns, run or not."""

@@ -1,0 +1,87 @@
+"""A requester whose requests run in C (``run.driver: c`` on PostgreSQL: the loop of
+``bindings/postgres_native.py``): what it keeps itself, filled from the loop's outcomes
+in the order the requests ran, as the Python path fills it per request (requests.py):
+RequesterStats (MULTIGET_LINK's found / not found, RANGE_SIZE and the history queries
+before each request's time, as there) and the list-tail history; and a history
+GET_LINKS_LIST's arguments picked from the tails when it comes (the loop stops before
+it), with the same draws as the Python path's.
+
+The choice of loop is ``run.driver``'s (:func:`benchlib.workloads.bindings.use_c_loop`):
+``c`` runs this where the loop is built (else refused in one line), ``python`` and
+``auto`` the psycopg path — the C path is opt-in.
+"""
+from __future__ import annotations
+
+from ..bindings import use_c_loop
+
+GET_LINKS_LIST, MULTIGET_LINK = 5, 4   # requests.REQUEST_OPS' codes
+ERROR = 2                              # benchlib.schema's
+
+
+def native_missing(dialect: str) -> str | None:
+    """Why LinkBench's requests cannot run in C on ``dialect`` (None: they can)."""
+    if dialect != "postgres":
+        return f"LinkBench's C loop runs on PostgreSQL only, not {dialect}"
+    from .bindings.postgres_native import AVAILABLE, MISSING
+    return None if AVAILABLE else MISSING
+
+
+def open_requester(endpoint, st, p, driver: str):
+    """A requester's session: the C loop's (run.driver c) or the binding's Db."""
+    if driver == "auto":
+        driver = "python"   # opt-in until the C path is the default (see the module's text)
+    missing = native_missing(endpoint.dialect.name) if driver != "python" else None
+    if use_c_loop(driver, missing):
+        from .bindings.postgres_native import PgLinkNative
+        return PgLinkNative(endpoint.params["conninfo"], st, p.range_limit)
+    return st.open(endpoint)
+
+
+class NativeRequests:
+    """RequestClient's part when its session is the C loop's (``self.native``)."""
+
+    native = None
+
+    def bind_native(self) -> bool:
+        session = self.link.session
+        if not hasattr(session, "path"):
+            self.native = None
+            return False
+        from .bindings.postgres_native import LinkLoopOps
+        self.native = LinkLoopOps(session, self)
+        self.fns = []
+        return True
+
+    def ops_done(self, codes) -> None:
+        """The driver's acknowledgement: these requests of the chunk ran (in order)."""
+        self.native.done(len(codes))
+
+    def native_history(self, plan, i: int) -> None:
+        """GET_LINKS_LIST i (drawn as a history one) pages back into a tail, if any."""
+        tails = self.tails
+        if not tails.items:
+            return
+        self._picked[i] = j = tails.pick()
+        id1, ltype, last_time = tails.items[j]
+        plan.set_list(i, id1, ltype, last_time, 1)
+
+    def native_done(self, plan, args, a: int, b: int) -> None:
+        from .bindings.postgres_native import unpack
+        from .requests import REQUEST_OPS
+        st, svc, rows, last, tend = (x.tolist() for x in unpack(plan, a, b))
+        codes = plan.results(a, b)[0]
+        stats, tails, limit = self.stats, self.tails, self.p.range_limit
+        for k, code in enumerate(codes):
+            i = a + k
+            j = self._picked.pop(i, None) if code == GET_LINKS_LIST else None
+            if st[k] != ERROR:
+                if code == GET_LINKS_LIST:
+                    if j is not None:   # a history request: its tail moved back or dropped
+                        id1, ltype, _ = tails.items[j]
+                        tails.replace(j, (id1, ltype, last[k]) if rows[k] == limit else None)
+                    elif rows[k] >= limit:
+                        tails.add((args[i][0], args[i][1], last[k]))
+                    stats.links_list(rows[k], j is not None)
+                elif code == MULTIGET_LINK:
+                    stats.multiget(len(args[i][2]), rows[k])
+            stats.done(REQUEST_OPS[code], tend[k] - svc[k], tend[k], st[k] == ERROR)

@@ -1,0 +1,60 @@
+"""LinkBench's requests in C over libpq (run.driver: c, bindings/postgres_native.py)
+against the psycopg path (run.driver: python) on the same seed, one requester: the same
+requests with the same outcomes (per operation and status), the requester's own counts
+(found / not found, history queries, RANGE_SIZE) and the same rows left in the database."""
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import psycopg
+import pytest
+from test_linkbench import MAXID1, SMALL, run_lb
+
+from benchlib.workloads.linkbench.bindings.postgres_native import AVAILABLE, MISSING
+
+pytestmark = [pytest.mark.postgres, pytest.mark.skipif(not AVAILABLE, reason=MISSING)]
+
+# range_limit 5 fills pages (the list-tail history, paging back), history 30 %: every path taken
+PROPS = {"maxid1": MAXID1, "loaders": 1, "data_file": SMALL, "requesters": 1, "requests": 3000,
+         "maxtime": 600, "range_limit": 5, "getlinklist_history": 30}
+
+
+def _run(url, data_dir, driver):
+    exp = {"experiment": f"lbc{driver}", "workload": "linkbench", "properties": PROPS,
+           "targets": [{"name": "pg", "url": url}], "load": {"batch_size": 512},
+           "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver}, "seed": 11}
+    return run_lb(exp, data_dir)
+
+
+def _rows(url):
+    with psycopg.connect(url) as c:
+        return {t: c.execute(q).fetchall() for t, q in {
+            "link": "SELECT id1, id2, link_type, visibility, data, version FROM linktable ORDER BY 1, 2, 3",
+            "count": "SELECT id, link_type, count, version FROM counttable ORDER BY 1, 2",
+            "node": "SELECT id, type, version, data FROM nodetable ORDER BY 1"}.items()}
+
+
+def _outcome(rd):
+    ret = pd.read_parquet(rd / "returns.parquet")
+    ret = ret[ret["step"] == "r.L1"].groupby(["op", "status"])["count"].sum().to_dict()
+    meta = json.loads((rd / "meta.json").read_text())
+    return ret, meta
+
+
+def test_c_and_python_paths_agree(pg_own_db, data_dir):
+    out = {}
+    for driver in ("python", "c"):
+        rd = _run(pg_own_db, data_dir, driver)
+        out[driver] = (*_outcome(rd), _rows(pg_own_db), (rd / "linkbench.log").read_text())
+    (rp, mp, dbp, logp), (rc, mc, dbc, logc) = out["python"], out["c"]
+    assert rp == rc and sum(rp.values()) == 3000
+    assert ("GET_LINKS_LIST", "OK") in rp and ("UPDATE_LINK", "RETRY") in rp
+    for t in dbp:
+        assert dbp[t] == dbc[t], t
+    def counts(log):   # the per-requester line (requests, found / not found, history queries),
+        # RANGE_SIZE's values (not its window's duration: a time)
+        return [re.sub(r"sampleDuration = \d+ms|requests/second = \d+", "", ln.split("]", 1)[-1]) for ln in log.splitlines()
+                if "history queries" in ln or "RANGE_SIZE total" in ln]
+    assert counts(logp) == counts(logc) and counts(logc)
