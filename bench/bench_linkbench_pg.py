@@ -45,17 +45,18 @@ from benchlib.workloads.linkbench.bindings import binding
 DB = "lbbench"
 
 
-def experiment(url: str, name: str, maxid1: int, load: bool, secs: float | None) -> dict:
+def experiment(url: str, name: str, maxid1: int, load: bool, secs: float | None,
+               driver: str = "python") -> dict:
     return {"experiment": name, "workload": "linkbench",
             "properties": {"maxid1": maxid1, "loaders": 2},
             "targets": [{"name": "pg", "url": url}],
             "load": {"skip": not load, "processes": [3], "batch_size": 1024},
             "run": {"skip": secs is None, "threads": [2], "processes": 2, "loops": 1,
-                    "loop_secs": secs or 1, "status_interval_s": 3600}, "seed": 11}
+                    "loop_secs": secs or 1, "status_interval_s": 3600, "driver": driver}, "seed": 11}
 
 
-def benchlib_step(url, data, name, maxid1, load, secs) -> dict:
-    exp = validate(experiment(url, name, maxid1, load, secs), "bench")
+def benchlib_step(url, data, name, maxid1, load, secs, driver="python") -> dict:
+    exp = validate(experiment(url, name, maxid1, load, secs, driver), "bench")
     with open(os.devnull, "w") as devnull:
         res = run_experiment(exp, data, progress=False, out=devnull)
     assert res.ok, res.runs
@@ -64,7 +65,23 @@ def benchlib_step(url, data, name, maxid1, load, secs) -> dict:
     row = t["steps"].set_index("step").loc[step]
     cpu = float(t["hw"].loc[t["hw"].step == step, "client_cpu_s"].sum())
     return {"ops": float(row["ops"]), "secs": float(row["secs"]), "errors": int(row["errors"]),
-            "cpu_us": cpu / float(row["ops"]) * 1e6}
+            "cpu_us": cpu / float(row["ops"]) * 1e6, "load1": os.getloadavg()[0]}
+
+
+def drivers_rounds(url, data, a) -> None:
+    """--drivers: benchlib's two request loops alternating, run.driver python (psycopg)
+    and c (the C loop over libpq), each --secs, --rounds times; a Markdown table."""
+    rows = []
+    for r in range(a.rounds):
+        for d in ("python", "c"):
+            m = benchlib_step(url, data, f"req{d}{r}", a.maxid1, False, a.secs, d)
+            rows.append((r + 1, d, m))
+            print(f"round {r + 1} {d}: {m['ops'] / m['secs']:,.0f} req/s", file=sys.stderr)
+    print(f"\nmaxid1 {a.maxid1:,}, FBWorkload mix, 2 requesters (2 processes), {a.secs:g} s per loop\n")
+    print("| round | run.driver | req/s | client CPU µs/req | errors | load avg (1 min) |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for r, d, m in rows:
+        print(f"| {r} | {d} | {m['ops'] / m['secs']:,.0f} | {m['cpu_us']:.0f} | {m['errors']} | {m['load1']:.2f} |")
 
 
 def _bare_ops(conn, wconn, st, p):
@@ -201,6 +218,8 @@ def main() -> int:
     ap.add_argument("--db", default=DB, help="the database it creates and drops (default lbbench)")
     ap.add_argument("--inproc", type=int, default=0, help="also: N requests in one process, "
                     "RequestClient's functions against the bare ones (CPU µs/request)")
+    ap.add_argument("--drivers", action="store_true", help="benchlib's python and c request "
+                    "loops alternating (instead of benchlib against the bare loop)")
     a = ap.parse_args()
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", a.db):
         ap.error(f"--db {a.db!r}: a plain lower-case name (letters, digits, _)")
@@ -213,6 +232,9 @@ def main() -> int:
         load = benchlib_step(url, data, "load", a.maxid1, True, None)
         with psycopg.connect(url) as c:
             links = c.execute("SELECT COUNT(*) FROM linktable").fetchone()[0]
+        if a.drivers:
+            drivers_rounds(url, data, a)
+            return 0
         inproc = inproc_cpu(url, a.maxid1, a.inproc, 3) if a.inproc else []
         rows = []
         for r in range(a.rounds):

@@ -10,7 +10,7 @@ import re
 import pandas as pd
 import psycopg
 import pytest
-from test_linkbench import MAXID1, SMALL, run_lb
+from test_linkbench import MAXID1, SMALL, Fetch, check_run, lb_experiment, run_lb
 
 from benchlib.workloads.linkbench.bindings.postgres_native import AVAILABLE, MISSING
 
@@ -58,3 +58,17 @@ def test_c_and_python_paths_agree(pg_own_db, data_dir):
         return [re.sub(r"sampleDuration = \d+ms|requests/second = \d+", "", ln.split("]", 1)[-1]) for ln in log.splitlines()
                 if "history queries" in ln or "RANGE_SIZE total" in ln]
     assert counts(logp) == counts(logc) and counts(logc)
+
+
+def test_c_path_two_requesters_timed_loops(pg_own_db, data_dir):
+    """Two requesters, two timed loops: every step ok, no error, counttable = visible links."""
+    rd = run_lb(lb_experiment("lbc2", pg_own_db, run={"threads": [2], "processes": 1, "loops": 2,
+                                                      "loop_secs": 0.5, "status_interval_s": 60,
+                                                      "driver": "c"}), data_dir)
+    assert json.loads((rd / "meta.json").read_text()).get("driver_path") == "c-libpq"
+    check_run(rd, Fetch("postgres", lambda: psycopg.connect(pg_own_db)))
+
+
+def test_c_path_refused_on_mariadb_in_one_line():
+    from benchlib.workloads.linkbench.workload import LinkBenchWorkload
+    assert "no C loop on mysql" in LinkBenchWorkload.native_missing("mysql")

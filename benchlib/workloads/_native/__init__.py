@@ -2,6 +2,7 @@
 workload whose binding hands its chunks of operations to C.
 
 - ``_pgloop`` over libpq: YCSB's operations and ybio's ranges counted (``COUNT``),
+- ``_lbloop`` over libpq: LinkBench's ten requests, their transactions in C (``_lbops.h``),
 - ``_myloop`` over libmariadb: YCSB's operations,
 - ``_redisloop`` over hiredis: kv's operations on a table as Redis holds it.
 

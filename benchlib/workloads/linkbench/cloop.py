@@ -19,11 +19,12 @@ ERROR = 2                              # benchlib.schema's
 
 
 def native_missing(dialect: str) -> str | None:
-    """Why LinkBench's requests cannot run in C on ``dialect`` (None: they can)."""
-    if dialect != "postgres":
-        return f"LinkBench's C loop runs on PostgreSQL only, not {dialect}"
-    from .bindings.postgres_native import AVAILABLE, MISSING
-    return None if AVAILABLE else MISSING
+    """Why LinkBench's requests cannot run in C on ``dialect`` (its name; None: they can):
+    its binding's word (``native_missing``)."""
+    from .bindings import BINDINGS
+    if not BINDINGS.supports(dialect):
+        return f"workload linkbench does not run on dialect {dialect}"
+    return BINDINGS.get(dialect).native_missing(dialect)
 
 
 def open_requester(endpoint, st, p, driver: str):
@@ -32,8 +33,7 @@ def open_requester(endpoint, st, p, driver: str):
         driver = "python"   # opt-in until the C path is the default (see the module's text)
     missing = native_missing(endpoint.dialect.name) if driver != "python" else None
     if use_c_loop(driver, missing):
-        from .bindings.postgres_native import PgLinkNative
-        return PgLinkNative(endpoint.params["conninfo"], st, p.range_limit)
+        return st.open_native(endpoint, p.range_limit)
     return st.open(endpoint)
 
 
@@ -44,13 +44,10 @@ class NativeRequests:
 
     def bind_native(self) -> bool:
         session = self.link.session
-        if not hasattr(session, "path"):
-            self.native = None
-            return False
-        from .bindings.postgres_native import LinkLoopOps
-        self.native = LinkLoopOps(session, self)
-        self.fns = []
-        return True
+        self.native = session.native(self) if hasattr(session, "native") else None
+        if self.native is not None:
+            self.fns = []
+        return self.native is not None
 
     def ops_done(self, codes) -> None:
         """The driver's acknowledgement: these requests of the chunk ran (in order)."""
@@ -65,11 +62,11 @@ class NativeRequests:
         id1, ltype, last_time = tails.items[j]
         plan.set_list(i, id1, ltype, last_time, 1)
 
-    def native_done(self, plan, args, a: int, b: int) -> None:
-        from .bindings.postgres_native import unpack
-        from .requests import REQUEST_OPS
-        st, svc, rows, last, tend = (x.tolist() for x in unpack(plan, a, b))
-        codes = plan.results(a, b)[0]
+    def native_done(self, args, a: int, codes, st, svc, rows, last, tend) -> None:
+        """Requests a, a+1 … of the chunk (``args``: its tuples) returned: their codes,
+        statuses, service times (ns), rows returned, a full list's last link time, end
+        times (ns), as lists."""
+        names = self.op_names   # REQUEST_OPS, by code
         stats, tails, limit = self.stats, self.tails, self.p.range_limit
         for k, code in enumerate(codes):
             i = a + k
@@ -84,4 +81,4 @@ class NativeRequests:
                     stats.links_list(rows[k], j is not None)
                 elif code == MULTIGET_LINK:
                     stats.multiget(len(args[i][2]), rows[k])
-            stats.done(REQUEST_OPS[code], tend[k] - svc[k], tend[k], st[k] == ERROR)
+            stats.done(names[code], tend[k] - svc[k], tend[k], st[k] == ERROR)

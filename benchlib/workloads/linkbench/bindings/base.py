@@ -156,6 +156,11 @@ class LinkBenchSql:
                 f"WHERE c.id IS NULL")
 
     # ---------------------------------------------------------------- connections
+    @classmethod
+    def native_missing(cls, dialect: str) -> str | None:
+        """Why the requests cannot run in C on ``dialect`` (None: they can; cloop.py)."""
+        return f"LinkBench's requests have no C loop on {dialect}"
+
     def open(self, endpoint):
         """A client thread's connections (``db.Db``, or a dialect's subclass)."""
         from ..db import Db

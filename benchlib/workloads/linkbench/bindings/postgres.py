@@ -63,3 +63,13 @@ class PgLinkBench(LinkBenchSql):
 
     def open(self, endpoint):
         return PgDb(endpoint, self)
+
+    @classmethod
+    def native_missing(cls, dialect):
+        from .postgres_native import AVAILABLE, MISSING
+        return None if AVAILABLE else MISSING
+
+    def open_native(self, endpoint, range_limit: int):
+        """A requester's session whose requests run in C (:mod:`.postgres_native`)."""
+        from .postgres_native import PgLinkNative
+        return PgLinkNative(endpoint.params["conninfo"], self, range_limit)

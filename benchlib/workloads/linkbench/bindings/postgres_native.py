@@ -76,7 +76,7 @@ class LinkLoopOps(LoopOps):
         a, b = self.pos, self.pos + k
         self.pos = b
         if k:
-            self.client.native_done(self.cur, self.args, a, b)
+            self.client.native_done(self.args, a, *(x.tolist() for x in unpack(self.cur, a, b)))
 
 
 class PgLinkNative:
@@ -99,6 +99,10 @@ class PgLinkNative:
             self.conn.close()
             raise
 
+    def native(self, client) -> LinkLoopOps:
+        """The driver's calls for ``client`` (a RequestClient) on this connection."""
+        return LinkLoopOps(self, client)
+
     def open_writes(self) -> None:
         """The link writes share the one connection (their BEGIN is the loop's)."""
 
@@ -114,7 +118,7 @@ def numbered(sql: str) -> bytes:
 
 
 def unpack(plan, a: int, b: int):
-    """Requests a..b-1's statuses, service times (ns), rows, last list times, end times."""
+    """Requests a..b-1's codes, statuses, service times (ns), rows, last list times, end times."""
     raw, extra = plan.results(a, b), plan.extra(a, b)
-    return (np.frombuffer(raw[1], np.int8), np.frombuffer(raw[2], np.int64),
+    return (np.frombuffer(raw[0], np.int8), np.frombuffer(raw[1], np.int8), np.frombuffer(raw[2], np.int64),
             *(np.frombuffer(x, np.int64) for x in extra))
