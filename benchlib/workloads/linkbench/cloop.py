@@ -29,8 +29,6 @@ def native_missing(dialect: str) -> str | None:
 
 def open_requester(endpoint, st, p, driver: str):
     """A requester's session: the C loop's (run.driver c) or the binding's Db."""
-    if driver == "auto":
-        driver = "python"   # opt-in until the C path is the default (see the module's text)
     missing = native_missing(endpoint.dialect.name) if driver != "python" else None
     if use_c_loop(driver, missing):
         return st.open_native(endpoint, p.range_limit)
