@@ -8,7 +8,7 @@ and used by every workload that runs it) are optional too, each on its own: with
 client library's headers (or a C compiler) its build fails with the compiler's message,
 the others are built all the same, and its workloads run their Python loops:
 - _pgloop over libpq (Debian: libpq-dev): YCSB's and ybio's loops on PostgreSQL;
-- _lbloop over libpq: LinkBench's ten requests on PostgreSQL (run.driver: c);
+- _lbloop over libpq: LinkBench's ten requests on PostgreSQL;
 - _myloop over libmariadb (libmariadb-dev): YCSB's on MariaDB (else mysqlclient or PyMySQL);
 - _redisloop over hiredis (libhiredis-dev): kv's on Redis (else redis-py).
 What they share: _loop.h (all three), _sqlplan.h (the two SQL loops' plan), _muxconn.h

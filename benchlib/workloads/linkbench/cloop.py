@@ -7,8 +7,10 @@ GET_LINKS_LIST's arguments picked from the tails when it comes (the loop stops b
 it), with the same draws as the Python path's.
 
 The choice of loop is ``run.driver``'s (:func:`benchlib.workloads.bindings.use_c_loop`):
-``c`` runs this where the loop is built (else refused in one line), ``python`` and
-``auto`` the psycopg path — the C path is opt-in.
+``auto`` (the default) and ``c`` run this where the binding has a loop built (PostgreSQL's;
+``c`` is refused in one line elsewhere), ``python`` the binding's Python path (psycopg):
+on one requester and one seed both give the same statuses, requester counts and rows
+(tests/test_linkbench_cloop.py).
 """
 from __future__ import annotations
 

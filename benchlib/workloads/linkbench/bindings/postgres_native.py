@@ -14,8 +14,11 @@ and its list-tail history. A GET_LINKS_LIST that pages back into a tail
 (``getlinklist_history``) is decided when it comes: the loop stops before it, its
 arguments are picked from the tails as the Python path picks them, and it goes on.
 
-Optional as every loop: without libpq's headers it is not built, and ``run.driver: c``
-is refused with that reason; ``auto`` runs the Python path (the C path is opt-in).
+Optional as every loop: without libpq's headers it is not built, ``run.driver: c`` is
+refused with that reason and ``auto`` runs the Python path; where it is built ``auto``
+runs it (``python``: psycopg's path). The link writes share the one connection (the
+Python path opens a second for them, as LinkStoreSql does): the same statements and
+transactions, one backend per requester instead of two.
 """
 from __future__ import annotations
 
