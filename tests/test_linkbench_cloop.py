@@ -5,6 +5,7 @@ requests with the same outcomes (per operation and status), the requester's own 
 from __future__ import annotations
 
 import json
+import time
 import re
 
 import pandas as pd
@@ -72,3 +73,41 @@ def test_c_path_two_requesters_timed_loops(pg_own_db, data_dir):
 def test_c_path_refused_on_mariadb_in_one_line():
     from benchlib.workloads.linkbench.workload import LinkBenchWorkload
     assert "no C loop on mysql" in LinkBenchWorkload.native_missing("mysql")
+
+
+def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):
+    """The backend killed mid-chunk: the loop returns (F_BROKEN), the one reconnection
+    policy opens a new connection, and the plan goes on there where it stood, every
+    request counted once by the requester."""
+    from benchlib.registries.targets import target_class
+    from benchlib.run.recording import reopen
+    from benchlib.targets.base import Endpoint
+    from benchlib.workloads.linkbench.bindings import binding
+    from benchlib.workloads.linkbench.properties import from_properties
+    from benchlib.workloads.linkbench.requests import RequestClient
+    p = from_properties({"maxid1": MAXID1, "data_file": SMALL})
+    st = binding(target_class("postgres").dialect, p)
+    with psycopg.connect(pg_own_db, autocommit=True) as c:
+        for sql in st.create_tables():
+            c.execute(sql)
+    client = RequestClient(p, st, Endpoint("postgres", {"conninfo": pg_own_db}), 3, None, driver="c")
+    chunk = client.next_chunk(200)
+    ops, plan = client.native, client.native.plan(chunk)
+    i, _, flags = ops.run(plan, 0, 1 << 62, None, (0, 0, 0.0), 0)
+    client.ops_done(plan.results(0, i)[0])
+    assert i == 200 and flags == 0
+    plan = client.native.plan(client.next_chunk(200))
+    with psycopg.connect(pg_own_db, autocommit=True) as c:
+        pid = client.native.conn.backend_pid
+        c.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        while c.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+            time.sleep(0.01)   # until the backend is gone
+    i1, _, flags = client.native.run(plan, 0, 1 << 62, None, (0, 0, 0.0), 0)
+    client.ops_done(plan.results(0, i1)[0])
+    assert flags & client.native.loop.F_BROKEN and i1 == 1
+    reopen(client, "test")
+    i2, _, flags = client.native.run(plan, i1, 1 << 62, None, (0, 0, 0.0), 0)
+    client.ops_done(plan.results(i1, i2)[0])
+    assert i2 == 200 and flags == 0
+    assert client.counters()["requests"] == 400
+    client.close()

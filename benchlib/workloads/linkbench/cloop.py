@@ -43,10 +43,12 @@ class NativeRequests:
     native = None
 
     def bind_native(self) -> bool:
-        session = self.link.session
+        session, old = self.link.session, self.native
         self.native = session.native(self) if hasattr(session, "native") else None
         if self.native is not None:
             self.fns = []
+            if old is not None:   # a reopened connection goes on with the plan in progress
+                self.native.take_over(old)
         return self.native is not None
 
     def ops_done(self, codes) -> None:

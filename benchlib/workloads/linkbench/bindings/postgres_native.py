@@ -53,7 +53,7 @@ class LinkLoopOps(LoopOps):
         self.binding, self.loop, self.path, self.run_many = binding, _lbloop, DRIVER_PATH, None
         self.client = client
         self.cur = None        # the plan in progress, its chunk's args, the next request to file
-        self.args, self.pos = [], 0
+        self.args, self.pos, self.history = [], 0, []
 
     def plan(self, chunk):
         st, conn = self.binding.st, self.binding.conn
@@ -62,6 +62,10 @@ class LinkLoopOps(LoopOps):
         self.cur, self.args, self.pos = _lbloop.Plan(chunk.codes, chunk.args), chunk.args, 0
         self.history = [i for i, (c, a) in enumerate(zip(chunk.codes, chunk.args)) if c == LIST and a[2]]
         return self.cur
+
+    def take_over(self, old: LinkLoopOps) -> None:
+        """The plan in progress on a lost connection, where its requests stood."""
+        self.cur, self.args, self.pos, self.history = old.cur, old.args, old.pos, old.history
 
     def run(self, plan, i, next_tick, end, pacing=(0, 0, 0.0), issued=0):
         start, offset, period = pacing
