@@ -16,8 +16,8 @@
  * rows a MULTIGET_LINK or GET_LINKS_LIST returned, a full list's last link time (the
  * list-tail history, kept in Python) and the request's end time (RequesterStats).
  *
- * Statements: conn.prepare(list of 12, range_limit) in the order of STMT below,
- * conn.prepare_multiget(n, sql) for each IN-list length; one connection for all.
+ * Statements: conn.prepare(list of 12, range_limit) in the order of STMT below (on
+ * both connections), conn.prepare_multiget(n, sql) for each IN-list length.
  */
 #define LOOP_NAME "_lbloop"
 #include "_loop.h"
@@ -205,20 +205,19 @@ static PyTypeObject PlanType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = LOOP_TY
 
 typedef struct {
     PyObject_HEAD
-    PGconn *pg;
+    PGconn *pg, *w;                  /* reads and node writes (autocommit); link writes */
     int ready;
     char limit[24];                  /* range_limit, as text */
     uint8_t multi[MAX_MULTI + 1];    /* the IN-list lengths prepared */
 } Conn;
 
 static void conn_close_pg(Conn *c) {
-    if (c->pg) {
-        PGconn *pg = c->pg;
-        c->pg = NULL;
-        Py_BEGIN_ALLOW_THREADS
-        PQfinish(pg);
-        Py_END_ALLOW_THREADS
-    }
+    PGconn *pg = c->pg, *w = c->w;
+    c->pg = c->w = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (pg) PQfinish(pg);
+    if (w) PQfinish(w);
+    Py_END_ALLOW_THREADS
 }
 
 static void conn_dealloc(Conn *c) {
@@ -237,34 +236,36 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTuple(args, "s", &info)) return NULL;
     Conn *c = (Conn *)type->tp_alloc(type, 0);
     if (!c) return NULL;
-    PGconn *pg;
+    PGconn *pg, *w;
     Py_BEGIN_ALLOW_THREADS
     pg = PQconnectdb(info);
+    w = pg && PQstatus(pg) == CONNECTION_OK ? PQconnectdb(info) : NULL;
     Py_END_ALLOW_THREADS
-    c->pg = pg;
-    if (!pg || PQstatus(pg) != CONNECTION_OK) {
-        error_line(PyExc_ConnectionError, "cannot connect", pg ? PQerrorMessage(pg) : "out of memory");
+    c->pg = pg, c->w = w;
+    PGconn *bad = !pg || PQstatus(pg) != CONNECTION_OK ? pg : w;
+    if (!bad || PQstatus(bad) != CONNECTION_OK) {
+        error_line(PyExc_ConnectionError, "cannot connect", bad ? PQerrorMessage(bad) : "out of memory");
         Py_DECREF(c);
         return NULL;
     }
     return (PyObject *)c;
 }
 
-static int prepare_one(Conn *c, const char *name, PyObject *sql) {
+static int prepare_one(PGconn *pg, const char *name, PyObject *sql) {
     if (!PyBytes_Check(sql)) {
         PyErr_SetString(PyExc_TypeError, "statements must be bytes");
         return -1;
     }
-    if (!c->pg) {
+    if (!pg) {
         PyErr_SetString(PyExc_ConnectionError, "closed");
         return -1;
     }
     PGresult *r;
     Py_BEGIN_ALLOW_THREADS
-    r = PQprepare(c->pg, name, PyBytes_AS_STRING(sql), 0, NULL);
+    r = PQprepare(pg, name, PyBytes_AS_STRING(sql), 0, NULL);
     Py_END_ALLOW_THREADS
     int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok) error_line(PyExc_ValueError, name, r ? PQresultErrorMessage(r) : PQerrorMessage(c->pg));
+    if (!ok) error_line(PyExc_ValueError, name, r ? PQresultErrorMessage(r) : PQerrorMessage(pg));
     PQclear(r);
     return ok ? 0 : -1;
 }
@@ -281,7 +282,8 @@ static PyObject *conn_prepare(Conn *c, PyObject *args) {
     for (int j = 0; j < NSTMT; j++) {
         char name[8];
         snprintf(name, sizeof name, "l%d", j);
-        if (prepare_one(c, name, PyList_GET_ITEM(list, j))) return NULL;
+        if (prepare_one(c->pg, name, PyList_GET_ITEM(list, j)) || prepare_one(c->w, name, PyList_GET_ITEM(list, j)))
+            return NULL;
     }
     snprintf(c->limit, sizeof c->limit, "%lld", limit);
     c->ready = 1;
@@ -297,7 +299,7 @@ static PyObject *conn_prepare_multiget(Conn *c, PyObject *args) {
     if (!c->multi[n]) {
         char name[16];
         snprintf(name, sizeof name, "m%d", n);
-        if (prepare_one(c, name, sql)) return NULL;
+        if (prepare_one(c->pg, name, sql)) return NULL;
         c->multi[n] = 1;
     }
     Py_RETURN_NONE;
@@ -305,7 +307,10 @@ static PyObject *conn_prepare_multiget(Conn *c, PyObject *args) {
 
 #include "_lbops.h"   /* the requests themselves: lb_op */
 
-static int conn_lost(void *c) { return !((Conn *)c)->pg || PQstatus(((Conn *)c)->pg) != CONNECTION_OK; }
+static int conn_lost(void *conn) {   /* either connection */
+    const Conn *c = conn;
+    return !c->pg || !c->w || PQstatus(c->pg) != CONNECTION_OK || PQstatus(c->w) != CONNECTION_OK;
+}
 
 /* conn.run(plan, i, stop, next_tick, end, start, offset, period, issued) -> (i, t1, flags):
  * _loop.h's paced loop over requests i .. stop-1 (stop: where Python must first look) */

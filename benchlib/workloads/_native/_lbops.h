@@ -1,7 +1,9 @@
 /* LinkBench's requests on one libpq connection (_lbloop.c includes this after its Plan
  * and Conn): lb_op, _loop.h's op_fn, as requests.py's RequestClient runs them over
- * psycopg (PgDb: BEGIN pipelined with a link write's first statement). Numbers go as
- * text parameters, payloads as binary bytea. */
+ * psycopg (PgDb: BEGIN pipelined with a link write's first statement): reads and node
+ * writes on the autocommit connection (c->pg), link writes' transactions on the second
+ * (c->w), as LinkStoreSql opens them. Numbers go as text parameters, payloads as binary
+ * bytea. */
 #ifndef LBOPS_H
 #define LBOPS_H
 
@@ -42,9 +44,9 @@ static int64_t wall_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static PGresult *ex(Conn *c, const char *name, const params_t *q) {
-    if (!c->pg) return NULL;
-    return PQexecPrepared(c->pg, name, q->n, q->v, q->len, q->fmt, 0);
+static PGresult *ex(PGconn *pg, const char *name, const params_t *q) {
+    if (!pg) return NULL;
+    return PQexecPrepared(pg, name, q->n, q->v, q->len, q->fmt, 0);
 }
 
 static int ok(const PGresult *r) {
@@ -62,22 +64,21 @@ static int changed(const PGresult *r) {   /* an UPDATE or DELETE matched rows */
     return t[0] && strcmp(t, "0") != 0;
 }
 
-static int simple(Conn *c, const char *sql) {   /* COMMIT, ROLLBACK: 1 when done */
-    if (!c->pg) return 0;
-    PGresult *r = PQexec(c->pg, sql);
+static int simple(PGconn *pg, const char *sql) {   /* COMMIT, ROLLBACK: 1 when done */
+    if (!pg) return 0;
+    PGresult *r = PQexec(pg, sql);
     int done = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
     return done;
 }
 
-static void rollback(Conn *c) {
-    if (c->pg && PQtransactionStatus(c->pg) != PQTRANS_IDLE) simple(c, "ROLLBACK");
+static void rollback(PGconn *pg) {
+    if (pg && PQtransactionStatus(pg) != PQTRANS_IDLE) simple(pg, "ROLLBACK");
 }
 
 /* BEGIN and the transaction's first statement in one pipeline (one round trip): the
  * statement's result (NULL: none came) */
-static PGresult *begin_with(Conn *c, const char *name, const params_t *q) {
-    PGconn *pg = c->pg;
+static PGresult *begin_with(PGconn *pg, const char *name, const params_t *q) {
     if (!pg || !PQenterPipelineMode(pg)) return NULL;
     PGresult *res = NULL, *r;
     if (PQsendQueryParams(pg, "BEGIN", 0, NULL, NULL, NULL, NULL, 0)
@@ -111,19 +112,19 @@ static int insert_link(Conn *c, const lop_t *op) {
     params_t q;
     p_init(&q), p_num(&q, op->a), p_num(&q, op->b), p_num(&q, op->t), p_num(&q, 1);
     p_bytes(&q, op->data), p_num(&q, 0), p_num(&q, now);
-    PGresult *r = begin_with(c, stmt_names[S_INSERT_LINK], &q);
+    PGresult *r = begin_with(c->w, stmt_names[S_INSERT_LINK], &q);
     if (!ok(r)) {
         int dup = is_dup_key(r);
         PQclear(r);
-        rollback(c);
+        rollback(c->w);
         return dup ? 0 : -1;
     }
     PQclear(r);
     p_init(&q), p_num(&q, op->a), p_num(&q, op->t), p_num(&q, 1), p_num(&q, now), p_num(&q, 1), p_num(&q, now);
-    r = ex(c, stmt_names[S_COUNT_ADD], &q);
-    int done = ok(r) && simple(c, "COMMIT");
+    r = ex(c->w, stmt_names[S_COUNT_ADD], &q);
+    int done = ok(r) && simple(c->w, "COMMIT");
     PQclear(r);
-    if (!done) rollback(c);
+    if (!done) rollback(c->w);
     return done ? 1 : -1;
 }
 
@@ -132,10 +133,10 @@ static int insert_link(Conn *c, const lop_t *op) {
 static int lock_link(Conn *c, const lop_t *op) {
     params_t q;
     p_init(&q), p_link(&q, op);
-    PGresult *r = begin_with(c, stmt_names[S_GET_VIS], &q);
+    PGresult *r = begin_with(c->w, stmt_names[S_GET_VIS], &q);
     int vis = !r || PQresultStatus(r) != PGRES_TUPLES_OK ? -2 : PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
-    if (vis < 0) rollback(c);
+    if (vis < 0) rollback(c->w);
     return vis;
 }
 
@@ -143,7 +144,7 @@ static int lock_link(Conn *c, const lop_t *op) {
 static int count_change(Conn *c, const lop_t *op, int d, int64_t now) {
     params_t q;
     p_init(&q), p_num(&q, d), p_num(&q, now), p_num(&q, op->a), p_num(&q, op->t);
-    PGresult *r = ex(c, stmt_names[S_COUNT_CHANGE], &q);
+    PGresult *r = ex(c->w, stmt_names[S_COUNT_CHANGE], &q);
     int done = ok(r);
     PQclear(r);
     return done;
@@ -156,15 +157,15 @@ static int update_link(Conn *c, const lop_t *op) {
     int64_t now = wall_ms();
     params_t q;
     p_init(&q), p_num(&q, 1), p_bytes(&q, op->data), p_num(&q, 0), p_num(&q, now), p_link(&q, op);
-    PGresult *r = ex(c, stmt_names[S_UPDATE_LINK], &q);
+    PGresult *r = ex(c->w, stmt_names[S_UPDATE_LINK], &q);
     int done = ok(r), same = done && !changed(r);
     PQclear(r);
     if (same) {   /* nothing changed: nothing to commit */
-        rollback(c);
+        rollback(c->w);
         return 1;
     }
-    done = done && (vis == 1 || count_change(c, op, 1, now)) && simple(c, "COMMIT");
-    if (!done) rollback(c);
+    done = done && (vis == 1 || count_change(c, op, 1, now)) && simple(c->w, "COMMIT");
+    if (!done) rollback(c->w);
     return done ? 1 : -1;
 }
 
@@ -184,22 +185,22 @@ static int delete_link(Conn *c, const lop_t *op) {
     int vis = lock_link(c, op);
     if (vis == -2) return ST_ERROR;
     if (vis != 1) {
-        if (vis >= 0) rollback(c);
+        if (vis >= 0) rollback(c->w);
         return ST_EMPTY;
     }
     params_t q;
     p_init(&q), p_link(&q, op);
-    PGresult *r = ex(c, stmt_names[S_HIDE_LINK], &q);
-    int done = ok(r) && count_change(c, op, -1, wall_ms()) && simple(c, "COMMIT");
+    PGresult *r = ex(c->w, stmt_names[S_HIDE_LINK], &q);
+    int done = ok(r) && count_change(c, op, -1, wall_ms()) && simple(c->w, "COMMIT");
     PQclear(r);
-    if (!done) rollback(c);
+    if (!done) rollback(c->w);
     return done ? ST_OK : ST_ERROR;
 }
 
 /* a read: its status (OK with rows, else EMPTY), the rows into plan->rows[i] */
 static int read_rows(Conn *c, Plan *p, Py_ssize_t i, const char *name, const params_t *q) {
     const lop_t *op = &p->ops[i];
-    PGresult *r = ex(c, name, q);
+    PGresult *r = ex(c->pg, name, q);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
         return ST_ERROR;
@@ -216,7 +217,7 @@ static int read_rows(Conn *c, Plan *p, Py_ssize_t i, const char *name, const par
 
 /* a node write: OK where it matched rows (ADD_NODE: where it ran), else EMPTY */
 static int node_write(Conn *c, int s, const params_t *q) {
-    PGresult *r = ex(c, stmt_names[s], q);
+    PGresult *r = ex(c->pg, stmt_names[s], q);
     int st = !ok(r) ? ST_ERROR : s == S_ADD_NODE || changed(r) ? ST_OK : ST_EMPTY;
     PQclear(r);
     return st;

@@ -16,9 +16,9 @@ arguments are picked from the tails as the Python path picks them, and it goes o
 
 Optional as every loop: without libpq's headers it is not built, ``run.driver: c`` is
 refused with that reason and ``auto`` runs the Python path; where it is built ``auto``
-runs it (``python``: psycopg's path). The link writes share the one connection (the
-Python path opens a second for them, as LinkStoreSql does): the same statements and
-transactions, one backend per requester instead of two.
+runs it (``python``: psycopg's path). Two connections per requester, as the Python path
+and LinkStoreSql open them: reads and node writes in autocommit, link writes' transactions
+on the second.
 """
 from __future__ import annotations
 
@@ -87,7 +87,8 @@ class LinkLoopOps(LoopOps):
 
 
 class PgLinkNative:
-    """One libpq connection of the loop's own, LinkBench's statements prepared on it."""
+    """The loop's own libpq connections (``conn``: both, the autocommit one and the
+    link writes'), LinkBench's statements prepared on them."""
 
     path = DRIVER_PATH
 
@@ -111,7 +112,7 @@ class PgLinkNative:
         return LinkLoopOps(self, client)
 
     def open_writes(self) -> None:
-        """The link writes share the one connection (their BEGIN is the loop's)."""
+        """The link writes' connection is the loop's second, opened with the first."""
 
     def close(self) -> None:
         self.conn.close()
