@@ -22,7 +22,7 @@ each. pgbench's CPU and switches are less those of a run of one transaction per 
 
     .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
         [--secs 20] [--clients 1,4,16,64] [--mixes C,A] [--reps 3] [--no-python] [--table ycsb_bench]
-        [--async-commit]
+        [--async-commit] [--chunk-cost]
 """
 from __future__ import annotations
 
@@ -214,6 +214,34 @@ def _table(mix: str, points: dict) -> None:
               f"| {r['cpu']['pgbt']:.2f} |")
 
 
+def chunk_cost(mix: str, columns: bool, n: int = 20_000, reps: int = 20) -> float:
+    """Client CPU µs per operation of making a run client's chunk and the C loop's plan
+    of it, without a connection (YcsbRunClient.next_chunk as the driver calls it, then
+    the binding's plan): ``columns`` the packed columns a C loop's client makes
+    (ycsb/columns.py, Plan.columns), else the argument tuples (Plan)."""
+    import numpy as np
+
+    from benchlib.workloads._native import _pgloop
+    from benchlib.workloads.generators import ValuePool
+    from benchlib.workloads.ycsb.plan import CoreWorkloadPlan, field_length_generator
+    from benchlib.workloads.ycsb.workload import RUN_OPS, YcsbRunClient, config_from
+    read = 1.0 if mix == "C" else 0.5
+    cfg = config_from({"recordcount": 100_000, "operationcount": 10**9, "readproportion": read,
+                       "updateproportion": 1 - read, "requestdistribution": "uniform"})
+    c = YcsbRunClient.__new__(YcsbRunClient)   # the chunk making alone: no binding opened
+    c.cfg, c.core, c.remaining, c.chunk_cap, c.as_bytes = cfg, cfg.core, None, None, True
+    c.plan, c.rng = CoreWorkloadPlan(cfg.core, 0, 1, 1, None), np.random.default_rng(1)
+    c.pool, c.lengths = ValuePool(c.rng, 100, as_bytes=True), field_length_generator(cfg.core, c.rng)
+    c.native = object() if columns else None
+    kinds = bytes(_pgloop.KINDS[x] for x in RUN_OPS)
+    t = time.process_time()
+    for _ in range(reps):
+        ch = c.next_chunk(n)
+        _ = (_pgloop.Plan.columns(*ch.args.packed(kinds, 10)) if columns
+             else _pgloop.Plan(ch.codes, ch.args, kinds, 10))
+    return (time.process_time() - t) / reps / n * 1e6
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
@@ -227,7 +255,14 @@ def main() -> int:
     ap.add_argument("--async-commit", action="store_true",
                     help="every session (pgbench's, benchlib's) with synchronous_commit off (PGOPTIONS): "
                          "updates at the clients' pace, not the disk's flushes")
+    ap.add_argument("--chunk-cost", action="store_true", help="only the client CPU per operation of making "
+                    "the chunks and the C loop's plans (argument tuples, packed columns), no database")
     a = ap.parse_args()
+    if a.chunk_cost:
+        for mix in a.mixes.split(","):
+            print(f"{mix}: chunk and plan per operation: tuples {chunk_cost(mix, False):.3f} µs, "
+                  f"columns {chunk_cost(mix, True):.3f} µs")
+        return 0
     if a.async_commit:   # libpq reads it: pgbench, psql and benchlib's client processes alike
         os.environ["PGOPTIONS"] = (os.environ.get("PGOPTIONS", "") + " -c synchronous_commit=off").strip()
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,50}", a.table):
