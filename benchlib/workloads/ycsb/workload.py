@@ -327,8 +327,9 @@ class YcsbRunClient(_YcsbClient):
         if self.native is not None and self.as_bytes and int(self.core.zeropadding) <= MAX_PADDING:
             # the C loop writes the keys and values itself (columns.py): no tuple per operation
             lengths = self.plan.field_lengths(int(c.n_values.sum()))
-            return Chunk(c.op, ChunkColumns(c, self.core.insertorder == "hashed", int(self.core.zeropadding),
-                                            self.pool.text, self.pool.offsets(len(lengths)), lengths))
+            cols = ChunkColumns(c, self.core.insertorder == "hashed", int(self.core.zeropadding),
+                                self.pool.text, self.pool.offsets(len(lengths)), lengths)
+            return Chunk(c.op.tolist(), cols)
         ops = c.op.tolist()
         keys = self._keys(c.keynum)
         field, wfield, scan_len = c.field.tolist(), c.write_field.tolist(), c.scan_len.tolist()
