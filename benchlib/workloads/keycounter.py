@@ -15,8 +15,9 @@ drawn before it is timed, so:
 - each client acknowledges its block in order, one insert at a time as it returns
   (``ack``): it writes only its own slot, so no lock is needed;
 - ``last_value`` reads the counter, then every slot's first unacknowledged key, each
-  slot once (another process may acknowledge between two reads): the lowest, less one. Read at draw time it is stale by the time the chunk
-  runs, which is safe: it only grows.
+  slot once (another process may acknowledge between two reads): the lowest, less
+  one. Read at draw time it is stale by the time the chunk runs, which is safe: it
+  only grows.
 - keys claimed by a step that ended before their inserts ran are holes; the
   controller records them between steps (``settle``) and later draws skip them.
 
