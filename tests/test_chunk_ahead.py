@@ -7,6 +7,7 @@ directly, in the same order: a run's streams are unchanged."""
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 import pytest
 from test_linkbench import lb_experiment, run_lb
@@ -71,16 +72,34 @@ def test_a_client_that_does_not_allow_it_keeps_its_own_next_chunk():
     assert isinstance(made.next_chunk, ChunkAhead) and made.next_chunk(3) == [3]
 
 
-def _key(chunk):
-    return list(zip(chunk.codes, [tuple(a) for a in chunk.args]))
+RUN1 = {"threads": [2], "processes": 1, "loops": 1, "loop_secs": 0.2, "status_interval_s": 60}
 
 
-def test_linkbench_requesters_hold_their_next_chunk_before_the_step_starts(data_dir):
-    """The driver's requester threads, as a step makes them: each has its second chunk
-    made before the step starts; both chunks are the ones the same requester's stream
-    gives when drawn directly (seeds as the run drew them)."""
-    exp_dict = lb_experiment("chunk-ahead", "sqlite", run={"threads": [2], "processes": 1,
-                             "loops": 1, "loop_secs": 0.2, "status_interval_s": 60})
+def _ycsb(name: str, insert: float = 0) -> dict:
+    return {"experiment": name, "workload": "ycsb", "seed": 11,
+            "properties": {"recordcount": 2000, "readproportion": 0.5 - insert,
+                           "updateproportion": 0.5, "insertproportion": insert,
+                           "fieldcount": 2, "fieldlength": 20},
+            "targets": [{"name": "s", "url": "sqlite"}], "load": {"threads": 1},
+            "run": {**RUN1, "driver": "python"}}
+
+
+def _kv(name: str, insert: float = 0) -> dict:
+    return {"experiment": name, "workload": "kv", "seed": 12,
+            "properties": {"table": "ahead_kv", "key_count": 2000, "read": 0.5 - insert,
+                           "update": 0.5, "insert": insert},
+            "targets": [{"name": "s", "url": "sqlite"}], "load": {"threads": 1, "batch_size": 1000},
+            "run": RUN1}
+
+
+EXPERIMENTS = {"linkbench": lambda name: lb_experiment(name, "sqlite", run=RUN1),
+               "ycsb": _ycsb, "kv": _kv}
+
+
+@contextmanager
+def _threads_of_a_run(exp_dict: dict, data_dir):
+    """After a short run: the driver's threads for its r.L1 as the step makes them (not
+    started), and the same clients made directly (the run's seeds, repetition 1)."""
     rd = run_lb(exp_dict, data_dir)
     exp = validate(exp_dict, "test")
     spec = plan(exp)[0]
@@ -92,20 +111,41 @@ def test_linkbench_requesters_hold_their_next_chunk_before_the_step_starts(data_
     target.start()
     try:
         (task,) = step_tasks(step, WorkloadSpec(ref_of(exp.workload), workload.properties),
-                             target.endpoint(), 7, exp.load.batch_size, 1)
+                             target.endpoint(), exp_dict["seed"], exp.load.batch_size, 1)
         threads = _build_threads(task, step, [0])
         direct = workload_clients(task, step)
         try:
-            assert len(threads) == 2 and all(isinstance(t, ClientThread) for t in threads)
-            for th, c in zip(threads, direct):
-                feed = th.client.next_chunk
-                assert isinstance(feed, ChunkAhead) and feed.pending()
-                first, second = c.next_chunk(CHUNK_OPS), c.next_chunk(CHUNK_OPS)
-                assert _key(th.first) == _key(first)
-                assert _key(feed(CHUNK_OPS)) == _key(second)   # made ahead, the same
-                assert feed.made == 1 and feed.pending()
+            yield threads, direct
         finally:
             for c in [th.client for th in threads] + direct:
                 c.close()
     finally:
         target.stop()
+
+
+@pytest.mark.parametrize("workload", sorted(EXPERIMENTS))
+def test_a_runs_clients_hold_their_next_chunk_before_the_step_starts(workload, data_dir):
+    """The driver's client threads, as a step makes them: each has its second chunk
+    made (or being made) before the step starts; both chunks are the ones the same
+    client's streams give when drawn directly."""
+    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}"), data_dir) as (threads, direct):
+        assert len(threads) == 2 and all(isinstance(t, ClientThread) for t in threads)
+        for th, c in zip(threads, direct):
+            feed = th.client.next_chunk
+            assert isinstance(feed, ChunkAhead) and feed.pending()
+            first, second = c.next_chunk(CHUNK_OPS), c.next_chunk(CHUNK_OPS)
+            assert _same(th.first, first)
+            assert _same(feed(CHUNK_OPS), second)   # made ahead, the same
+            assert feed.made == 1 and feed.pending()
+
+
+@pytest.mark.parametrize("workload", ["ycsb", "kv"])
+def test_chunks_that_claim_insert_keys_are_made_when_needed(workload, data_dir):
+    """With inserts, a chunk claims keys from the run's counter and draws reads under
+    what was acknowledged when it is made: not made ahead."""
+    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}-ins", 0.1), data_dir) as (threads, _):
+        assert threads and not any(isinstance(th.client.next_chunk, ChunkAhead) for th in threads)
+
+
+def _same(a, b) -> bool:
+    return list(a.codes) == list(b.codes) and repr(list(a.args)) == repr(list(b.args))
