@@ -44,12 +44,22 @@ def test_the_next_chunk_is_made_in_another_thread_before_it_is_asked_for():
     feed = ChunkAhead(m)
     assert feed(4) == [0, 0, 0, 0]
     assert feed.pending()
-    feed.making.join()                       # made without anyone asking for it
+    feed.wait_made()                         # made without anyone asking for it
     assert len(m.calls) == 2 and m.calls[1] == (4, "chunk-ahead")
     assert feed(4) == [1] * 4 and feed(4) == [2] * 4
-    assert feed(4) is None and not feed.pending()
+    assert feed(4) is None and not feed.pending() and feed(4) is None
     assert [c[0] for c in m.calls] == [4] * 4   # called as often and with the same size
-    assert feed.made == 2
+    assert feed.made == 2 and feed.thread is not None
+    feed.thread.join()                       # the client is done: so is its maker
+
+
+def test_a_stopped_maker_ends():
+    feed = ChunkAhead(Maker(100))
+    feed(2)
+    feed.wait_made()
+    feed.stop()
+    feed.thread.join()
+    assert not feed.thread.is_alive()
 
 
 def test_an_error_making_a_chunk_ahead_is_raised_where_it_is_taken():

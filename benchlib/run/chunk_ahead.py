@@ -25,58 +25,95 @@ from __future__ import annotations
 import threading
 
 
-class _Making(threading.Thread):
-    """One chunk being made: ``fn(max_ops)`` in a thread of its own, its chunk or its
-    error kept for whoever takes it."""
-
-    def __init__(self, fn, max_ops: int):
-        super().__init__(name="chunk-ahead", daemon=True)
-        self.fn, self.max_ops = fn, max_ops
-        self.chunk = self.error = None
-        self.start()
-
-    def run(self):
-        try:
-            self.chunk = self.fn(self.max_ops)
-        except BaseException as e:  # noqa: BLE001 - raised where the chunk is taken
-            self.error = e
-
-    def take(self):
-        self.join()
-        if self.error is not None:
-            raise self.error
-        return self.chunk
-
-
 class ChunkAhead:
-    """``next_chunk`` of one client, each chunk made while the previous one runs."""
+    """``next_chunk`` of one client, each chunk made while the previous one runs, by one
+    maker thread of the client's (started with the first chunk, ended by :meth:`stop`
+    or when the client is done): taking a chunk only wakes it, so the loop never waits
+    for a thread to start (a new thread per chunk cost the loop 0.3-31 ms: Thread.start
+    waits for the new thread, which takes the GIL to make the chunk)."""
 
     def __init__(self, next_chunk):
         self.make = next_chunk
-        self.making: _Making | None = None
-        self.size: int | None = None
+        self.cv = threading.Condition()
+        self.want: int | None = None     # the size the maker is asked to make
+        self.ready: tuple | None = None  # (chunk, error) made and not yet taken
+        self.size: int | None = None     # the size asked for (the one made ahead)
+        self.thread: threading.Thread | None = None
+        self.stopped = False
+        self.asked = False     # the next chunk asked of the maker, not yet taken
         self.made = 0          # chunks handed out that were made ahead (tests read it)
 
     def __call__(self, max_ops: int):
-        if self.making is not None and max_ops == self.size:
-            chunk, self.making = self.making.take(), None
-            self.made += chunk is not None
-        else:   # the first, or another size than the one made ahead: none made for it
-            if self.making is not None:
-                raise RuntimeError("a chunk made ahead of another size was not taken")
+        if self.size is not None and not self.asked:   # the client said it was done
+            return None
+        if self.size is None:   # the first: made here, the maker started for the next
             chunk = self.make(max_ops)
+        elif max_ops != self.size:
+            raise RuntimeError(f"a chunk of {self.size} made ahead, {max_ops} asked for")
+        else:
+            with self.cv:
+                while self.ready is None:
+                    self.cv.wait()
+                (chunk, error), self.ready = self.ready, None
+            self.asked = False
+            if error is not None:
+                raise error
+            self.made += chunk is not None
+        self.size = max_ops
         if chunk is not None:   # None: the client is done, nothing more to make
-            self.size, self.making = max_ops, _Making(self.make, max_ops)
+            with self.cv:
+                self.want, self.asked = max_ops, True
+                self.cv.notify()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._maker, name="chunk-ahead", daemon=True)
+                self.thread.start()
         return chunk
 
+    def _maker(self) -> None:
+        while True:
+            with self.cv:
+                while self.want is None and not self.stopped:
+                    self.cv.wait()
+                if self.stopped:
+                    return
+                n, self.want = self.want, None
+            try:
+                made = (self.make(n), None)
+            except BaseException as e:  # noqa: BLE001 - raised where the chunk is taken
+                made = (None, e)
+            with self.cv:
+                self.ready = made
+                self.cv.notify()
+            if made[0] is None:
+                return
+
     def pending(self) -> bool:
-        """Whether the next chunk is being (or has been) made and not yet taken."""
-        return self.making is not None
+        """Whether the next chunk is asked for (being made, or made) and not yet taken."""
+        return self.asked
+
+    def wait_made(self) -> None:
+        """Until the chunk made ahead is there (tests)."""
+        with self.cv:
+            while self.ready is None and not self.stopped:
+                self.cv.wait()
+
+    def stop(self) -> None:
+        """No more chunks: the maker ends (after the one it is making, if any)."""
+        with self.cv:
+            self.stopped = True
+            self.cv.notify()
 
 
 def ahead(client):
     """``client`` with its chunks made ahead where it says they may be
-    (``chunks_ahead``); else as it is."""
+    (``chunks_ahead``); else as it is. Closing the client stops its maker."""
     if getattr(client, "chunks_ahead", False):
-        client.next_chunk = ChunkAhead(client.next_chunk)
+        feed = client.next_chunk = ChunkAhead(client.next_chunk)
+        close = getattr(client, "close", None)
+
+        def closing():
+            feed.stop()
+            if close is not None:
+                close()
+        client.close = closing
     return client
