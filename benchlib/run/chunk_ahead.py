@@ -9,8 +9,8 @@ LinkBench's requester 60 ms of CPU per 20,000 requests, 200-300 ms of wall on a 
 a requester that did not run again before the step's end).
 
 :func:`ahead` makes a client's ``next_chunk`` hand out a chunk made beforehand: taking a
-chunk starts a thread making the next one, which the loop finds made when it needs it
-(or waits only for what is left of it). The chunks are the same, drawn in the same
+chunk wakes the client's maker thread to make the next one, which the loop finds made
+when it needs it (or waits only for what is left of it). The chunks are the same, drawn in the same
 order from the same streams by one thread at a time: the client's ``next_chunk`` is
 called exactly as often and with the same size as before, only earlier. What goes on
 meanwhile must not change what a chunk draws, so only a client that says so
