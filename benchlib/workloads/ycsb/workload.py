@@ -265,6 +265,11 @@ class YcsbRunClient(_YcsbClient):
         # by others only once acknowledged) run soon after they are claimed
         p = self.core
         self.chunk_cap = MIXED_CHUNK_OPS if p.insertproportion and p.insertproportion < 1 else None
+        # no inserts: the counter the keys are drawn under stays where it is, so a chunk
+        # draws from this client's streams alone and the driver makes it ahead
+        # (run/chunk_ahead.py); with inserts, a chunk claims keys and reads the
+        # acknowledged ones when it is made: made when needed, as YCSB draws them
+        self.chunks_ahead = not p.insertproportion
         self.remaining = ops_limit
         self.record = lambda code, dt_ns: None  # the driver sets this (RMW's inner ops)
 
