@@ -11,7 +11,7 @@ the others are built all the same, and its workloads run their Python loops:
 - _lbloop over libpq: LinkBench's ten requests on PostgreSQL;
 - _myloop over libmariadb (libmariadb-dev): YCSB's on MariaDB (else mysqlclient or PyMySQL);
 - _redisloop over hiredis (libhiredis-dev): kv's on Redis (else redis-py).
-What they share: _loop.h (all three), _sqlplan.h (the two SQL loops' plan), _muxconn.h
+What they share: _loop.h (all three), _sqlplan.h and _sqlcols.h (the two SQL loops' plan), _muxconn.h
 (one thread, many connections). Each source is one extension's alone, so its object file
 is too: a parallel build (build_ext -j N) cannot link another extension's object
 (tests/test_native_loops.py holds it).
@@ -43,7 +43,7 @@ def _mariadb_include() -> list[str]:
 
 NATIVE = "benchlib/workloads/_native"
 LOOP_H = [f"{NATIVE}/_loop.h", f"{NATIVE}/_muxconn.h"]   # what every loop includes
-SQL_H = LOOP_H + [f"{NATIVE}/_sqlplan.h"]                # and the SQL loops' plan
+SQL_H = LOOP_H + [f"{NATIVE}/_sqlplan.h", f"{NATIVE}/_sqlcols.h"]   # and the SQL loops' plan
 
 
 def _loop(name: str, depends: list[str], **kw) -> Extension:

@@ -22,12 +22,15 @@ each. pgbench's CPU and switches are less those of a run of one transaction per 
 
     .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
         [--secs 20] [--clients 1,4,16,64] [--mixes C,A] [--reps 3] [--no-python] [--table ycsb_bench]
+        [--async-commit] [--chunk-cost]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
+import string
 import subprocess
 import sys
 import tempfile
@@ -62,11 +65,11 @@ def run_counted(args: list[str], env: dict | None = None) -> tuple[str, float, i
 
 
 def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None) -> tuple[float, float, dict]:
-    """pgbench -S (or the given script files, ``path@weight``): tps, its own CPU µs per
-    transaction, and its context switches per transaction (the pgbench process alone,
-    not the server), less those of a run of one transaction per client (its start-up:
-    the connections, the prepared statements)."""
-    mode = ["-S"] if not scripts else [x for f in scripts for x in ("-f", f)]
+    """pgbench -S (or the given script files, ``path@weight``, and ``-D name=value``
+    variables among them): tps, its own CPU µs per transaction, and its context switches
+    per transaction (the pgbench process alone, not the server), less those of a run of
+    one transaction per client (its start-up: the connections, the prepared statements)."""
+    mode = ["-S"] if not scripts else [x for f in scripts for x in ((f,) if f.startswith("-D") else ("-f", f))]
     args = ["pgbench", "-n", *mode, "-M", "prepared", "-c", str(clients), "-j", str(min(clients, 2)),
             *_conn_args(url)]
     _, cpu0, v0, i0 = run_counted(args[:1] + ["-t", "1"] + args[1:])
@@ -97,7 +100,17 @@ def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_be
     update = folder / "update.sql"
     update.write_text(f"\\set id random(1, {records})\n"
                       f"UPDATE {copy} SET field0 = '{value}' WHERE id = :id;\n")
-    return {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"]}
+    # the same update with YCSB's work on the wire: the 100 characters a parameter, sent
+    # as text with each execution (-M prepared makes :value $1), as benchlib sends each
+    # update's value; one value for the run (pgbench has no random strings), of YCSB's
+    # alphabet (generators.ValuePool's: letters and digits)
+    text = folder / "update_text.sql"
+    text.write_text(f"\\set id random(1, {records})\n"
+                    f"UPDATE {copy} SET field0 = :value WHERE id = :id;\n")
+    rng = random.Random(1)
+    value = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(100))
+    return {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"],
+            "At": [f"{read}@50", f"{text}@50", f"-Dvalue={value}"]}
 
 
 def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
@@ -140,13 +153,16 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
 
 def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict, rep: int,
            python: bool = True, table: str = "ycsb_bench") -> dict:
-    """One client count of one mix, alternating: pgbench's fair limit, benchlib's C loop,
+    """One client count of one mix, alternating: pgbench's fair limit (for A also with the
+    update's value a 100-character parameter, ``pgbt``), benchlib's C loop,
     benchlib's Python loop (multiplex auto, as a run gets by default); for C also -S.
     Each column: (rate, client CPU µs/op, voluntary and involuntary switches per op)."""
     r = {}
     if mix == "C" and python:
         r["S"] = pgbench(url, n, secs)
     r["pgb"] = pgbench(url, n, secs, scripts[mix])
+    if mix == "A":   # the same read+update, its 100 characters a parameter as benchlib's
+        r["pgbt"] = pgbench(url, n, secs, scripts["At"])
     r["c"] = benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c", mix,
                           "uniform", table)
     if python:
@@ -166,6 +182,7 @@ def _medians(reps: list[dict]) -> dict:
     import statistics
     m = {k: tuple(statistics.median(r[k][i] for r in reps) for i in range(4)) for k in reps[0]}
     m["ratio"] = {k: statistics.median(r[k][0] / r["pgb"][0] for r in reps) for k in reps[0]}
+    m["cpu"] = {k: statistics.median(r["c"][1] / r[k][1] for r in reps) for k in reps[0]}
     return m
 
 
@@ -183,6 +200,46 @@ def _table(mix: str, points: dict) -> None:
               + " | ".join(f"{r[k][0]:,.0f} | {r['ratio'][k]:.2f}" for k in cols)
               + " | " + " / ".join(f"{r[k][1]:.1f}" for k in ["pgb", *cols])
               + " | " + " / ".join(f"{r[k][2]:.2f} + {r[k][3]:.2f}" for k in ["pgb", *cols]) + " |")
+    if mix != "A":
+        return
+    print("\nWorkload A against pgbench's update of a 100-character parameter (the value "
+          "on the wire as benchlib's) and against its integer-only read+update; client CPU "
+          "ratio = median of each alternation's own:\n\n| clients | pgbench text (tps) | "
+          "C loop (ops/s) | ratio | client CPU µs/op: pgbench int / pgbench text / C loop "
+          "| CPU ratio C / pgbench int | CPU ratio C / pgbench text |")
+    print("|---:|---:|---:|---:|---|---:|---:|")
+    for n, r in points.items():
+        print(f"| {n} | {r['pgbt'][0]:,.0f} | {r['c'][0]:,.0f} | {r['c'][0] / r['pgbt'][0]:.2f} | "
+              f"{r['pgb'][1]:.1f} / {r['pgbt'][1]:.1f} / {r['c'][1]:.1f} | {r['cpu']['pgb']:.2f} "
+              f"| {r['cpu']['pgbt']:.2f} |")
+
+
+def chunk_cost(mix: str, columns: bool, n: int = 20_000, reps: int = 20) -> float:
+    """Client CPU µs per operation of making a run client's chunk and the C loop's plan
+    of it, without a connection (YcsbRunClient.next_chunk as the driver calls it, then
+    the binding's plan): ``columns`` the packed columns a C loop's client makes
+    (ycsb/columns.py, Plan.columns), else the argument tuples (Plan)."""
+    import numpy as np
+
+    from benchlib.workloads._native import _pgloop
+    from benchlib.workloads.generators import ValuePool
+    from benchlib.workloads.ycsb.plan import CoreWorkloadPlan, field_length_generator
+    from benchlib.workloads.ycsb.workload import RUN_OPS, YcsbRunClient, config_from
+    read = 1.0 if mix == "C" else 0.5
+    cfg = config_from({"recordcount": 100_000, "operationcount": 10**9, "readproportion": read,
+                       "updateproportion": 1 - read, "requestdistribution": "uniform"})
+    c = YcsbRunClient.__new__(YcsbRunClient)   # the chunk making alone: no binding opened
+    c.cfg, c.core, c.remaining, c.chunk_cap, c.as_bytes = cfg, cfg.core, None, None, True
+    c.plan, c.rng = CoreWorkloadPlan(cfg.core, 0, 1, 1, None), np.random.default_rng(1)
+    c.pool, c.lengths = ValuePool(c.rng, 100, as_bytes=True), field_length_generator(cfg.core, c.rng)
+    c.native = object() if columns else None
+    kinds = bytes(_pgloop.KINDS[x] for x in RUN_OPS)
+    t = time.process_time()
+    for _ in range(reps):
+        ch = c.next_chunk(n)
+        _ = (_pgloop.Plan.columns(*ch.args.packed(kinds, 10)) if columns
+             else _pgloop.Plan(ch.codes, ch.args, kinds, 10))
+    return (time.process_time() - t) / reps / n * 1e6
 
 
 def main() -> int:
@@ -195,7 +252,19 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=1, help="repeat the whole alternation; medians")
     ap.add_argument("--no-python", action="store_true", help="pgbench same row and the C loop only")
+    ap.add_argument("--async-commit", action="store_true",
+                    help="every session (pgbench's, benchlib's) with synchronous_commit off (PGOPTIONS): "
+                         "updates at the clients' pace, not the disk's flushes")
+    ap.add_argument("--chunk-cost", action="store_true", help="only the client CPU per operation of making "
+                    "the chunks and the C loop's plans (argument tuples, packed columns), no database")
     a = ap.parse_args()
+    if a.chunk_cost:
+        for mix in a.mixes.split(","):
+            print(f"{mix}: chunk and plan per operation: tuples {chunk_cost(mix, False):.3f} µs, "
+                  f"columns {chunk_cost(mix, True):.3f} µs")
+        return 0
+    if a.async_commit:   # libpq reads it: pgbench, psql and benchlib's client processes alike
+        os.environ["PGOPTIONS"] = (os.environ.get("PGOPTIONS", "") + " -c synchronous_commit=off").strip()
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,50}", a.table):
         raise SystemExit(f"--table {a.table!r}: a lower-case SQL name expected")
     need({"pgbench": "apt-get install postgresql (or postgresql-client, as the release ships it)",
@@ -219,7 +288,8 @@ def main() -> int:
     points = {m: {n: _medians(reps) for n, reps in p.items()} for m, p in points.items()}
     cpu = Path("/proc/cpuinfo").read_text().split("model name")[1].split(":")[1].splitlines()[0].strip()
     print(f"\nMachine: {cpu}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}; "
-          f"{a.records:,} records, uniform keys, {a.secs} s per point, medians of {a.reps}; load average "
+          f"{a.records:,} records, uniform keys, {a.secs} s per point, medians of {a.reps}"
+          f"{', synchronous_commit off' if a.async_commit else ''}; load average "
           f"{os.getloadavg()[0]:.1f} at the end")
     for mix in mixes:
         _table(mix, points[mix])

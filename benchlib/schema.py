@@ -172,7 +172,7 @@ class RunMeta(BaseModel):
     # the run loops' hot path (run.driver): python, or c-libpq (the C loop over libpq);
     # "c-libpq+python" when the clients differed; None before a run loop ran
     driver_path: str | None = None
-    resumptions: list[dict[str, Any]] = []   # each rerun that kept finished steps: at, pid, kept, from
+    resumptions: list[dict[str, Any]] = []   # each rerun that kept finished steps: at, pid, kept, from, keys_skipped
 
     @property
     def workload_point(self) -> str:

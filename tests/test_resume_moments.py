@@ -5,10 +5,12 @@ is not 0). Each moment is waited for (a second logged, a file made, rows seen), 
 slept to."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -19,6 +21,8 @@ from test_resume import ycsb_experiment
 from benchlib import load_results
 from benchlib.run.unfinished import TAIL_S, counter_args, unfinished_ops
 from benchlib.workloads.base import StepSpec
+from benchlib.workloads.generators import build_key_names
+from benchlib.workloads.ycsb.workload import MIXED_CHUNK_OPS
 
 STEPS = [StepSpec("l.pre", "load"), StepSpec("r.L1", "run", 1), StepSpec("r.L2", "run", 2)]
 
@@ -67,19 +71,71 @@ def not_found(run_dir, op: str) -> dict[str, int]:
     return found
 
 
+def table_keynums(run_dir, url: str, table: str, below: int) -> tuple[set[int], int]:
+    """The key numbers the table holds (the names of [0, ``below``) mapped back), and how
+    many of its keys are none of them."""
+    sql = f'SELECT ycsb_key FROM "{table}"'
+    if url == "sqlite":
+        import sqlite3
+        with contextlib.closing(sqlite3.connect(run_dir / "db.sqlite")) as c:
+            names = [r[0] for r in c.execute(sql)]
+    else:
+        import psycopg
+        with psycopg.connect(url) as c:
+            names = [r[0] for r in c.execute(sql)]
+    number = {k: i for i, k in enumerate(build_key_names(np.arange(below), True, 1))}
+    return {number[k] for k in names if k in number}, sum(k not in number for k in names)
+
+
+def runs_of(keys: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as maximal [lo, hi) runs."""
+    out: list[tuple[int, int]] = []
+    for k in keys:
+        if out and out[-1][1] == k:
+            out[-1] = (out[-1][0], k + 1)
+        else:
+            out.append((k, k + 1))
+    return out
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("url", ["sqlite", "postgres"])
 def test_ycsb_d_killed_in_a_loop_reads_no_key_never_inserted(tmp_path, url, request):
     """The keys the killed loop claimed (and those past them the rerun skips) are holes of
-    the counter: the resumed loops' reads never ask for one (0 READ NOT_FOUND)."""
+    the counter: no loop's read asks for a key never inserted (READ: no error in the
+    latency table, no NOT_FOUND in the text outputs), and the table holds exactly the
+    keys the counter says: below the skipped keys all but r.L1's holes, the resumed
+    loops' inserts above them (a gap only where a loop ended on a block of claimed keys)."""
     url = url if url == "sqlite" else request.getfixturevalue("pg_own_db")
-    run_dir, before, lat_before, out = kill_and_resume(tmp_path, workload_d("resd", url), at="r.L2")
+    exp = workload_d("resd", url)
+    l1 = {}
+    run_dir, before, lat_before, out = kill_and_resume(
+        tmp_path, exp, at="r.L2",
+        after_kill=lambda rd: l1.update(json.loads((rd / ".steps" / "r.L1.json").read_text())["keys"]))
     check_resumed(run_dir, before, lat_before, out, at="r.L2")
     no_insert_failed(run_dir)
-    lat = load_results(run_dir)["latency"].set_index(["step", "op"])["count"]
-    assert lat.loc[("r.L3", "READ")] > 0 and lat.loc[("r.L3", "INSERT")] > 0
+    lat = load_results(run_dir)["latency"].set_index(["step", "op"])
+    loops = ["r.L1", "r.L2", "r.L3"]
+    for loop in loops:
+        assert lat.loc[(loop, "READ"), "count"] > 0 and lat.loc[(loop, "INSERT"), "count"] > 0
+        assert lat.loc[(loop, "READ"), "errors"] == 0, f"{loop}: READ not found"
     assert len(list(run_dir.glob("ycsb-r.L*.txt"))) == 3
     assert not_found(run_dir, "READ") == {}
+
+    meta = json.loads((run_dir / "meta.json").read_text())
+    lo, first = meta["resumptions"][0]["keys_skipped"]
+    assert lo == l1["next"] and first > lo
+    resumed = int(lat.loc[("r.L2", "INSERT"), "count"] + lat.loc[("r.L3", "INSERT"), "count"])
+    threads, chunk = exp["run"]["threads"][0], MIXED_CHUNK_OPS
+    held, stray = table_keynums(run_dir, url, exp["properties"]["table"], first + resumed + 2 * threads * chunk)
+    assert stray == 0, "keys that are no key number the counter gave"
+    l1_holes = {k for h_lo, h_hi in l1["holes"] for k in range(h_lo, h_hi)}
+    assert set(range(lo)) - held == l1_holes           # below the skip: r.L1's holes, exactly
+    mine = sorted(k for k in held if k >= first)
+    assert len(mine) == resumed                        # the resumed loops' inserts, each once
+    gaps = runs_of(sorted(set(range(first, mine[-1])) - set(mine)))
+    # a claimed block a loop ended on, never inserted: at most a thread's each loop, a chunk's
+    assert len(gaps) <= threads * 2 and all(hi - g_lo < chunk for g_lo, hi in gaps), gaps
 
 
 def _run(tmp_path, exp: dict):

@@ -32,6 +32,7 @@ from .. import measure
 from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
 from . import lifeline
+from .chunk_ahead import ahead
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen, reopened
 
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
@@ -299,7 +300,8 @@ def workload_clients(task: dict, step: StepSpec) -> list:
 
 def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
     """The process's client threads: one per connection, or one driving them all (mux)."""
-    clients = workload_clients(task, step)
+    # each chunk made while the previous one runs, where the client allows (chunk_ahead.py)
+    clients = [ahead(c) for c in workload_clients(task, step)]
     one_thread = len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
         # each chunk of operations runs in C (run.driver); from 2 connections per process

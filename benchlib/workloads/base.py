@@ -109,6 +109,10 @@ class WorkloadClient:
     # {"LOAD_LINKS_BULK": None} keeps only the batch's latency and counts its records
     # as the step's operations (LinkBench's LOAD_*_BULK)
     batch_units: dict[str, str] = {}
+    # True when next_chunk draws from the client's own streams alone (nothing its
+    # operations change meanwhile, such as the acknowledged-insert counter): the driver
+    # then makes each chunk while the previous one runs (run/chunk_ahead.py)
+    chunks_ahead: bool = False
 
     def next_chunk(self, max_ops: int) -> Chunk | None:
         """The next operations, at most ``max_ops``; None when the client is done."""

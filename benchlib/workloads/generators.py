@@ -332,8 +332,12 @@ class ValuePool:
         self.size = size
         self.rng = rng
 
+    def offsets(self, n: int) -> np.ndarray:
+        """Where ``n`` values start in ``text`` (int64): :meth:`values` cuts them there."""
+        return self.rng.integers(0, self.size, n)
+
     def values(self, lengths: np.ndarray) -> list:
-        offs = self.rng.integers(0, self.size, len(lengths)).tolist()
+        offs = self.offsets(len(lengths)).tolist()
         t = self.text
         if len(lengths) and lengths[0] == lengths[-1] and (lengths == lengths[0]).all():
             n = int(lengths[0])   # one length for all (fieldlengthdistribution constant)

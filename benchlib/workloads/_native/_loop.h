@@ -94,16 +94,18 @@ static PyObject *plan_results(PlanHead *p, PyObject *args) {
 
 static Py_ssize_t plan_len(PlanHead *p) { return p->n; }
 
-static PyMethodDef plan_methods[] = {
-    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of operations a..b-1, packed"},
-    {NULL}};
+#define PLAN_RESULTS_METHOD \
+    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of operations a..b-1, packed"}
+static PyMethodDef plan_methods[] __attribute__((unused)) = {PLAN_RESULTS_METHOD, {NULL}};
 static PySequenceMethods plan_seq = {.sq_length = (lenfunc)plan_len};
 
-/* a loop's Plan type: its struct, its doc, its constructor and destructor */
-#define PLAN_TYPE(T, doc_, new_, dealloc_)                                                  \
+/* a loop's Plan type: its struct, its doc, its constructor and destructor (and its
+ * methods, where it has more than plan_methods: PLAN_TYPE_WITH) */
+#define PLAN_TYPE_WITH(T, doc_, new_, dealloc_, methods_)                                   \
     {PyVarObject_HEAD_INIT(NULL, 0).tp_name = LOOP_TYPE("Plan"), .tp_basicsize = sizeof(T), \
      .tp_flags = Py_TPFLAGS_DEFAULT, .tp_doc = doc_, .tp_new = new_,                       \
-     .tp_dealloc = (destructor)dealloc_, .tp_methods = plan_methods, .tp_as_sequence = &plan_seq}
+     .tp_dealloc = (destructor)dealloc_, .tp_methods = methods_, .tp_as_sequence = &plan_seq}
+#define PLAN_TYPE(T, doc_, new_, dealloc_) PLAN_TYPE_WITH(T, doc_, new_, dealloc_, plan_methods)
 
 /* a loop's Conn type: its struct, doc, constructor, destructor, methods and attributes */
 #define CONN_TYPE(T, doc_, new_, dealloc_, methods_, getset_)                               \

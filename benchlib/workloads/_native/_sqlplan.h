@@ -45,12 +45,14 @@ typedef struct {
     const char **params;  /* pointers into the bytes objects of `keep` (NUL-terminated) */
     char (*nums)[24];     /* numbers as text, two slots per operation (scan length; range) */
     PyObject *keep;       /* the argument list: its bytes stay alive while the plan does */
+    char *arena;          /* Plan.columns: the keys and values it wrote (_sqlcols.h), or NULL */
 } Plan;
 
 static void plan_dealloc(Plan *p) {
     free(p->ops);
     free(p->params);
     free(p->nums);
+    free(p->arena);
     outcomes_free((PlanHead *)p);
     Py_XDECREF(p->keep);
     Py_TYPE(p)->tp_free((PyObject *)p);
@@ -231,8 +233,15 @@ fail:
     return NULL;
 }
 
-static PyTypeObject PlanType =
-    PLAN_TYPE(Plan, "a chunk of operations parsed for the C loop", plan_new, plan_dealloc);
+#include "_sqlcols.h"   /* Plan.columns: the same plan from a chunk's packed columns */
+
+static PyMethodDef sql_plan_methods[] = {
+    PLAN_RESULTS_METHOD,
+    {"columns", (PyCFunction)plan_columns, METH_VARARGS | METH_CLASS, "a plan from a chunk's columns"},
+    {NULL}};
+
+static PyTypeObject PlanType = PLAN_TYPE_WITH(Plan, "a chunk of operations parsed for the C loop", plan_new,
+                                              plan_dealloc, sql_plan_methods);
 
 /* operation i of the plan about to be sent (by run_many): its inner latencies not yet taken */
 static inline const op_t *plan_begin(Plan *p, Py_ssize_t i) {

@@ -221,6 +221,9 @@ class KvRunClient(_KvClient):
         self.streams = KeyStreams(p, index, total, loop, loops, counter)
         super().__init__(p, endpoint, seed, index)
         self.mix = OpMix(p.mix, self.rng)
+        # no inserts in the mix: the counter stays where it is and a chunk draws from
+        # this client's streams alone, made ahead by the driver (run/chunk_ahead.py)
+        self.chunks_ahead = not p.mix[INSERT]
         self.requests = RequestKeys(p, self.rng, counter)
         self.remaining = ops_limit
 

@@ -61,6 +61,9 @@ MAX_SWITCHES = 4       # an insert that finds the link, an update that finds non
 
 class RequestClient(NativeRequests, DbClient):
     op_names = REQUEST_OPS
+    # next_chunk draws from rng alone (the list tails and stats have streams of their
+    # own, drawn as requests run): made ahead by the driver, no requester waits on it
+    chunks_ahead = True
 
     def __init__(self, p, st, endpoint, seed: int, ops_limit: int | None, index: int = 0,
                  warmup_s: float = 0.0, driver: str = "python"):

@@ -24,6 +24,7 @@ from ...targets.ownership import TableShape
 from .bindings import BINDINGS, KEY_COLUMN, binding_class, native_missing, open_binding
 from ..reconnect import Reconnecting, ReconnectingClient
 from .mixes import KEY as MIX, LOAD_FREE, apply_mix
+from .columns import MAX_PADDING, ChunkColumns
 from .plan import CoreWorkloadPlan, field_length_generator, load_range
 from .properties import (
     BINDING_PREFIXES,
@@ -264,6 +265,11 @@ class YcsbRunClient(_YcsbClient):
         # by others only once acknowledged) run soon after they are claimed
         p = self.core
         self.chunk_cap = MIXED_CHUNK_OPS if p.insertproportion and p.insertproportion < 1 else None
+        # no inserts: the counter the keys are drawn under stays where it is, so a chunk
+        # draws from this client's streams alone and the driver makes it ahead
+        # (run/chunk_ahead.py); with inserts, a chunk claims keys and reads the
+        # acknowledged ones when it is made: made when needed, as YCSB draws them
+        self.chunks_ahead = not p.insertproportion
         self.remaining = ops_limit
         self.record = lambda code, dt_ns: None  # the driver sets this (RMW's inner ops)
 
@@ -323,6 +329,12 @@ class YcsbRunClient(_YcsbClient):
         if self.remaining is not None:
             self.remaining -= n
         c = self.plan.next_chunk(n)
+        if self.native is not None and self.as_bytes and int(self.core.zeropadding) <= MAX_PADDING:
+            # the C loop writes the keys and values itself (columns.py): no tuple per operation
+            lengths = self.plan.field_lengths(int(c.n_values.sum()))
+            cols = ChunkColumns(c, self.core.insertorder == "hashed", int(self.core.zeropadding),
+                                self.pool.text, self.pool.offsets(len(lengths)), lengths)
+            return Chunk(c.op.tolist(), cols)
         ops = c.op.tolist()
         keys = self._keys(c.keynum)
         field, wfield, scan_len = c.field.tolist(), c.write_field.tolist(), c.scan_len.tolist()

@@ -14,7 +14,7 @@ from ..._native.ops import LoopOps
 class NativeOps(LoopOps):
     """A chunk's operations run in C on one connection: ``plan(chunk)`` parses a chunk
     once (its argument tuples, in the shapes of the binding's ``read``/``update``/…
-    methods). YCSB times a read-modify-write's read and update also as READ and UPDATE
+    methods; or its packed columns, ``ycsb/columns.py``, where the run client made them). YCSB times a read-modify-write's read and update also as READ and UPDATE
     (``compound``)."""
 
     def __init__(self, binding: NativeYcsb, op_names: list[str]):
@@ -30,6 +30,9 @@ class NativeOps(LoopOps):
                          if n == "READ-MODIFY-WRITE" and "READ" in code and "UPDATE" in code}
 
     def plan(self, chunk):
+        packed = getattr(chunk.args, "packed", None)   # ycsb/columns.py's: the chunk's columns
+        if packed is not None:
+            return self.loop.Plan.columns(*packed(self.kinds, self.binding.nfields))
         return self.loop.Plan(chunk.codes, chunk.args, self.kinds, self.binding.nfields)
 
 
