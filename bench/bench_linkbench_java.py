@@ -148,6 +148,8 @@ def main() -> int:
     ap.add_argument("--db", default="lbjava", help="the database it creates and drops")
     ap.add_argument("--maxid1", type=int, default=100_001)
     ap.add_argument("--secs", type=int, default=30, help="each request phase (maxtime)")
+    ap.add_argument("--driver", default="c", choices=("c", "python", "auto"),
+                    help="benchlib's run.driver (c: the C loop over libpq; python: psycopg)")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--requesters", default="2,16")
     ap.add_argument("--java-home", help="a mdcallag/linkbench checkout (config/, src/)")
@@ -187,13 +189,14 @@ def main() -> int:
         print(f"load: {time.perf_counter() - t:.0f} s ({logs / 'load.log'})", file=sys.stderr)
         for n in counts:
             props = {"maxid1": a.maxid1, "requesters": n, "maxtime": a.secs}
+            bl_props = {**props, "load.skip": "true", "run.driver": a.driver}
             for i in range(1, a.pairs + 1):
                 first = "Java" if i % 2 else "benchlib"
                 la0, got = os.getloadavg()[0], {}
                 for who in ([first, "benchlib" if first == "Java" else "Java"]):
                     log = logs / f"{who}-t{n}-p{i}.log"
                     got[who] = (java_step(home, jar, deps, a.db, props, log) if who == "Java" else
-                                benchlib_step(home, url, {**props, "load.skip": "true"}, log))
+                                benchlib_step(home, url, bl_props, log))
                 row = {"requesters": n, "pair": i, "first": first, "java": got["Java"],
                        "benchlib": got["benchlib"], "loadavg": _loadavg(la0, os.getloadavg()[0])}
                 rows.append(row)
