@@ -58,6 +58,7 @@ OPTIONAL_PARTS = {
     # the C loops, each built once for every workload that runs it (YCSB's and ybio's
     # over libpq, YCSB's over libmariadb, kv's over hiredis)
     "c-libpq": _c_loop("_pgloop", "libpq-dev"),
+    "c-lbloop": _c_loop("_lbloop", "libpq-dev"),   # LinkBench's requests over libpq
     "c-libmariadb": _c_loop("_myloop", "libmariadb-dev"),
     "c-hiredis": _c_loop("_redisloop", "libhiredis-dev"),
     "chromium": _chromium,

@@ -9,6 +9,7 @@ are killed, in the load and in the request loop, and its count rows still sum to
 visible links. SQLite has no connection to lose: it has no case here."""
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from pathlib import Path
@@ -147,13 +148,13 @@ def _check_ybio(name, t, url):
 SMALL_DIST = str(Path(__file__).parents[1] / "data" / "linkbench" / "Distribution_small.dat")
 
 
-def _lb_experiment(url: str, name: str, phase: str) -> dict:
+def _lb_experiment(url: str, name: str, phase: str, driver: str = "auto") -> dict:
     """A LinkBench graph in tables of the test's own; ``load``: a graph big enough for the
     kill to meet its loaders (node loader, one link loader), no request loop."""
     props = {"maxid1": 40001 if phase == "load" else 3001, "loaders": 1, "data_file": SMALL_DIST,
              **{t: f"{name}_{t}" for t in ("linktable", "counttable", "nodetable")}}
     run = ({"skip": True} if phase == "load" else
-           {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 4})
+           {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 4, "driver": driver})
     return validate({"experiment": name, "workload": "linkbench", "properties": props,
                      "targets": [{"name": "t", "url": url}], "load": {"batch_size": 256},
                      "run": run, "seed": 3}, name)
@@ -162,11 +163,11 @@ def _lb_experiment(url: str, name: str, phase: str) -> dict:
 LOAD_STATEMENT = {"mysql": "INSERT INTO %", "postgres": "COPY %"}   # LinkBench's loaders
 
 
-def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
+def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path, driver: str = "auto"):
     """Kill every connection of LinkBench's clients (two per requester) mid-load or mid-run;
     each lost connection costs at most 2 errors; the graph's counts hold."""
     name = f"rc_lb_{uuid.uuid4().hex[:8]}"
-    exp = _lb_experiment(url, name, phase)
+    exp = _lb_experiment(url, name, phase, driver)
     want = 2 if phase == "load" else 2 * THREADS
     killed: list = []
     # a load's loaders by their own statements: the controller's schema work and its checks
@@ -185,6 +186,8 @@ def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path):
     t = load_results(tmp_path / "d" / name)
     step = t["steps"].set_index("step").loc["l.pre" if phase == "load" else "r.L1"]
     assert step.status == "ok" and 1 <= step.errors <= 2 * len(killed)
+    if driver == "c":   # the C loop's, not psycopg's
+        assert json.loads(next((tmp_path / "d" / name).glob("*/meta.json")).read_text())["driver_path"] == "c-libpq"
     _figures(f"linkbench-{phase}", url, step, killed)
     q = make_target("q", url).dialect.quote_ident
     link, count, node = (q(f"{name}_{t}") for t in ("linktable", "counttable", "nodetable"))
@@ -215,13 +218,17 @@ _MARK = {"postgres": [pytest.mark.postgres], "mysql": [pytest.mark.mysql], "redi
 def _marks(workload: str, kind: str, library: str) -> list:
     """The server's marker, and the optional client library the pair goes through
     (mysqlclient: the pair skips, saying so, on a machine without it)."""
-    return _MARK[kind] + ([pytest.mark.requires("mysqlclient")] if library == "c" else [])
+    return _MARK[kind] + ([pytest.mark.requires("mysqlclient")] if library == "c" else
+                          [pytest.mark.requires("c-lbloop")] if library == "lbloop" else [])
 # every workload × target × client library whose connection can be lost (SQLite's cannot:
 # it is a file in the client's process)
 PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
          for k, lib in (("postgres", "psycopg"), ("mysql", "c"), ("mysql", "python"))]
 PAIRS.remove(("ycsb-python", "mysql", "python"))   # PyMySQL: the Python loop anyway
 PAIRS[8:8] = [("kv", "redis", "hiredis"), ("kv-python", "redis", "redis-py")]
+# LinkBench's C loop (run.driver: c): a reopened connection goes on with the plan in
+# progress, its MULTIGET_LINK statements prepared there too (449 of them failed before)
+PAIRS.append(("linkbench-c", "postgres", "lbloop"))
 PAIRS.insert(PAIRS.index(("ybio", "mysql", "python")) + 1, ("ybio-python", "postgres", "psycopg"))
 
 
@@ -231,7 +238,8 @@ PAIRS.insert(PAIRS.index(("ybio", "mysql", "python")) + 1, ("ybio-python", "post
 def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
     url = _pair_url(request, kind, library)
     if workload.startswith("linkbench"):
-        _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path)
+        _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path,
+                         driver="c" if workload.endswith("-c") else "python" if library == "psycopg" else "auto")
         return
     name, t = _run_and_kill(workload, url, kind, tmp_path)
     if workload.startswith("ycsb"):

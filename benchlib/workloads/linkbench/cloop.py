@@ -6,13 +6,9 @@ before each request's time, as there) and the list-tail history; and a history
 GET_LINKS_LIST's arguments picked from the tails when it comes (the loop stops before
 it), with the same draws as the Python path's.
 
-The choice of loop is ``run.driver``'s: ``c`` runs this where the binding has a loop built
-(PostgreSQL's; refused in one line elsewhere, :func:`benchlib.workloads.bindings.use_c_loop`);
-``auto`` (the default) and ``python`` the binding's Python path (psycopg) for now: with every
-connection of 4 requesters killed mid-loop (tests/faults/test_kill_connections.py) the C loop
-failed 581 of 23,039 requests where the Python path fails at most 2 per lost connection — its
-link-write connection is not yet reopened as the first is. On one requester and one seed both
-give the same statuses, requester counts and rows
+The choice of loop is ``run.driver``'s (:func:`benchlib.workloads.bindings.use_c_loop`):
+``auto`` (the default) and ``c`` run this where the binding has a loop built (PostgreSQL's;
+``c`` is refused in one line elsewhere), ``python`` the binding's Python path (psycopg):
 on one requester and one seed both give the same statuses, requester counts and rows
 (tests/test_linkbench_cloop.py).
 """
@@ -35,9 +31,8 @@ def native_missing(dialect: str) -> str | None:
 
 def open_requester(endpoint, st, p, driver: str):
     """A requester's session: the C loop's (run.driver c) or the binding's Db."""
-    # only when asked for (run.driver: c): see the module's doc
-    missing = native_missing(endpoint.dialect.name) if driver == "c" else None
-    if driver == "c" and use_c_loop(driver, missing):
+    missing = native_missing(endpoint.dialect.name) if driver != "python" else None
+    if use_c_loop(driver, missing):
         return st.open_native(endpoint, p.range_limit)
     return st.open(endpoint)
 

@@ -55,10 +55,11 @@ class LinkLoopOps(LoopOps):
         self.cur = None        # the plan in progress, its chunk's args, the next request to file
         self.args, self.pos, self.history = [], 0, []
 
+    multi: set = frozenset()   # the plan's MULTIGET_LINK IN-list lengths
+
     def plan(self, chunk):
-        st, conn = self.binding.st, self.binding.conn
-        for n in {len(a[2]) for c, a in zip(chunk.codes, chunk.args) if c == 4}:
-            conn.prepare_multiget(n, numbered(st.multiget(0, 0, list(range(n)))[0]))
+        self.multi = {len(a[2]) for c, a in zip(chunk.codes, chunk.args) if c == 4}
+        self._prepare_multi()
         self.cur, self.args, self.pos = _lbloop.Plan(chunk.codes, chunk.args), chunk.args, 0
         self.history = [i for i, (c, a) in enumerate(zip(chunk.codes, chunk.args)) if c == LIST and a[2]]
         return self.cur
@@ -66,6 +67,13 @@ class LinkLoopOps(LoopOps):
     def take_over(self, old: LinkLoopOps) -> None:
         """The plan in progress on a lost connection, where its requests stood."""
         self.cur, self.args, self.pos, self.history = old.cur, old.args, old.pos, old.history
+        self.multi = old.multi
+        self._prepare_multi()   # a new connection has none of them: each would fail
+
+    def _prepare_multi(self) -> None:
+        st, conn = self.binding.st, self.binding.conn
+        for n in self.multi:
+            conn.prepare_multiget(n, numbered(st.multiget(0, 0, list(range(n)))[0]))
 
     def run(self, plan, i, next_tick, end, pacing=(0, 0, 0.0), issued=0):
         start, offset, period = pacing
