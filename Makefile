@@ -53,7 +53,7 @@ NEWCOMER ?= /tmp/benchlib-newcomer
 # the tests of the optional parts' files (the fast ones, and every one that names an
 # optional part, which skips); NEWCOMER_TESTS= runs the whole suite so
 NEWCOMER_TESTS ?= -m "not slow or requires" tests/test_mysql_drivers.py tests/test_mysql_native.py \
-  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_native_loops.py tests/test_importers_linescan.py tests/test_linkbench_cloop.py tests/test_ycsb_columns.py tests/test_chunk_ahead.py \
+  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_native_loops.py tests/test_importers_linescan.py tests/test_linkbench_cloop.py tests/test_ycsb_columns.py \
   tests/test_targets.py tests/test_packaging.py tests/test_reconnect.py tests/faults/test_kill_connections.py \
   tests/faults/test_failed_ops.py tests/faults/test_run_faults.py
 test-newcomer:
