@@ -243,8 +243,8 @@ class LiveProgress:
 class LogWriter:
     """The lines of one run's linkbench.log."""
 
-    def __init__(self, p):
-        self.p, self.lines = p, []
+    def __init__(self, p, facts: dict | None = None):
+        self.p, self.lines, self.facts = p, [], facts or {}
 
     def add(self, t: datetime, who: str, msg: str, level: str = "INFO") -> None:
         self.lines.append(log_line(t, who, msg, level))
@@ -269,6 +269,21 @@ class LogWriter:
         for op in [x for x in OP_ORDER if x in rows]:
             self.add(o.ended, "main", final_line(op, rows[op], threads))
 
+    def streams(self, o, key: str, choosers: int) -> None:
+        """LinkBenchDriver's createMasterRNG line, of the master seed the step's streams
+        derive from (:mod:`...seeds`): the step's own (``load_random_seed`` /
+        ``request_random_seed``) or the run's (meta.json's ``seed``); then ID2Chooser's
+        warning, once per chooser Java makes (a link loader's, a requester's)."""
+        if o.step.seed is not None:
+            self.add(o.started, "main", f"Using configured random seed {key}={o.step.seed}")
+        elif self.facts.get("seed") is not None:
+            self.add(o.started, "main", f"Using random seed {self.facts['seed']} since {key} not specified")
+        for _ in range(choosers):   # benchlib's id2s are neverChange=false's, whatever the key says
+            self.add(o.started, "main", "ID2Chooser run with neverChange=false", "WARN")
+        if self.p.never_change:
+            self.add(o.started, "main", "never_change = true is not followed: benchlib's id2s "
+                     "are ID2Chooser's with neverChange=false", "WARN")
+
     # ------------------------------------------------------------ the phases
     def head(self, t: datetime, facts: dict) -> None:
         """LinkBenchDriver's first lines, where they are facts of this run: the config file
@@ -291,6 +306,7 @@ class LogWriter:
         operation, ``LOAD PHASE COMPLETED`` with the rows counted and the load's kind."""
         p = self.p
         self.add(o.started, "main", f"Starting loaders {p.loaders}")
+        self.streams(o, "load_random_seed", p.loaders)
         for i in range(p.loaders):   # LinkBenchLoad's numbers: the link loaders, then the node loader
             self.add(o.started, f"Thread-{i}", f"Starting loader thread  #{i} loading links")
         self.add(o.started, f"Thread-{p.loaders}", f"Starting loader thread  #{p.loaders} loading nodes")
@@ -311,6 +327,7 @@ class LogWriter:
         each requester's statistics windows and last lines (reqstats.py), in time order;
         then the retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
+        self.streams(o, "request_random_seed", threads)
         total, limit = requests_total(p, o.step), o.step.loop_secs or p.maxtime
         per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
         counters = sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"])
@@ -354,7 +371,7 @@ def _at(wall: float | None, default: datetime | None = None) -> datetime:
 
 def linkbench_log(p, outcomes: list, intervals: list[dict] | None, facts: dict | None = None) -> str:
     """The run's linkbench.log text ('' when no load or request step ran)."""
-    w = LogWriter(p)
+    w = LogWriter(p, facts)
     if (first := next((o for o in outcomes if o.step.phase in ("load", "run")), None)) is not None:
         w.head(first.started, facts or {})
     index_s = next((x.secs for x in outcomes if x.step.phase == "index" and x.status == "ok"), None)

@@ -104,7 +104,8 @@ class LinkBenchWorkload(Workload):
                         run_threads=threads, run_processes=max(procs, 1),
                         run_rate=p.requestrate * threads if p.requestrate > 0 else None,
                         run_secs=p.maxtime, run_ops=p.requests * threads if p.requests else None,
-                        warmup_secs=p.warmup_time, multiplex=False)
+                        warmup_secs=p.warmup_time, multiplex=False,
+                        load_seed=p.load_random_seed, run_seed=p.request_random_seed)
 
     # ------------------------------------------------------------ controller
     def _exec(self, target, sqls: list[str]) -> None:
@@ -208,7 +209,7 @@ class LinkBenchWorkload(Workload):
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
         if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
-                                  self.log_facts)):
+                                  {**self.log_facts, "seed": self.run_seed})):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:
