@@ -167,3 +167,22 @@ def test_a_configured_request_random_seed_is_the_requests_seed(pg_own_db, tmp_pa
     for log, n in ((log_a, "-961006157731"), (log_b, "-961006157731"), (log_c, "12345")):
         assert f"[main]: Using configured random seed request_random_seed={n}\n" in log
         assert "since request_random_seed not specified" not in log
+
+
+def test_maxtime_is_the_loops_time_after_its_warmup():
+    """LinkBenchRequest: endTime = start + warmup_time + maxtime (maxTime "not including
+    warmup time"), the progress lines' time limit maxtime: the loop runs both. No server:
+    the steps as planned."""
+    from test_linkbench import lb_experiment
+
+    from benchlib.params import plan, validate
+    from benchlib.workloads.linkbench.log import time_limit
+    exp_d = lb_experiment("lbwarm", "postgresql://127.0.0.1/none",
+                          {"maxtime": 5, "warmup_time": 2, "request_random_seed": 99})
+    del exp_d["run"]["loop_secs"]
+    exp = validate(exp_d, "test")
+    spec = plan(exp)[0]
+    wl = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+    (r1, _) = [s for s in wl.steps(exp, spec) if s.phase == "run"]
+    assert (r1.loop_secs, r1.warmup_secs, time_limit(wl.p, r1)) == (7, 2, 5)
+    assert r1.seed == 99   # its streams' master seed (run/tasks.py)

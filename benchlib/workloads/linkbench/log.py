@@ -153,6 +153,12 @@ def requests_total(p, step) -> int | None:
     return step.ops_total or (p.requests * step.threads if p.requests else None)
 
 
+def time_limit(p, step) -> float:
+    """LinkBenchRequest's maxTime: the loop's seconds after its warmup (Java's requesters
+    run warmup_time, then maxtime: benchlib's loop is their sum, workload.step_plan)."""
+    return (step.loop_secs or p.maxtime + step.warmup_secs) - step.warmup_secs
+
+
 def requests_of(r: dict) -> float:
     return 0 if is_intended(r["op"]) else r["ops"]
 
@@ -328,7 +334,7 @@ class LogWriter:
         then the retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
         self.streams(o, "request_random_seed", threads)
-        total, limit = requests_total(p, o.step), o.step.loop_secs or p.maxtime
+        total, limit = requests_total(p, o.step), time_limit(p, o.step)
         per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
         counters = sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"])
         began = {c["thread"]: _at(c.get("started"), o.started) for c in counters}
