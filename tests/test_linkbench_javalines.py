@@ -186,3 +186,25 @@ def test_maxtime_is_the_loops_time_after_its_warmup():
     (r1, _) = [s for s in wl.steps(exp, spec) if s.phase == "run"]
     assert (r1.loop_secs, r1.warmup_secs, time_limit(wl.p, r1)) == (7, 2, 5)
     assert r1.seed == 99   # its streams' master seed (run/tasks.py)
+
+
+@pytest.mark.postgres
+def test_warmup_requests_are_not_in_request_phase_completed(pg_own_db, tmp_path):
+    """LinkBenchDriver's REQUEST PHASE COMPLETED: the requesters' requestsDone (a warmup
+    request is a warmupRequest, not one of them) over the time after the warmup; the
+    step's own ops and seconds (steps.parquet) hold the warmup's too."""
+    cfg = _config(tmp_path)
+    d = tmp_path / "d"
+    common = [str(cfg), "-p", "requesters=1", "-p", "maxtime=2", "-p", "warmup_time=1",
+              "--target", pg_own_db, "--data-dir", str(d), "--no-progress"]
+    assert cli.main(["run", *common, "-p", "run.skip=true"]) == 0
+    assert cli.main(["run", *common, "-p", "load.skip=true", "--force"]) == 0
+    rd = max((p for p in (d / cfg.stem).iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    step = load_results(rd)["steps"].set_index("step").loc["r.L1"]
+    log = (rd / "linkbench.log").read_text()
+    (done,) = [int(x) for x in re.findall(r"ThreadID = 0 total requests = (\d+) ", log)]
+    warmed = int(re.search(r"Requester #0 warmup finished  after (\d+) warmup requests", log)[1])
+    assert 0 < done < step["ops"] and warmed > 0 and step["secs"] >= 3
+    ms = int((step["secs"] - 1) * 1000)
+    assert f"REQUEST PHASE COMPLETED. {done} requests done in {ms // 1000} seconds. " \
+           f"Requests/second = {1000 * done // ms}" in log

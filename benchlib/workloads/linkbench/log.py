@@ -362,12 +362,15 @@ class LogWriter:
             events.append((end, who, requester_line(c, ms)))
         for t, who, msg in sorted(events, key=lambda e: e[0]):   # stable: a thread's lines in order
             self.add(t, who, msg)
-        ms = max(int(o.secs * 1000), 1)
+        # LinkBenchDriver's: the requesters' requestsDone (no warmup request) over the
+        # time since the warmup ended (the step's ops and seconds hold the warmup's too)
+        done = sum(c["requests"] for c in counters) if counters else o.ops
+        ms = max(int((o.secs - (o.step.warmup_secs if counters else 0)) * 1000), 1)
         ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
         self.retries(o, ret.get("ADD_LINK", {}).get("RETRY", 0), ret.get("UPDATE_LINK", {}).get("RETRY", 0))
         self.finals(o, threads)
-        self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {o.ops} requests done in "
-                 f"{ms // 1000} seconds. Requests/second = {1000 * o.ops // ms}")
+        self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {done} requests done in "
+                 f"{ms // 1000} seconds. Requests/second = {1000 * done // ms}")
 
 
 def _at(wall: float | None, default: datetime | None = None) -> datetime:
