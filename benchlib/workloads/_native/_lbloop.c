@@ -36,7 +36,8 @@ static const char *const op_names[NOPS + 1] = {"ADD_LINK", "DELETE_LINK", "UPDAT
 enum { S_GET_VIS, S_INSERT_LINK, S_UPDATE_LINK, S_HIDE_LINK, S_COUNT_ADD, S_COUNT_CHANGE,
        S_COUNT_LINKS, S_LIST, S_GET_NODE, S_UPDATE_NODE, S_ADD_NODE, S_DELETE_NODE, NSTMT };
 enum { ST_RETRY = 3 };           /* benchlib.schema's RETRY */
-#define MAX_MULTI 1024           /* the longest MULTIGET_LINK IN list */
+#define MAX_MULTI 10000          /* the longest MULTIGET_LINK IN list: properties.py's bound
+                                    on link_multiget_dist_max (10,002 parameters < 65,535) */
 #define MAX_SWITCHES 4
 #define NODE_TYPE "2048"         /* LinkStore.DEFAULT_NODE_TYPE */
 #define LINK_TIME 6              /* a link row's time column */
@@ -94,11 +95,15 @@ static int parse_op(Plan *p, Py_ssize_t i, int code, PyObject *a, Py_ssize_t *ni
         PyObject *seq = PySequence_Fast(PyTuple_GET_ITEM(a, 2), "id2s must be a sequence");
         if (!seq) return -1;
         Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-        int64_t *ids = k ? realloc(p->ids, (*nid + k) * sizeof *ids) : p->ids;
-        if (k > MAX_MULTI || k < 1 || !ids) {
+        if (k > MAX_MULTI || k < 1) {   /* before the realloc: p->ids stays the one allocated */
             Py_DECREF(seq);
-            if (ids) PyErr_Format(PyExc_ValueError, "request %zd: 1 to %d id2s", i, MAX_MULTI);
-            else PyErr_NoMemory();
+            PyErr_Format(PyExc_ValueError, "request %zd: 1 to %d id2s", i, MAX_MULTI);
+            return -1;
+        }
+        int64_t *ids = realloc(p->ids, (*nid + k) * sizeof *ids);
+        if (!ids) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
             return -1;
         }
         p->ids = ids;
