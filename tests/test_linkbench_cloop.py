@@ -135,3 +135,32 @@ def test_multigets_of_more_than_1024_id2s_agree(pg_own_db, data_dir):
     rc, _ = _outcome(_run(pg_own_db, data_dir, "c", **big))
     assert rp == rc and sum(rp.values()) == 400 and rc.get(("MULTIGET_LINK", "ERROR"), 0) == 0
     assert sum(v for (op, _), v in rc.items() if op == "MULTIGET_LINK") > 0
+
+
+def test_a_failed_requests_server_message_is_in_the_log_on_both_paths(pg_own_db, data_dir):
+    """LinkBenchRequest's ``oneRequest error: OP error <message>`` line per failed request:
+    a trigger refuses every link insert after the load; the C loop's lines carry the
+    server's message as the psycopg path's do, one per ERROR counted."""
+    def run(driver, name, **over):
+        exp = {"experiment": f"lberr{name}", "workload": "linkbench",
+               "properties": {**PROPS, "requests": 300},
+               "targets": [{"name": "pg", "url": pg_own_db}], "load": {"batch_size": 512},
+               "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver,
+                       "max_error_ratio": 1.0}, "seed": 11, **over}
+        return run_lb(exp, data_dir)
+    run("python", "load", run={"skip": True})
+    with psycopg.connect(pg_own_db, autocommit=True) as c:
+        c.execute("CREATE FUNCTION review_no_links() RETURNS trigger LANGUAGE plpgsql AS "
+                  "$$BEGIN RAISE EXCEPTION 'review: no link inserts here'; END$$")
+        c.execute("CREATE TRIGGER review_no_links BEFORE INSERT ON linktable "
+                  "FOR EACH ROW EXECUTE FUNCTION review_no_links()")
+    said = {}
+    for driver in ("python", "c"):
+        rd = run(driver, driver, load={"skip": True})
+        errors = sum(n for (op, st), n in _outcome(rd)[0].items() if st == "ERROR")
+        lines = re.findall(r"^ERROR \S+ \S+ \[Thread-0\]: oneRequest error: (\w+) error (.*)$",
+                           (rd / "linkbench.log").read_text(), re.M)
+        assert 0 < len(lines) == min(errors, 100), (driver, errors, lines[:3])
+        assert {m for _, m in lines} == {"review: no link inserts here"}, driver
+        said[driver] = lines
+    assert said["c"] == said["python"]

@@ -13,7 +13,7 @@ import pytest
 from benchlib import load_results, run_experiment
 from benchlib.importers import import_output
 from benchlib.params import validate
-from benchlib.workloads.linkbench.log import bucket_bounds, bucket_of
+from benchlib.workloads.linkbench.latencystats import bucket_bounds, bucket_of
 from benchlib.workloads.linkbench.properties import from_properties, read_config
 
 DATA = Path(__file__).parent / "data" / "linkbench"
