@@ -29,34 +29,33 @@ DONE = re.compile(r"LOAD PHASE COMPLETED\. Loaded (\d+) nodes .*?, (\d+) links .
                   r"([\d.]+) seconds, (\d+) Links/s")
 
 
-def _own_db(url: str, db: str) -> str:
-    """A fresh database ``db`` on the server of ``url``; its url."""
+def _on_server(url: str, *statements: str):
+    """The statements run on the server of ``url`` (the target's own connection, started
+    and stopped here); the last one's first row."""
     t = make_target("b", url)
     t.start()
     try:
         conn = t.connect()
         cur = conn.cursor()
-        q = t.dialect.quote_ident(db)
-        cur.execute(f"DROP DATABASE IF EXISTS {q}")
-        cur.execute(f"CREATE DATABASE {q}")
+        for sql in statements:
+            cur.execute(sql)
+        row = cur.fetchone() if cur.description else None
         conn.close()
+        return row
     finally:
         t.stop()
+
+
+def _own_db(url: str, db: str) -> str:
+    """A fresh database ``db`` on the server of ``url``; its url."""
+    q = make_target("b", url).dialect.quote_ident(db)
+    _on_server(url, f"DROP DATABASE IF EXISTS {q}", f"CREATE DATABASE {q}")
     return url.rsplit("/", 1)[0] + "/" + db
 
 
 def _count(url: str, table: str) -> int:
-    t = make_target("b", url)
-    t.start()
-    try:
-        conn = t.connect()
-        cur = conn.cursor()
-        cur.execute(f"SELECT count(*) FROM {t.dialect.quote_ident(table)}")
-        (n,) = cur.fetchone()
-        conn.close()
-        return int(n)
-    finally:
-        t.stop()
+    (n,) = _on_server(url, f"SELECT count(*) FROM {make_target('b', url).dialect.quote_ident(table)}")
+    return int(n)
 
 
 def one(url: str, mode: str, maxid1: int, data_file: str | None, out: Path) -> None:

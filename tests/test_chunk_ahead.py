@@ -15,7 +15,7 @@ from test_linkbench import lb_experiment, run_lb
 from benchlib.params import plan, validate
 from benchlib.registries.workloads import ref_of
 from benchlib.run.chunk_ahead import ChunkAhead, ahead
-from benchlib.run.clients import ClientThread, _build_threads, workload_clients
+from benchlib.run.clients import ClientThread, _build_threads, _threads_for, workload_clients
 from benchlib.run.recording import CHUNK_OPS
 from benchlib.run.tasks import step_tasks
 from benchlib.targets.base import make_target
@@ -125,7 +125,7 @@ def _threads_of_a_run(exp_dict: dict, data_dir):
         threads = _build_threads(task, step, [0])
         direct = workload_clients(task, step)
         try:
-            yield threads, direct
+            yield threads, direct, task, step
         finally:
             for c in [th.client for th in threads] + direct:
                 c.close()
@@ -138,7 +138,7 @@ def test_a_runs_clients_hold_their_next_chunk_before_the_step_starts(workload, d
     """The driver's client threads, as a step makes them: each has its second chunk
     made (or being made) before the step starts; both chunks are the ones the same
     client's streams give when drawn directly."""
-    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}"), data_dir) as (threads, direct):
+    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}"), data_dir) as (threads, direct, _, _):
         assert len(threads) == 2 and all(isinstance(t, ClientThread) for t in threads)
         for th, c in zip(threads, direct):
             feed = th.client.next_chunk
@@ -153,9 +153,30 @@ def test_a_runs_clients_hold_their_next_chunk_before_the_step_starts(workload, d
 def test_chunks_that_claim_insert_keys_are_made_when_needed(workload, data_dir):
     """With inserts, a chunk claims keys from the run's counter and draws reads under
     what was acknowledged when it is made: not made ahead."""
-    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}-ins", 0.1), data_dir) as (threads, _):
+    with _threads_of_a_run(EXPERIMENTS[workload](f"ahead-{workload}-ins", 0.1), data_dir) as (threads, _, _, _):
         assert threads and not any(isinstance(th.client.next_chunk, ChunkAhead) for th in threads)
 
 
 def _same(a, b) -> bool:
     return list(a.codes) == list(b.codes) and repr(list(a.args)) == repr(list(b.args))
+
+
+def test_a_thread_that_cannot_be_made_leaves_no_maker_nor_connection(data_dir):
+    """The second client's first chunk fails as the step makes its threads: the first
+    client's maker (started by its first chunk) ends and both clients are closed — in a
+    Dask worker, which lives on, neither would be ever."""
+    with _threads_of_a_run(EXPERIMENTS["linkbench"]("ahead-fail"), data_dir) as (_, direct, task, step):
+        closed = []
+        clients = [ahead(c) for c in direct]
+        for c in clients:
+            c.close = (lambda close, c=c: lambda: (closed.append(c), close())[1])(c.close)
+
+        def fails(n):
+            raise ValueError("no chunk here")
+        clients[1].next_chunk = fails
+        with pytest.raises(ValueError, match="no chunk here"):
+            _threads_for(clients, task, step, [0])
+        feed = clients[0].next_chunk
+        assert isinstance(feed, ChunkAhead) and feed.stopped and closed == clients
+        feed.thread.join(10)
+        assert not feed.thread.is_alive()

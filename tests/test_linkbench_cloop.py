@@ -22,8 +22,8 @@ PROPS = {"maxid1": MAXID1, "loaders": 1, "data_file": SMALL, "requesters": 1, "r
          "maxtime": 600, "range_limit": 5, "getlinklist_history": 30}
 
 
-def _run(url, data_dir, driver):
-    exp = {"experiment": f"lbc{driver}", "workload": "linkbench", "properties": PROPS,
+def _run(url, data_dir, driver, **props):
+    exp = {"experiment": f"lbc{driver}", "workload": "linkbench", "properties": {**PROPS, **props},
            "targets": [{"name": "pg", "url": url}], "load": {"batch_size": 512},
            "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver}, "seed": 11}
     return run_lb(exp, data_dir)
@@ -111,3 +111,56 @@ def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):
     assert i2 == 200 and flags == 0
     assert client.counters()["requests"] == 400
     client.close()
+
+
+def test_a_plan_takes_multigets_up_to_the_properties_bound():
+    """link_multiget_dist_max goes to 10,000 (properties.py): a MULTIGET_LINK of more than
+    1,024 id2s is a request of the plan like any (it failed the plan, and freed the id2s'
+    buffer it kept: a double free when the plan went); more than the bound, one error."""
+    from benchlib.workloads.linkbench.bindings.postgres_native import _lbloop
+    for n in (1025, 4000, 10_000):
+        plan = _lbloop.Plan([4, 4], [(1, 1, list(range(3))), (2, 1, list(range(n)))])
+        assert len(plan) == 2
+        del plan
+    for _ in range(3):   # the failed plan's buffers freed once (a double free aborts here)
+        with pytest.raises(ValueError, match="request 1: 1 to 10000 id2s"):
+            _lbloop.Plan([4, 4], [(1, 1, list(range(3))), (2, 1, list(range(10_001)))])
+
+
+def test_multigets_of_more_than_1024_id2s_agree(pg_own_db, data_dir):
+    """MULTIGET_LINKs of 1,025 to 1,100 id2s: the C loop's outcomes are the psycopg path's."""
+    big = {"link_multiget_dist": "UniformDistribution", "link_multiget_dist_min": 1025,
+           "link_multiget_dist_max": 1100, "requests": 400}
+    rp, _ = _outcome(_run(pg_own_db, data_dir, "python", **big))
+    rc, _ = _outcome(_run(pg_own_db, data_dir, "c", **big))
+    assert rp == rc and sum(rp.values()) == 400 and rc.get(("MULTIGET_LINK", "ERROR"), 0) == 0
+    assert sum(v for (op, _), v in rc.items() if op == "MULTIGET_LINK") > 0
+
+
+def test_a_failed_requests_server_message_is_in_the_log_on_both_paths(pg_own_db, data_dir):
+    """LinkBenchRequest's ``oneRequest error: OP error <message>`` line per failed request:
+    a trigger refuses every link insert after the load; the C loop's lines carry the
+    server's message as the psycopg path's do, one per ERROR counted."""
+    def run(driver, name, **over):
+        exp = {"experiment": f"lberr{name}", "workload": "linkbench",
+               "properties": {**PROPS, "requests": 300},
+               "targets": [{"name": "pg", "url": pg_own_db}], "load": {"batch_size": 512},
+               "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver,
+                       "max_error_ratio": 1.0}, "seed": 11, **over}
+        return run_lb(exp, data_dir)
+    run("python", "load", run={"skip": True})
+    with psycopg.connect(pg_own_db, autocommit=True) as c:
+        c.execute("CREATE FUNCTION review_no_links() RETURNS trigger LANGUAGE plpgsql AS "
+                  "$$BEGIN RAISE EXCEPTION 'review: no link inserts here'; END$$")
+        c.execute("CREATE TRIGGER review_no_links BEFORE INSERT ON linktable "
+                  "FOR EACH ROW EXECUTE FUNCTION review_no_links()")
+    said = {}
+    for driver in ("python", "c"):
+        rd = run(driver, driver, load={"skip": True})
+        errors = sum(n for (op, st), n in _outcome(rd)[0].items() if st == "ERROR")
+        lines = re.findall(r"^ERROR \S+ \S+ \[Thread-0\]: oneRequest error: (\w+) error (.*)$",
+                           (rd / "linkbench.log").read_text(), re.M)
+        assert 0 < len(lines) == min(errors, 100), (driver, errors, lines[:3])
+        assert {m for _, m in lines} == {"review: no link inserts here"}, driver
+        said[driver] = lines
+    assert said["c"] == said["python"]

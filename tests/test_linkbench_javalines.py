@@ -2,12 +2,13 @@
 shapes (numbers, timestamps and paths as placeholders, log4j's level/time/thread prefix
 stripped, an operation's name as OP) of the maintained client's stdout log of a request
 phase (tests/data/linkbench/pgsql_request.stdout.log, the shared sample) are a subset of
-those of a benchlib request-only run on PostgreSQL — but two, said in NOT_OURS — with
+those of a benchlib request-only run on PostgreSQL, none excepted, with
 the values the run counted: each requester's totals, its RANGE_SIZE (the links its
 GET_LINKS_LIST calls returned), its progress and windows, agreeing with the run's tables.
 The load's lines are the load's own (test_linkbench_log, test_linkbench_progress)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,17 +19,6 @@ from benchlib.importers import import_output
 
 DATA = Path(__file__).parent / "data" / "linkbench"
 SMALL = str(DATA / "Distribution_small.dat")
-
-# Java's request-log lines benchlib does not print, and why:
-NOT_OURS = {
-    # benchlib's streams derive from the run's seed (meta.json seed, seed_rule); it reads
-    # no request_random_seed, so a line naming that key would say what did not happen
-    "Using random seed N since request_random_seed not specified",
-    # the maintained client's ID2Chooser warning about its never_change key, which
-    # benchlib does not read
-    "IDNChooser run with neverChange=false",
-}
-
 
 def shape(line: str) -> str | None:
     """A log4j line's message with its numbers N, its paths PATH and its operation OP."""
@@ -70,7 +60,12 @@ def test_request_log_has_javas_line_kinds_with_the_runs_counts(pg_own_db, tmp_pa
     log = (rd / "linkbench.log").read_text()
     java = {shape(x) for x in (DATA / "pgsql_request.stdout.log").read_text().splitlines()} - {None}
     ours = {shape(x) for x in log.splitlines()}
-    assert java - ours == NOT_OURS, sorted(java - ours)
+    assert java <= ours, sorted(java - ours)
+    # the master seed the requesters' streams derive from: the run's (meta.json), and one
+    # ID2Chooser warning per requester, as LinkBenchDriver and LinkBenchRequest print them
+    seed = json.loads((rd / "meta.json").read_text())["seed"]
+    assert f"[main]: Using random seed {seed} since request_random_seed not specified\n" in log
+    assert log.count("[main]: ID2Chooser run with neverChange=false\n") == 2
     assert f"[main]: Config file: {cfg.resolve()}" in log
     assert f"[main]: Workload config file: {(cfg.parent / 'Workload.properties').resolve()}" in log
     assert f"[main]: Loading real distribution data from {SMALL}" in log
@@ -109,7 +104,6 @@ def test_request_log_has_javas_line_kinds_with_the_runs_counts(pg_own_db, tmp_pa
            f"Requests/second = {1000 * ops // ms}" in log
 
     # benchlib import linkbench reads it: the same requests, the requesters' counts
-    import json
     imp = import_output("linkbench", [rd / "linkbench.log"], into=tmp_path / "imp")
     assert load_results(imp)["steps"].set_index("step").loc["r.L1", "ops"] == ops
     back = json.loads((imp / "meta.json").read_text())["steps"]["r.L1"]["requesters"]
@@ -141,3 +135,76 @@ def test_a_requesters_warmup_is_neither_counted_nor_kept():
     assert re.match(r"totalops = 0 .* samples = 0$", first["DELETE_NODE"])
     assert re.match(r"totalOps = 39 totalErrors = 0 ops = 19 ", last["RANGE_SIZE"])
     assert [n for _, n in d["progress"]] == sorted(n for _, n in d["progress"]) and d["progress"][0][1] > 0
+
+
+@pytest.mark.postgres
+def test_a_configured_request_random_seed_is_the_requests_seed(pg_own_db, tmp_path):
+    """request_random_seed, as LinkBenchDriver's createMasterRNG: the requesters' streams
+    derive from it, not from the run's seed, and the log says so. One requester, 400
+    requests: the mix's draws come from its stream alone, so two runs (each with its own
+    run seed) on one request_random_seed do the same operations, and a third on another
+    does not."""
+    cfg = _config(tmp_path)
+    d = tmp_path / "d"
+
+    def run(*extra: str) -> tuple[dict, str, int]:
+        common = [str(cfg), "-p", "requesters=1", "-p", "requests=400", "-p", "maxtime=600",
+                  "--target", pg_own_db, "--data-dir", str(d), "--no-progress", "--force", *extra]
+        assert cli.main(["run", *common]) == 0
+        rd = max((p for p in (d / cfg.stem).iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+        lat = load_results(rd)["latency"].query("step == 'r.L1'").set_index("op")["count"]
+        log = (rd / "linkbench.log").read_text()
+        return lat.to_dict(), log, json.loads((rd / "meta.json").read_text())["seed"]
+
+    assert cli.main(["run", str(cfg), "-p", "run.skip=true", "--target", pg_own_db,
+                     "--data-dir", str(d), "--no-progress"]) == 0
+    skip = ["-p", "load.skip=true"]
+    a, log_a, seed_a = run(*skip, "-p", "request_random_seed=-961006157731")
+    b, log_b, seed_b = run(*skip, "-p", "request_random_seed=-961006157731")
+    c, log_c, _ = run(*skip, "-p", "request_random_seed=12345")
+    assert seed_a != seed_b   # two run seeds, one request stream
+    assert a == b and a != c and sum(a.values()) == 400
+    for log, n in ((log_a, "-961006157731"), (log_b, "-961006157731"), (log_c, "12345")):
+        assert f"[main]: Using configured random seed request_random_seed={n}\n" in log
+        assert "since request_random_seed not specified" not in log
+
+
+def test_maxtime_is_the_loops_time_after_its_warmup():
+    """LinkBenchRequest: endTime = start + warmup_time + maxtime (maxTime "not including
+    warmup time"), the progress lines' time limit maxtime: the loop runs both. No server:
+    the steps as planned."""
+    from test_linkbench import lb_experiment
+
+    from benchlib.params import plan, validate
+    from benchlib.workloads.linkbench.log import time_limit
+    exp_d = lb_experiment("lbwarm", "postgresql://127.0.0.1/none",
+                          {"maxtime": 5, "warmup_time": 2, "request_random_seed": 99})
+    del exp_d["run"]["loop_secs"]
+    exp = validate(exp_d, "test")
+    spec = plan(exp)[0]
+    wl = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+    (r1, _) = [s for s in wl.steps(exp, spec) if s.phase == "run"]
+    assert (r1.loop_secs, r1.warmup_secs, time_limit(wl.p, r1)) == (7, 2, 5)
+    assert r1.seed == 99   # its streams' master seed (run/tasks.py)
+
+
+@pytest.mark.postgres
+def test_warmup_requests_are_not_in_request_phase_completed(pg_own_db, tmp_path):
+    """LinkBenchDriver's REQUEST PHASE COMPLETED: the requesters' requestsDone (a warmup
+    request is a warmupRequest, not one of them) over the time after the warmup; the
+    step's own ops and seconds (steps.parquet) hold the warmup's too."""
+    cfg = _config(tmp_path)
+    d = tmp_path / "d"
+    common = [str(cfg), "-p", "requesters=1", "-p", "maxtime=2", "-p", "warmup_time=1",
+              "--target", pg_own_db, "--data-dir", str(d), "--no-progress"]
+    assert cli.main(["run", *common, "-p", "run.skip=true"]) == 0
+    assert cli.main(["run", *common, "-p", "load.skip=true", "--force"]) == 0
+    rd = max((p for p in (d / cfg.stem).iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    step = load_results(rd)["steps"].set_index("step").loc["r.L1"]
+    log = (rd / "linkbench.log").read_text()
+    (done,) = [int(x) for x in re.findall(r"ThreadID = 0 total requests = (\d+) ", log)]
+    warmed = int(re.search(r"Requester #0 warmup finished  after (\d+) warmup requests", log)[1])
+    assert 0 < done < step["ops"] and warmed > 0 and step["secs"] >= 3
+    ms = int((step["secs"] - 1) * 1000)
+    assert f"REQUEST PHASE COMPLETED. {done} requests done in {ms // 1000} seconds. " \
+           f"Requests/second = {1000 * done // ms}" in log

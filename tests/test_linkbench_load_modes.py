@@ -82,23 +82,26 @@ def _java_shapes(log: str) -> None:
 @pytest.mark.parametrize("mode", ["java", "fast"])
 def test_postgres_load_rows_are_the_lines_totals(pg_own_db, tmp_path, mode):
     import psycopg
-    rd = _load(tmp_path, pg_own_db, mode, f"lbpg{mode}")
-    log = (rd / "linkbench.log").read_text()
-    (nodes, links, counts), secs, rate, tail = _done(log)
-    with psycopg.connect(pg_own_db) as c:
-        rows = [c.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("nodetable", "linktable", "counttable")]
-        in_counts = c.execute("SELECT sum(count) FROM counttable").fetchone()[0]
-    _check(rows, in_counts, (nodes, links, counts), secs, rate, tail, mode, log)
+
+    def rows(sql):
+        with psycopg.connect(pg_own_db) as c:
+            return c.execute(sql).fetchall()
+    _rows_are_the_lines_totals(_load(tmp_path, pg_own_db, mode, f"lbpg{mode}"), rows, mode)
 
 
 @pytest.mark.mysql
 @pytest.mark.parametrize("mode", ["java", "fast"])
 def test_mariadb_load_rows_are_the_lines_totals(mysql_own_db, tmp_path, mode):
-    rd = _load(tmp_path, mysql_own_db, mode, f"lbmy{mode}")
+    _rows_are_the_lines_totals(_load(tmp_path, mysql_own_db, mode, f"lbmy{mode}"),
+                               lambda sql: mysql_rows(mysql_own_db, sql), mode)
+
+
+def _rows_are_the_lines_totals(rd, rows_of, mode) -> None:
+    """The load's LOAD PHASE COMPLETED line against the tables' rows (``rows_of(sql)``)."""
     log = (rd / "linkbench.log").read_text()
     (nodes, links, counts), secs, rate, tail = _done(log)
-    rows = [mysql_rows(mysql_own_db, f"SELECT count(*) FROM {t}")[0][0] for t in ("nodetable", "linktable", "counttable")]
-    in_counts = mysql_rows(mysql_own_db, "SELECT sum(count) FROM counttable")[0][0]
+    rows = [rows_of(f"SELECT count(*) FROM {t}")[0][0] for t in ("nodetable", "linktable", "counttable")]
+    in_counts = rows_of("SELECT sum(count) FROM counttable")[0][0]
     _check(rows, int(in_counts), (nodes, links, counts), secs, rate, tail, mode, log)
 
 

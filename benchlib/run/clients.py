@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import signal
 import socket
 import time
@@ -33,6 +32,7 @@ from ..schema import COMPLETED, ERROR, NOT_ERRORS, OK, STATUS_NAMES
 from ..workloads.base import StepSpec, WorkloadSpec
 from . import lifeline
 from .chunk_ahead import ahead
+from .ownusage import own_cpu_s, own_memory, own_switches
 from .recording import CHUNK_OPS, NS, RecordingThread, SecondMerger, one_line, reopen, reopened
 
 MUX_AUTO_FROM = 4  # connections per process from which multiplex="auto" multiplexes
@@ -250,11 +250,9 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
     out_q.put(("ready", p, dict(getattr(first, "batch_units", None) or {})))
     start_ns = wait_start()
     if not start_ns:   # stopped before the start: a Dask worker lives on, its connections must not
-        for c in (c for th in threads for c in th.clients):
-            with contextlib.suppress(Exception):
-                c.close()
+        _close_all([c for th in threads for c in th.clients])
         return
-    cpu0, sw0 = _own_cpu_s(), _own_switches()
+    cpu0, sw0 = own_cpu_s(), own_switches()
     for th in threads:
         th.start()
     start_box[0] = start_ns
@@ -262,46 +260,50 @@ def run_client(task: dict, out_q, wait_start, stop_evt, alive) -> None:
     result = _client_result(threads, step, state, start_box[0])
     # the process's own CPU and memory over the step, measured by itself: exact also
     # for a step shorter than the sampler's tick, and for SQLite, whose engine it runs
-    result.cpu_s = _own_cpu_s() - cpu0
+    result.cpu_s = own_cpu_s() - cpu0
     result.voluntary_switches, result.involuntary_switches = (
-        b - a for a, b in zip(sw0, _own_switches()))
-    result.rss_bytes, result.vsz_bytes = _own_memory()
+        b - a for a, b in zip(sw0, own_switches()))
+    result.rss_bytes, result.vsz_bytes = own_memory()
     out_q.put(("done", p, result.to_dict()))
-
-
-def _own_cpu_s() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)   # all threads of this process
-    return r.ru_utime + r.ru_stime
-
-
-def _own_switches() -> tuple[int, int]:
-    """This process's threads' context switches so far: (voluntary, involuntary)."""
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_nvcsw, r.ru_nivcsw
-
-
-def _own_memory() -> tuple[int | None, int | None]:
-    try:
-        import psutil
-        m = psutil.Process().memory_info()
-        return m.rss, m.vms
-    except Exception:  # noqa: BLE001 - a figure missing, not a step lost
-        return None, None
 
 
 def workload_clients(task: dict, step: StepSpec) -> list:
     """The process's workload clients, one per thread, each on its own seed (the task's
     ``seeds``, :func:`..run.step.step_tasks`)."""
     workload = WorkloadSpec(**task["workload"]).build()
-    return [workload.client(step, task["endpoint"], task["thread_offset"] + t, step.threads,
-                            seed=task["seeds"][t], batch_size=task.get("batch_size", 1000))
-            for t in range(task["threads"])]
+    clients = []
+    try:
+        for t in range(task["threads"]):
+            clients.append(workload.client(step, task["endpoint"], task["thread_offset"] + t, step.threads,
+                                           seed=task["seeds"][t], batch_size=task.get("batch_size", 1000)))
+    except BaseException:
+        _close_all(clients)   # the ones made: their connections are nobody's
+        raise
+    return clients
+
+
+def _close_all(clients: list) -> None:
+    for c in clients:
+        with contextlib.suppress(Exception):
+            c.close()
 
 
 def _build_threads(task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
-    """The process's client threads: one per connection, or one driving them all (mux)."""
+    """The process's client threads: one per connection, or one driving them all (mux);
+    where one cannot be made, every client closed (its chunk maker ended) and why raised."""
     # each chunk made while the previous one runs, where the client allows (chunk_ahead.py)
-    clients = [ahead(c) for c in workload_clients(task, step)]
+    return _threads_for([ahead(c) for c in workload_clients(task, step)], task, step, start_box)
+
+
+def _threads_for(clients: list, task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
+    try:
+        return _make_threads(clients, task, step, start_box)
+    except BaseException:
+        _close_all(clients)   # a thread made already started its client's chunk maker
+        raise
+
+
+def _make_threads(clients: list, task: dict, step: StepSpec, start_box: list) -> list[RecordingThread]:
     one_thread = len(clients) > 1 and not step.target_ops_per_s and step.phase == "run"
     if clients and all(getattr(c, "native", None) for c in clients):
         # each chunk of operations runs in C (run.driver); from 2 connections per process

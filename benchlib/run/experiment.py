@@ -123,6 +123,7 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     seed = exp.seed if exp.seed is not None else random.randrange(1 << 30)
     meta = _start_meta(exp, spec, props, steps, seed) if resumed is None else resume.resumed_meta(resumed)
     seed = meta.seed if meta.seed is not None else seed
+    workload.run_seed = seed
     meta.target["dialect"] = target.dialect.as_meta()   # summaries read it, never a name
     space.reserve(run_dir)     # NoSpace: not even room to say how it ended
     folders.write_json(run_dir / folders.META, meta)

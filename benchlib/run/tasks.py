@@ -17,8 +17,10 @@ def step_tasks(step: StepSpec, workload: WorkloadSpec, endpoint, seed: int, batc
     threads' global indexes (``thread_offset``) of ``step.threads``, from which the
     workload splits the keyspace and the pacing splits the target — wherever it runs —
     and their seeds (``seeds``: each thread's stream of the run's ``seed``, this step
-    and ``repetition``, :func:`..seeds.client_seed`)."""
+    and ``repetition``, :func:`..seeds.client_seed`; of the step's own master seed
+    ``step.seed`` where the workload names one, a Java long taken as its 64 bits)."""
     tasks, offset = [], 0
+    seed = seed if step.seed is None else step.seed & ((1 << 64) - 1)
     for p, nthreads in enumerate(split(step.threads, step.processes)):
         own = [seeds.client_seed(seed, step.name, g, repetition) for g in range(offset, offset + nthreads)]
         tasks.append({"proc_index": p, "step": step, "workload": vars(workload) | {},

@@ -152,6 +152,9 @@ class Workload:
     threads_from_property: bool = False
     # the load modes it has (load.mode): fast, its own; java, the reference client's
     load_modes: tuple[str, ...] = ("fast",)
+    # the run's seed (meta.json's), set by the runner before the steps: a workload's
+    # text outputs may say it (linkbench.log's "Using random seed …")
+    run_seed: int | None = None
     controller_phases: frozenset[str] = frozenset({"index"})
     # analysis notebooks (notebooks/<name>.ipynb) the report runs for this workload,
     # after summary, heatmaps and timeseries

@@ -37,6 +37,8 @@ class StepSpec:
     max_failed: int | None = None
     quiet: bool = False            # --no-progress: no progress line of any kind, a client's own too
     load_mode: str = "fast"        # a load's: load.mode (fast, or java: the reference client's way)
+    seed: int | None = None        # its streams' master seed, a workload's own (LinkBench's
+    #                                request_random_seed); None: the run's (meta.json seed)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,6 +58,8 @@ class StepPlan:
     warmup_secs: float = 0.0          # its warm-up when run.warmup_secs does not say one
     multiplex: bool = True            # run.multiplex applies; False: a thread per connection
     driver: bool = True               # run.driver picks its loop; False: its own loop only
+    load_seed: int | None = None      # the load's own master seed, else the run's
+    run_seed: int | None = None       # the loops' own master seed, else the run's
 
 
 def build_steps(exp, spec, plan: StepPlan) -> list[StepSpec]:
@@ -69,7 +73,7 @@ def build_steps(exp, spec, plan: StepPlan) -> list[StepSpec]:
             processes=min(spec.load_processes, threads),
             target_ops_per_s=spec.load_target_ops_per_s if plan.load_paced else None,
             ops_total=plan.load_records, status_interval_s=exp.run.status_interval_s,
-            load_mode=exp.load.mode))
+            load_mode=exp.load.mode, seed=plan.load_seed))
     if plan.index:
         steps.append(StepSpec(schema.step_name("index"), "index", ops_total=plan.load_records))
     if exp.run.skip:
@@ -84,6 +88,6 @@ def build_steps(exp, spec, plan: StepPlan) -> list[StepSpec]:
             ops_total=None if exp.run.loop_secs else plan.run_ops,
             warmup_secs=exp.run.warmup_secs or plan.warmup_secs,
             status_interval_s=exp.run.status_interval_s,
-            multiplex=exp.run.multiplex if plan.multiplex else False,
+            multiplex=exp.run.multiplex if plan.multiplex else False, seed=plan.run_seed,
             **({"driver": exp.run.driver} if plan.driver else {})))
     return steps

@@ -24,9 +24,8 @@
 
 #include <libpq-fe.h>
 
-/* _loop.h's parts this loop does without: its Plan's methods (lb_plan_methods are these
- * and more) and parse_run (conn.run here takes where to stop too) */
-static __attribute__((unused)) void *const unused_parts[] = {(void *)parse_run, (void *)plan_methods};
+/* _loop.h's part this loop does without: parse_run (conn.run here takes where to stop too) */
+static __attribute__((unused)) void *const unused_parts[] = {(void *)parse_run};
 
 enum { ADD_LINK, DELETE_LINK, UPDATE_LINK, COUNT_LINK, MULTIGET_LINK, GET_LINKS_LIST, ADD_NODE,
        UPDATE_NODE, DELETE_NODE, GET_NODE, NOPS };
@@ -36,7 +35,8 @@ static const char *const op_names[NOPS + 1] = {"ADD_LINK", "DELETE_LINK", "UPDAT
 enum { S_GET_VIS, S_INSERT_LINK, S_UPDATE_LINK, S_HIDE_LINK, S_COUNT_ADD, S_COUNT_CHANGE,
        S_COUNT_LINKS, S_LIST, S_GET_NODE, S_UPDATE_NODE, S_ADD_NODE, S_DELETE_NODE, NSTMT };
 enum { ST_RETRY = 3 };           /* benchlib.schema's RETRY */
-#define MAX_MULTI 1024           /* the longest MULTIGET_LINK IN list */
+#define MAX_MULTI 10000          /* the longest MULTIGET_LINK IN list: properties.py's bound
+                                    on link_multiget_dist_max (10,002 parameters < 65,535) */
 #define MAX_SWITCHES 4
 #define NODE_TYPE "2048"         /* LinkStore.DEFAULT_NODE_TYPE */
 #define LINK_TIME 6              /* a link row's time column */
@@ -55,11 +55,14 @@ typedef struct {
     PLAN_OUTCOMES
     lop_t *ops;
     int64_t *ids, *rows, *last, *tend;  /* multiget id2s; rows returned, a full list's last time, end ns */
+    char **errs;                        /* an ERROR's server message, by request (made at the first) */
+    Py_ssize_t cap;                     /* the plan's requests (n is where a run stops) */
     PyObject *keep;
 } Plan;
 
 static void plan_dealloc(Plan *p) {
-    free(p->ops), free(p->ids), free(p->rows), free(p->last), free(p->tend);
+    for (Py_ssize_t i = 0; p->errs && i < p->cap; i++) free(p->errs[i]);
+    free(p->errs), free(p->ops), free(p->ids), free(p->rows), free(p->last), free(p->tend);
     outcomes_free((PlanHead *)p);
     Py_XDECREF(p->keep);
     Py_TYPE(p)->tp_free((PyObject *)p);
@@ -94,11 +97,15 @@ static int parse_op(Plan *p, Py_ssize_t i, int code, PyObject *a, Py_ssize_t *ni
         PyObject *seq = PySequence_Fast(PyTuple_GET_ITEM(a, 2), "id2s must be a sequence");
         if (!seq) return -1;
         Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-        int64_t *ids = k ? realloc(p->ids, (*nid + k) * sizeof *ids) : p->ids;
-        if (k > MAX_MULTI || k < 1 || !ids) {
+        if (k > MAX_MULTI || k < 1) {   /* before the realloc: p->ids stays the one allocated */
             Py_DECREF(seq);
-            if (ids) PyErr_Format(PyExc_ValueError, "request %zd: 1 to %d id2s", i, MAX_MULTI);
-            else PyErr_NoMemory();
+            PyErr_Format(PyExc_ValueError, "request %zd: 1 to %d id2s", i, MAX_MULTI);
+            return -1;
+        }
+        int64_t *ids = realloc(p->ids, (*nid + k) * sizeof *ids);
+        if (!ids) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
             return -1;
         }
         p->ids = ids;
@@ -153,7 +160,7 @@ static PyObject *plan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         p->codes[i] = (int8_t)c;
         if (parse_op(p, i, (int)c, PySequence_Fast_GET_ITEM(as, i), &nid)) goto fail;
     }
-    p->keep = as;
+    p->keep = as, p->cap = n;
     Py_DECREF(cs);
     return (PyObject *)p;
 fail:
@@ -181,25 +188,41 @@ static PyObject *plan_set_list(Plan *p, PyObject *args) {
 /* plan.extra(a, b): rows returned, a full list's last link time, end time (ns), packed int64 */
 static PyObject *plan_extra(Plan *p, PyObject *args) {
     Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "nn", &a, &b)) return NULL;
-    if (a < 0 || b > p->n || a > b) {
-        PyErr_SetString(PyExc_IndexError, "out of range");
-        return NULL;
-    }
+    if (range_args(args, p->n, &a, &b)) return NULL;
     Py_ssize_t k = (b - a) * 8;
     return Py_BuildValue("y#y#y#", (char *)(p->rows + a), k, (char *)(p->last + a), k, (char *)(p->tend + a), k);
 }
 
+/* request i's server message, kept without the GIL (lb_op); none kept if out of memory */
+static void keep_error(Plan *p, Py_ssize_t i, const char *m) {
+    if (!p->errs && !(p->errs = calloc((size_t)p->cap + 1, sizeof *p->errs))) return;
+    free(p->errs[i]);
+    p->errs[i] = strdup(m);
+}
+
+/* plan.errors(a, b): [(i, message)] of requests a..b-1 that kept one */
+static PyObject *plan_errors(Plan *p, PyObject *args) {
+    Py_ssize_t a, b;
+    if (range_args(args, p->cap, &a, &b)) return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = a; out && p->errs && i < b; i++) {
+        const char *m = p->errs[i];
+        PyObject *x = m ? Py_BuildValue("(nN)", i, PyUnicode_DecodeUTF8(m, (Py_ssize_t)strlen(m), "replace")) : NULL;
+        if (p->errs[i] && (!x || PyList_Append(out, x) < 0)) Py_CLEAR(out);
+        Py_XDECREF(x);
+    }
+    return out;
+}
+
 static PyMethodDef lb_plan_methods[] = {
-    {"results", (PyCFunction)plan_results, METH_VARARGS, "outcomes of requests a..b-1, packed"},
+    PLAN_RESULTS_METHOD,
     {"extra", (PyCFunction)plan_extra, METH_VARARGS, "rows, last list time, end ns of a..b-1"},
     {"set_list", (PyCFunction)plan_set_list, METH_VARARGS, "a history GET_LINKS_LIST's arguments"},
+    {"errors", (PyCFunction)plan_errors, METH_VARARGS, "[(i, server message)] of a..b-1's errors"},
     {NULL}};
 
-static PyTypeObject PlanType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = LOOP_TYPE("Plan"),
-    .tp_basicsize = sizeof(Plan), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_doc = "a chunk of LinkBench requests",
-    .tp_new = plan_new, .tp_dealloc = (destructor)plan_dealloc, .tp_methods = lb_plan_methods,
-    .tp_as_sequence = &plan_seq};
+static PyTypeObject PlanType =
+    PLAN_TYPE_WITH(Plan, "a chunk of LinkBench requests", plan_new, plan_dealloc, lb_plan_methods);
 
 /* ------------------------------------------------------------------ Conn */
 
@@ -223,12 +246,6 @@ static void conn_close_pg(Conn *c) {
 static void conn_dealloc(Conn *c) {
     conn_close_pg(c);
     Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static void error_line(PyObject *exc, const char *what, const char *m) {
-    PyObject *line = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strcspn(m, "\n"), "replace");
-    if (line) PyErr_Format(exc, "%s: %U", what, line);
-    Py_XDECREF(line);
 }
 
 static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {

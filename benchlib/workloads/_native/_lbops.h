@@ -49,9 +49,32 @@ static PGresult *ex(PGconn *pg, const char *name, const params_t *q) {
     return PQexecPrepared(pg, name, q->n, q->v, q->len, q->fmt, 0);
 }
 
-static int ok(const PGresult *r) {
+/* the server's message of this thread's last failed statement (its primary message, as
+ * psycopg's str(e) begins; the connection's where no result came): a request's ERROR
+ * carries it (plan.errors), as the Python path's exception does */
+static __thread char last_err[256];
+
+static void note(PGconn *pg, const PGresult *r) {
+    const char *m = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    if (!m || !*m) m = r ? PQresultErrorMessage(r) : NULL;
+    if (!m || !*m) m = pg ? PQerrorMessage(pg) : "connection closed";
+    size_t n = strcspn(m, "\n");
+    n = n < sizeof last_err ? n : sizeof last_err - 1;
+    memcpy(last_err, m, n);
+    last_err[n] = 0;
+}
+
+static int ok(PGconn *pg, const PGresult *r) {   /* a command's or query's result; else noted */
     ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+    if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return 1;
+    note(pg, r);
+    return 0;
+}
+
+static int rows_ok(PGconn *pg, const PGresult *r) {   /* a query's rows came; else noted */
+    if (r && PQresultStatus(r) == PGRES_TUPLES_OK) return 1;
+    note(pg, r);
+    return 0;
 }
 
 static int is_dup_key(const PGresult *r) {
@@ -67,7 +90,7 @@ static int changed(const PGresult *r) {   /* an UPDATE or DELETE matched rows */
 static int simple(PGconn *pg, const char *sql) {   /* COMMIT, ROLLBACK: 1 when done */
     if (!pg) return 0;
     PGresult *r = PQexec(pg, sql);
-    int done = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    int done = ok(pg, r);
     PQclear(r);
     return done;
 }
@@ -113,7 +136,7 @@ static int insert_link(Conn *c, const lop_t *op) {
     p_init(&q), p_num(&q, op->a), p_num(&q, op->b), p_num(&q, op->t), p_num(&q, 1);
     p_bytes(&q, op->data), p_num(&q, 0), p_num(&q, now);
     PGresult *r = begin_with(c->w, stmt_names[S_INSERT_LINK], &q);
-    if (!ok(r)) {
+    if (!ok(c->w, r)) {
         int dup = is_dup_key(r);
         PQclear(r);
         rollback(c->w);
@@ -122,7 +145,7 @@ static int insert_link(Conn *c, const lop_t *op) {
     PQclear(r);
     p_init(&q), p_num(&q, op->a), p_num(&q, op->t), p_num(&q, 1), p_num(&q, now), p_num(&q, 1), p_num(&q, now);
     r = ex(c->w, stmt_names[S_COUNT_ADD], &q);
-    int done = ok(r) && simple(c->w, "COMMIT");
+    int done = ok(c->w, r) && simple(c->w, "COMMIT");
     PQclear(r);
     if (!done) rollback(c->w);
     return done ? 1 : -1;
@@ -134,7 +157,7 @@ static int lock_link(Conn *c, const lop_t *op) {
     params_t q;
     p_init(&q), p_link(&q, op);
     PGresult *r = begin_with(c->w, stmt_names[S_GET_VIS], &q);
-    int vis = !r || PQresultStatus(r) != PGRES_TUPLES_OK ? -2 : PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : -1;
+    int vis = !rows_ok(c->w, r) ? -2 : PQntuples(r) ? atoi(PQgetvalue(r, 0, 0)) : -1;
     PQclear(r);
     if (vis < 0) rollback(c->w);
     return vis;
@@ -145,7 +168,7 @@ static int count_change(Conn *c, const lop_t *op, int d, int64_t now) {
     params_t q;
     p_init(&q), p_num(&q, d), p_num(&q, now), p_num(&q, op->a), p_num(&q, op->t);
     PGresult *r = ex(c->w, stmt_names[S_COUNT_CHANGE], &q);
-    int done = ok(r);
+    int done = ok(c->w, r);
     PQclear(r);
     return done;
 }
@@ -158,7 +181,7 @@ static int update_link(Conn *c, const lop_t *op) {
     params_t q;
     p_init(&q), p_num(&q, 1), p_bytes(&q, op->data), p_num(&q, 0), p_num(&q, now), p_link(&q, op);
     PGresult *r = ex(c->w, stmt_names[S_UPDATE_LINK], &q);
-    int done = ok(r), same = done && !changed(r);
+    int done = ok(c->w, r), same = done && !changed(r);
     PQclear(r);
     if (same) {   /* nothing changed: nothing to commit */
         rollback(c->w);
@@ -173,6 +196,7 @@ static int update_link(Conn *c, const lop_t *op) {
 static int write_link(Conn *c, const lop_t *op, int insert_first) {
     int insert = insert_first;
     for (int k = 0; k < MAX_SWITCHES; k++) {
+        last_err[0] = 0;   /* a duplicate key switched: no error of this request's */
         int r = insert ? insert_link(c, op) : update_link(c, op);
         if (r < 0) return ST_ERROR;
         if (r > 0) return insert == insert_first ? ST_OK : ST_RETRY;
@@ -191,7 +215,7 @@ static int delete_link(Conn *c, const lop_t *op) {
     params_t q;
     p_init(&q), p_link(&q, op);
     PGresult *r = ex(c->w, stmt_names[S_HIDE_LINK], &q);
-    int done = ok(r) && count_change(c, op, -1, wall_ms()) && simple(c->w, "COMMIT");
+    int done = ok(c->w, r) && count_change(c, op, -1, wall_ms()) && simple(c->w, "COMMIT");
     PQclear(r);
     if (!done) rollback(c->w);
     return done ? ST_OK : ST_ERROR;
@@ -201,7 +225,7 @@ static int delete_link(Conn *c, const lop_t *op) {
 static int read_rows(Conn *c, Plan *p, Py_ssize_t i, const char *name, const params_t *q) {
     const lop_t *op = &p->ops[i];
     PGresult *r = ex(c->pg, name, q);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+    if (!rows_ok(c->pg, r)) {
         PQclear(r);
         return ST_ERROR;
     }
@@ -218,7 +242,7 @@ static int read_rows(Conn *c, Plan *p, Py_ssize_t i, const char *name, const par
 /* a node write: OK where it matched rows (ADD_NODE: where it ran), else EMPTY */
 static int node_write(Conn *c, int s, const params_t *q) {
     PGresult *r = ex(c->pg, stmt_names[s], q);
-    int st = !ok(r) ? ST_ERROR : s == S_ADD_NODE || changed(r) ? ST_OK : ST_EMPTY;
+    int st = !ok(c->pg, r) ? ST_ERROR : s == S_ADD_NODE || changed(r) ? ST_OK : ST_EMPTY;
     PQclear(r);
     return st;
 }
@@ -233,6 +257,7 @@ static int lb_op(void *conn, PlanHead *ph, Py_ssize_t i) {
     int st;
     p_init(&q);
     p->rows[i] = p->last[i] = 0;
+    last_err[0] = 0;
     switch (op->code) {
     case ADD_LINK: st = write_link(c, op, 1); break;
     case UPDATE_LINK: st = write_link(c, op, 0); break;
@@ -243,6 +268,7 @@ static int lb_op(void *conn, PlanHead *ph, Py_ssize_t i) {
         break;
     case MULTIGET_LINK: {
         if (!c->multi[op->nm]) {
+            snprintf(last_err, sizeof last_err, "MULTIGET_LINK of %d id2s not prepared", op->nm);
             st = ST_ERROR;
             break;
         }
@@ -251,6 +277,7 @@ static int lb_op(void *conn, PlanHead *ph, Py_ssize_t i) {
         const char **v = malloc((size_t)(op->nm + 2) * sizeof *v);
         if (!txt || !v) {
             free(txt), free(v);
+            snprintf(last_err, sizeof last_err, "out of memory");
             st = ST_ERROR;
             break;
         }
@@ -261,7 +288,7 @@ static int lb_op(void *conn, PlanHead *ph, Py_ssize_t i) {
         }
         PGresult *r = c->pg ? PQexecPrepared(c->pg, name, op->nm + 2, v, NULL, NULL, 0) : NULL;
         free(txt), free(v);
-        st = !r || PQresultStatus(r) != PGRES_TUPLES_OK ? ST_ERROR : PQntuples(r) ? ST_OK : ST_EMPTY;
+        st = !rows_ok(c->pg, r) ? ST_ERROR : PQntuples(r) ? ST_OK : ST_EMPTY;
         p->rows[i] = st == ST_ERROR ? 0 : PQntuples(r);
         PQclear(r);
         break;
@@ -287,6 +314,7 @@ static int lb_op(void *conn, PlanHead *ph, Py_ssize_t i) {
         st = read_rows(c, p, i, stmt_names[S_GET_NODE], &q);
     }
     p->tend[i] = now_ns();
+    if (st == ST_ERROR && last_err[0]) keep_error(p, i, last_err);
     return st;
 }
 

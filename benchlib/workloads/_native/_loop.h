@@ -76,16 +76,30 @@ static void outcomes_free(PlanHead *p) {
     free(p->codes), free(p->st), free(p->lat), free(p->itd), free(p->in1), free(p->in2);
 }
 
+/* exc("<what>: <the client library's message, first line only>") (PyErr_Format has
+ * no "%.*s"): the SQL loops' errors of connecting and preparing */
+static __attribute__((unused)) void error_line(PyObject *exc, const char *what, const char *m) {
+    PyObject *line = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strcspn(m, "\n"), "replace");
+    if (line) PyErr_Format(exc, "%s: %U", what, line);
+    Py_XDECREF(line);
+}
+
+/* a plan method's (a, b): 0 where 0 <= a <= b <= n, else -1 with the error set */
+static int range_args(PyObject *args, Py_ssize_t n, Py_ssize_t *a, Py_ssize_t *b) {
+    if (!PyArg_ParseTuple(args, "nn", a, b)) return -1;
+    if (*a < 0 || *b > n || *a > *b) {
+        PyErr_SetString(PyExc_IndexError, "out of range");
+        return -1;
+    }
+    return 0;
+}
+
 /* plan.results(a, b): the outcomes of operations a..b-1 as bytes of packed arrays:
  * codes (int8), statuses (int8), latency, intended latency, the inner statements' (int64
  * ns; -1: not recorded; empty where the loop has no compound operation) */
 static PyObject *plan_results(PlanHead *p, PyObject *args) {
     Py_ssize_t a, b;
-    if (!PyArg_ParseTuple(args, "nn", &a, &b)) return NULL;
-    if (a < 0 || b > p->n || a > b) {
-        PyErr_SetString(PyExc_IndexError, "results out of range");
-        return NULL;
-    }
+    if (range_args(args, p->n, &a, &b)) return NULL;
     Py_ssize_t k = b - a, ki = p->in1 ? k * 8 : 0;
     return Py_BuildValue("y#y#y#y#y#y#", (char *)(p->codes + a), k, (char *)(p->st + a), k,
                          (char *)(p->lat + a), k * 8, (char *)(p->itd + a), k * 8,

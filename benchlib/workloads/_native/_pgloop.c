@@ -62,13 +62,6 @@ static void conn_dealloc(Conn *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-/* exc("<what>: <libpq's message, first line only>") (PyErr_Format has no "%.*s") */
-static void error_line(PyObject *exc, const char *what, const char *m) {
-    PyObject *line = PyUnicode_DecodeUTF8(m, (Py_ssize_t)strcspn(m, "\n"), "replace");
-    if (line) PyErr_Format(exc, "%s: %U", what, line);
-    Py_XDECREF(line);
-}
-
 static PyObject *conn_error(PGconn *pg, const char *what) {
     error_line(PyExc_ConnectionError, what, pg ? PQerrorMessage(pg) : "out of memory");
     return NULL;

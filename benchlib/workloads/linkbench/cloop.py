@@ -64,12 +64,13 @@ class NativeRequests:
         id1, ltype, last_time = tails.items[j]
         plan.set_list(i, id1, ltype, last_time, 1)
 
-    def native_done(self, args, a: int, codes, st, svc, rows, last, tend) -> None:
+    def native_done(self, args, a: int, codes, st, svc, rows, last, tend, errors=()) -> None:
         """Requests a, a+1 … of the chunk (``args``: its tuples) returned: their codes,
         statuses, service times (ns), rows returned, a full list's last link time, end
-        times (ns), as lists."""
+        times (ns), as lists; ``errors``: (i, the server's message) of those that failed."""
         names = self.op_names   # REQUEST_OPS, by code
         stats, tails, limit = self.stats, self.tails, self.p.range_limit
+        said = dict(errors)
         for k, code in enumerate(codes):
             i = a + k
             j = self._picked.pop(i, None) if code == GET_LINKS_LIST else None
@@ -83,4 +84,6 @@ class NativeRequests:
                     stats.links_list(rows[k], j is not None)
                 elif code == MULTIGET_LINK:
                     stats.multiget(len(args[i][2]), rows[k])
+            if i in said:
+                stats.error(names[code], tend[k], said[i])
             stats.done(names[code], tend[k] - svc[k], tend[k], st[k] == ERROR)

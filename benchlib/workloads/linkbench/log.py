@@ -13,8 +13,10 @@ progress line each ``req_progress_interval`` requests and each ``progressfreq`` 
 RANGE_SIZE statistics, ``ThreadID = i total requests = … found = … not found = …
 history queries = …``: reqstats.py), the retry lines (``Graph Link total retry``, ``max
 retry``, ``other: … add_to_upd, … upd_to_add``, ``Graph Node …``), one line per operation with its
-percentiles as the Java client's buckets (0.1 ms wide below 1 ms, 1 ms to 100 ms, 100 ms to 1 s, then 1 s:
-``p99 = [1,2]ms``), ``max``, ``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``.
+percentiles as the Java client's buckets (latencystats.py: ``p99 = [1,2]ms``), ``max``,
+``mean`` and ``threads``, then ``REQUEST PHASE COMPLETED``. Each step's streams' master
+seed (``Using random seed …``), ID2Chooser's warning, a failed request's ``oneRequest
+error: OP error <the server's message>`` (reqstats.py keeps them) as Java prints them.
 """
 from __future__ import annotations
 
@@ -22,61 +24,10 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from ... import measure
 from ...schema import is_intended
+from .latencystats import OP_ORDER, final_line
 from .loadlog import COUNTS, LINKS, LoadProgress, completed_line, mode_line, nodes_done_at, stored_updates
 from .reqstats import MAXSAMPLES, stats_line
-from .reqstats import java_decimal as _fmt
-
-OP_ORDER = ["LOAD_NODE_BULK", "LOAD_LINKS_BULK", "LOAD_COUNTS_BULK", "ADD_NODE", "UPDATE_NODE",
-            "DELETE_NODE", "GET_NODE", "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK",
-            "MULTIGET_LINK", "GET_LINKS_LIST"]   # LinkBenchOp's order, as it prints them
-SUB_MS, MS, HUNDRED_MS, SEC = 10, 99, 9, 9   # LatencyStats' buckets
-NUM_BUCKETS = SUB_MS + MS + HUNDRED_MS + SEC + 1
-
-
-def bucket_of(us: np.ndarray) -> np.ndarray:
-    """LatencyStats.latencyToBucket of latencies in µs."""
-    us = np.asarray(us, dtype=np.int64)
-    ms = us // 1000
-    return np.select([ms == 0, ms < 100, ms < 1000, ms < 10000],
-                     [us // 100, SUB_MS + ms - 1, SUB_MS + MS + ms // 100 - 1,
-                      SUB_MS + MS + HUNDRED_MS + ms // 1000 - 1], NUM_BUCKETS - 1)
-
-
-def bucket_bounds(b: int) -> tuple[int, int]:
-    """LatencyStats.bucketBound: [low, high) in µs."""
-    if b < SUB_MS:
-        return b * 100, (b + 1) * 100
-    if b < SUB_MS + MS:
-        return (b - SUB_MS + 1) * 1000, (b - SUB_MS + 2) * 1000
-    if b < SUB_MS + MS + HUNDRED_MS:
-        h = b - SUB_MS - MS + 1
-        return h * 100_000, (h + 1) * 100_000
-    if b < NUM_BUCKETS - 1:
-        s = b - SUB_MS - MS - HUNDRED_MS + 1
-        return s * 1_000_000, (s + 1) * 1_000_000
-    return (SEC + 1) * 1_000_000, 100 * 1_000_000
-
-
-def final_line(op: str, row: dict, threads: int) -> str:
-    """``OP count = N  p25 = [a,b]ms … max = Xms  mean = Yms threads = T``."""
-    hist = measure.decode(row["hdr"])
-    values, counts = [], []
-    for it in hist.get_recorded_iterator():
-        values.append(it.value_iterated_to)
-        counts.append(it.count_added_in_this_iter_step)
-    cum = np.cumsum(np.bincount(bucket_of(np.array(values)), weights=counts,
-                                minlength=NUM_BUCKETS))
-    n = int(cum[-1])
-    parts = [f"{op} count = {n} "]
-    for pct in (25, 50, 75, 95, 99):
-        need = int(pct / 100.0 * n)   # getBucketBounds: the first bucket holding that rank
-        lo, hi = bucket_bounds(int(np.argmax(cum >= need)))
-        parts.append(f" p{pct} = [{_fmt(lo / 1000, 2)},{_fmt(hi / 1000, 2)}]ms ")
-    parts.append(f" max = {_fmt(row['max_us'] / 1000, 3)}ms ")
-    parts.append(f" mean = {_fmt(row['mean_us'] / 1000, 3)}ms threads = {threads}")
-    return "".join(parts)
 
 
 def _stamp(t: datetime) -> str:
@@ -151,6 +102,12 @@ def requests_total(p, step) -> int | None:
     """The step's requests over all requesters, when a count was given (else None: the
     progress lines project the time limit's at the rate so far)."""
     return step.ops_total or (p.requests * step.threads if p.requests else None)
+
+
+def time_limit(p, step) -> float:
+    """LinkBenchRequest's maxTime: the loop's seconds after its warmup (Java's requesters
+    run warmup_time, then maxtime: benchlib's loop is their sum, workload.step_plan)."""
+    return (step.loop_secs or p.maxtime + step.warmup_secs) - step.warmup_secs
 
 
 def requests_of(r: dict) -> float:
@@ -243,8 +200,8 @@ class LiveProgress:
 class LogWriter:
     """The lines of one run's linkbench.log."""
 
-    def __init__(self, p):
-        self.p, self.lines = p, []
+    def __init__(self, p, facts: dict | None = None):
+        self.p, self.lines, self.facts = p, [], facts or {}
 
     def add(self, t: datetime, who: str, msg: str, level: str = "INFO") -> None:
         self.lines.append(log_line(t, who, msg, level))
@@ -269,6 +226,21 @@ class LogWriter:
         for op in [x for x in OP_ORDER if x in rows]:
             self.add(o.ended, "main", final_line(op, rows[op], threads))
 
+    def streams(self, o, key: str, choosers: int) -> None:
+        """LinkBenchDriver's createMasterRNG line, of the master seed the step's streams
+        derive from (:mod:`...seeds`): the step's own (``load_random_seed`` /
+        ``request_random_seed``) or the run's (meta.json's ``seed``); then ID2Chooser's
+        warning, once per chooser Java makes (a link loader's, a requester's)."""
+        if o.step.seed is not None:
+            self.add(o.started, "main", f"Using configured random seed {key}={o.step.seed}")
+        elif self.facts.get("seed") is not None:
+            self.add(o.started, "main", f"Using random seed {self.facts['seed']} since {key} not specified")
+        for _ in range(choosers):   # benchlib's id2s are neverChange=false's, whatever the key says
+            self.add(o.started, "main", "ID2Chooser run with neverChange=false", "WARN")
+        if self.p.never_change:
+            self.add(o.started, "main", "never_change = true is not followed: benchlib's id2s "
+                     "are ID2Chooser's with neverChange=false", "WARN")
+
     # ------------------------------------------------------------ the phases
     def head(self, t: datetime, facts: dict) -> None:
         """LinkBenchDriver's first lines, where they are facts of this run: the config file
@@ -291,6 +263,7 @@ class LogWriter:
         operation, ``LOAD PHASE COMPLETED`` with the rows counted and the load's kind."""
         p = self.p
         self.add(o.started, "main", f"Starting loaders {p.loaders}")
+        self.streams(o, "load_random_seed", p.loaders)
         for i in range(p.loaders):   # LinkBenchLoad's numbers: the link loaders, then the node loader
             self.add(o.started, f"Thread-{i}", f"Starting loader thread  #{i} loading links")
         self.add(o.started, f"Thread-{p.loaders}", f"Starting loader thread  #{p.loaders} loading nodes")
@@ -311,7 +284,8 @@ class LogWriter:
         each requester's statistics windows and last lines (reqstats.py), in time order;
         then the retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
-        total, limit = requests_total(p, o.step), o.step.loop_secs or p.maxtime
+        self.streams(o, "request_random_seed", threads)
+        total, limit = requests_total(p, o.step), time_limit(p, o.step)
         per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
         counters = sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"])
         began = {c["thread"]: _at(c.get("started"), o.started) for c in counters}
@@ -329,6 +303,10 @@ class LogWriter:
                 events.append((_at(c["warmed"][0]), who, f"Requester #{i} warmup finished  after "
                                f"{c['warmed'][1]} warmup requests.  0/{per} requests done"))
             events += [(_at(w), who, f"Requester #{i} {n}/{per} requests done") for w, n in c.get("progress", ())]
+            events += [(_at(w), who, f"oneRequest error: {op} error {msg}", "ERROR") for w, op, msg in c.get("errors", ())]
+            if c.get("errors_unsaid"):
+                events.append((end, who, f"Requester #{i}: {c['errors_unsaid']} more failed requests, "
+                               f"their errors not logged (the first {len(c['errors'])} are)", "WARN"))
             windows = list(c.get("windows", ()))
             last = windows.pop() if windows else (None, [])
             events += [(_at(w), who, line) for w, lines in windows for line in lines]
@@ -337,14 +315,17 @@ class LogWriter:
             events += [(end, who, line) for line in last[1]]
             ms = int((end - _at(c["measured"])).total_seconds() * 1000) if c.get("measured") else int(o.secs * 1000)
             events.append((end, who, requester_line(c, ms)))
-        for t, who, msg in sorted(events, key=lambda e: e[0]):   # stable: a thread's lines in order
-            self.add(t, who, msg)
-        ms = max(int(o.secs * 1000), 1)
+        for t, who, msg, *level in sorted(events, key=lambda e: e[0]):   # stable: a thread's lines in order
+            self.add(t, who, msg, *level)
+        # LinkBenchDriver's: the requesters' requestsDone (no warmup request) over the
+        # time since the warmup ended (the step's ops and seconds hold the warmup's too)
+        done = sum(c["requests"] for c in counters) if counters else o.ops
+        ms = max(int((o.secs - (o.step.warmup_secs if counters else 0)) * 1000), 1)
         ret = {r["op"]: r.get("returns") or {} for r in o.latency_rows}
         self.retries(o, ret.get("ADD_LINK", {}).get("RETRY", 0), ret.get("UPDATE_LINK", {}).get("RETRY", 0))
         self.finals(o, threads)
-        self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {o.ops} requests done in "
-                 f"{ms // 1000} seconds. Requests/second = {1000 * o.ops // ms}")
+        self.add(o.ended, "main", f"REQUEST PHASE COMPLETED. {done} requests done in "
+                 f"{ms // 1000} seconds. Requests/second = {1000 * done // ms}")
 
 
 def _at(wall: float | None, default: datetime | None = None) -> datetime:
@@ -354,7 +335,7 @@ def _at(wall: float | None, default: datetime | None = None) -> datetime:
 
 def linkbench_log(p, outcomes: list, intervals: list[dict] | None, facts: dict | None = None) -> str:
     """The run's linkbench.log text ('' when no load or request step ran)."""
-    w = LogWriter(p)
+    w = LogWriter(p, facts)
     if (first := next((o for o in outcomes if o.step.phase in ("load", "run")), None)) is not None:
         w.head(first.started, facts or {})
     index_s = next((x.secs for x in outcomes if x.step.phase == "index" and x.status == "ok"), None)

@@ -18,7 +18,10 @@ name (``realdist.py``).
 
 Every key of the maintained client's ``config/`` files is known. Keys LinkBench reads
 that change nothing here (its store classes, log levels, statistics sampling, the
-RocksDB/MongoDB stores' ``url`` and ``never_change``) are accepted and ignored;
+RocksDB/MongoDB stores' ``url``) are accepted and ignored; ``never_change`` is read
+for linkbench.log's ``ID2Chooser run with neverChange=…`` line only (benchlib's id2s
+are neverChange=false's; a ``true`` is said there, not followed);
+``load_random_seed`` / ``request_random_seed`` seed the load's / the requests' streams;
 ``dbcount`` above 1 is refused in one line (one database: the target's); a key
 LinkBench does not know is an error naming the nearest known one.
 """
@@ -51,8 +54,8 @@ CONNECTION_KEYS = frozenset({"host", "user", "password", "port", "dbid", "url"})
 # keys LinkBench reads that do not change what benchlib does
 IGNORED_KEYS = frozenset({
     "linkstore", "nodestore", "debuglevel", "generate_nodes",
-    "id2gen_config", "load_random_seed", "request_random_seed", "max_failed_requests",
-    "maxsamples", "workload_file", "never_change",
+    "id2gen_config", "max_failed_requests",
+    "maxsamples", "workload_file",
     "mysql_bulk_insert_batch", "mysql_disable_binlog_load", "nlinks_shape", "nlinks_mean",
     "read_config", "write_config", "read_uncorr_config", "write_uncorr_config",
     "node_read_config", "node_update_config", "node_delete_config",
@@ -155,6 +158,12 @@ class LinkBenchProperties(BaseModel):
     load_progress_interval: int = Field(50000, ge=1)
     req_progress_interval: int = Field(10000, ge=1)
     warmup_time: float = Field(0.0, ge=0.0)   # seconds of each request loop not measured
+    # the master seeds of the load's and the requests' streams (LinkBenchDriver's
+    # createMasterRNG, a Java long); unset: the run's seed (meta.json), as linkbench.log says
+    load_random_seed: int | None = Field(None, ge=-(1 << 63), lt=1 << 63)
+    request_random_seed: int | None = Field(None, ge=-(1 << 63), lt=1 << 63)
+    # ID2Chooser's: benchlib's id2s are neverChange=false's; true is read, said, not followed
+    never_change: bool = False
     # the payload generators (``*_datagen*`` keys, see payloads.py), as read from the config
     datagen: dict[str, str] = Field(default_factory=dict)
 

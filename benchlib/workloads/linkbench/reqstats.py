@@ -79,6 +79,10 @@ class Sampled:
         return line
 
 
+MAX_ERROR_LINES = 100   # a requester's error lines kept (Java logs each: a log of a run
+#                         that fails its every request stays readable)
+
+
 class RequesterStats:
     def __init__(self, thread: int, seed: int, progress_s: float = 300.0, display_s: float = 60.0,
                  warmup_s: float = 0.0):
@@ -96,6 +100,8 @@ class RequesterStats:
         self.warmup: list[tuple[float, int, int]] = []   # (wall time, warmup requests, its seconds)
         self.warmed: tuple[float, int] | None = None     # (wall time, warmup requests) at its end
         self.windows: list[tuple[float, list[str]]] = []   # (wall time, the window's lines)
+        self.errors: list[tuple[float, str, str]] = []     # (wall time, op, the server's message)
+        self.errors_unsaid = 0   # past MAX_ERROR_LINES: counted, not kept
         self.finished = False
 
     def wall(self, ns: int) -> float:
@@ -151,6 +157,15 @@ class RequesterStats:
             self.lists += 1
             self.ops[RANGE_SIZE].add(returned, False, self.rng)
 
+    def error(self, op: str, t1_ns: int, message: str) -> None:
+        """A failed request's message (LinkBenchRequest's ``oneRequest error: OP error …``
+        line): its first line, the first MAX_ERROR_LINES of them kept."""
+        if len(self.errors) < MAX_ERROR_LINES:
+            lines = str(message).strip().splitlines()
+            self.errors.append((self.wall(t1_ns), op, lines[0] if lines else ""))
+        else:
+            self.errors_unsaid += 1
+
     def as_dict(self) -> dict:
         """The counts, the progress and display windows, the last one closed at the
         requester's last request (Java's final displayStats)."""
@@ -166,4 +181,5 @@ class RequesterStats:
                     self.wall(self.first_ns) if self.first_ns is not None else None),
                 "ended": self.wall(self.last_ns) if self.last_ns is not None else None,
                 "progress": self.progress, "windows": self.windows,
-                "warmup": self.warmup, "warmed": self.warmed}
+                "warmup": self.warmup, "warmed": self.warmed,
+                "errors": self.errors, "errors_unsaid": self.errors_unsaid}

@@ -107,8 +107,11 @@ class RequestClient(NativeRequests, DbClient):
             t0 = clock()
             try:
                 status = fn(*args)
-            except BaseException:
-                stats.done(op, t0, clock(), True)
+            except BaseException as e:
+                t1 = clock()
+                if isinstance(e, Exception):
+                    stats.error(op, t1, str(e) or type(e).__name__)
+                stats.done(op, t0, t1, True)
                 raise
             stats.done(op, t0, clock(), status == ERROR)
             return status

@@ -4,7 +4,8 @@ Steps as the seed runs them: ``l.pre`` the load (primary keys only; one node loa
 beside ``loaders`` link/count loaders: 1 + loaders threads, split among
 ``load.processes`` processes), ``l.post`` the
 secondary index on linktable built by the controller, then ``r.L1 … r.Ln`` request
-loops of ``run.loop_secs`` each (else ``maxtime``). Requesters: ``requesters`` when
+loops of ``run.loop_secs`` each (else ``maxtime`` after the warmup, as LinkBenchRequest's
+endTime: ``warmup_time`` + ``maxtime``). Requesters: ``requesters`` when
 the properties set it — then ``run.threads`` is it too (workload_params.threads_as_property) —
 else ``run.threads``; ``requestrate`` is per requester, as in LinkBench (``run.target_*``
 paces when it is 0). ``load.mode java``: the tables made with their index at the load's
@@ -22,7 +23,7 @@ from .bindings import BINDINGS, binding
 from .bindings.base import INDEX_COLS, TABLE_COLUMNS
 from .load import LoadClient
 from .loadlog import LoadProgress
-from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total
+from .log import SECOND_COLUMNS, LiveProgress, Progress, linkbench_log, requests_total, time_limit
 from .properties import from_properties, read_config
 from .requests import REQUEST_OPS, RequestClient
 
@@ -103,8 +104,9 @@ class LinkBenchWorkload(Workload):
         return StepPlan(load_threads=1 + p.loaders, load_paced=False, index=not exp.load.skip,
                         run_threads=threads, run_processes=max(procs, 1),
                         run_rate=p.requestrate * threads if p.requestrate > 0 else None,
-                        run_secs=p.maxtime, run_ops=p.requests * threads if p.requests else None,
-                        warmup_secs=p.warmup_time, multiplex=False)
+                        run_secs=p.maxtime + (exp.run.warmup_secs or p.warmup_time), run_ops=p.requests * threads if p.requests else None,
+                        warmup_secs=p.warmup_time, multiplex=False,
+                        load_seed=p.load_random_seed, run_seed=p.request_random_seed)
 
     # ------------------------------------------------------------ controller
     def _exec(self, target, sqls: list[str]) -> None:
@@ -191,8 +193,7 @@ class LinkBenchWorkload(Workload):
             return LiveProgress(LoadProgress(self.p))
         if step.phase != "run":
             return None
-        return LiveProgress(Progress(self.p, requests_total(self.p, step),
-                                     step.loop_secs or self.p.maxtime))
+        return LiveProgress(Progress(self.p, requests_total(self.p, step), time_limit(self.p, step)))
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and operation, how many ended OK, RETRY
@@ -208,7 +209,7 @@ class LinkBenchWorkload(Workload):
         ``linkbench.log``: the run in the Java client's log format (log.py)."""
         out = {}
         if (text := linkbench_log(self.p, outcomes, intervals(columns=SECOND_COLUMNS) if intervals else None,
-                                  self.log_facts)):
+                                  {**self.log_facts, "seed": self.run_seed})):
             out["linkbench.log"] = text
         lines = []
         for o in outcomes:

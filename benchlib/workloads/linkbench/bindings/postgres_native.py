@@ -91,7 +91,8 @@ class LinkLoopOps(LoopOps):
         a, b = self.pos, self.pos + k
         self.pos = b
         if k:
-            self.client.native_done(self.args, a, *(x.tolist() for x in unpack(self.cur, a, b)))
+            self.client.native_done(self.args, a, *(x.tolist() for x in unpack(self.cur, a, b)),
+                                    errors=self.cur.errors(a, b))
 
 
 class PgLinkNative:
