@@ -37,6 +37,13 @@ def _rows(url):
             "node": "SELECT id, type, version, data FROM nodetable ORDER BY 1"}.items()}
 
 
+def log_counts(log: str) -> list[str]:
+    """The per-requester line (requests, found / not found, history queries) and
+    RANGE_SIZE's values of a linkbench.log (not its window's duration: a time)."""
+    return [re.sub(r"sampleDuration = \d+ms|requests/second = \d+", "", ln.split("]", 1)[-1])
+            for ln in log.splitlines() if "history queries" in ln or "RANGE_SIZE total" in ln]
+
+
 def _outcome(rd):
     ret = pd.read_parquet(rd / "returns.parquet")
     ret = ret[ret["step"] == "r.L1"].groupby(["op", "status"])["count"].sum().to_dict()
@@ -54,11 +61,7 @@ def test_c_and_python_paths_agree(pg_own_db, data_dir):
     assert ("GET_LINKS_LIST", "OK") in rp and ("UPDATE_LINK", "RETRY") in rp
     for t in dbp:
         assert dbp[t] == dbc[t], t
-    def counts(log):   # the per-requester line (requests, found / not found, history queries),
-        # RANGE_SIZE's values (not its window's duration: a time)
-        return [re.sub(r"sampleDuration = \d+ms|requests/second = \d+", "", ln.split("]", 1)[-1]) for ln in log.splitlines()
-                if "history queries" in ln or "RANGE_SIZE total" in ln]
-    assert counts(logp) == counts(logc) and counts(logc)
+    assert log_counts(logp) == log_counts(logc) and log_counts(logc)
 
 
 def test_c_path_two_requesters_timed_loops(pg_own_db, data_dir):
@@ -70,9 +73,9 @@ def test_c_path_two_requesters_timed_loops(pg_own_db, data_dir):
     check_run(rd, Fetch("postgres", lambda: psycopg.connect(pg_own_db)))
 
 
-def test_c_path_refused_on_mariadb_in_one_line():
+def test_c_path_refused_on_sqlite_in_one_line():
     from benchlib.workloads.linkbench.workload import LinkBenchWorkload
-    assert "no C loop on mysql" in LinkBenchWorkload.native_missing("mysql")
+    assert "no C loop on sqlite" in LinkBenchWorkload.native_missing("sqlite")
 
 
 def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):

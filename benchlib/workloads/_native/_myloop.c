@@ -28,16 +28,11 @@
 #include <errmsg.h>
 #include <mysql.h>
 
+#include "_mytmpl.h"
+
 #ifndef ER_CONNECTION_KILLED
 #define ER_CONNECTION_KILLED 1927
 #endif
-
-/* a statement's text split at its %s placeholders: n + 1 pieces */
-typedef struct {
-    char *text;
-    int n;
-    size_t *off, *len;
-} tmpl_t;
 
 typedef struct {
     PyObject_HEAD
@@ -59,11 +54,7 @@ typedef struct {
 } Conn;
 
 static void free_tmpls(Conn *c) {
-    for (int k = 0; c->t && k < c->ntmpl; k++) {
-        free(c->t[k].text);
-        free(c->t[k].off);
-        free(c->t[k].len);
-    }
+    for (int k = 0; c->t && k < c->ntmpl; k++) tmpl_free(&c->t[k]);
     free(c->t);
     c->t = NULL;
     c->ntmpl = 0;
@@ -126,34 +117,6 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     c->m = m;
     c->gone = 0;
     return (PyObject *)c;
-}
-
-static int split_tmpl(tmpl_t *t, PyObject *sql) {
-    if (!PyBytes_Check(sql)) {
-        PyErr_SetString(PyExc_TypeError, "statements must be bytes");
-        return -1;
-    }
-    const char *s = PyBytes_AS_STRING(sql);
-    size_t len = (size_t)PyBytes_GET_SIZE(sql);
-    int n = 0;
-    for (const char *x = s; (x = strstr(x, "%s")); x += 2) n++;
-    t->text = malloc(len + 1);
-    t->off = calloc(n + 1, sizeof *t->off);
-    t->len = calloc(n + 1, sizeof *t->len);
-    if (!t->text || !t->off || !t->len) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memcpy(t->text, s, len + 1);
-    t->n = n;
-    size_t at = 0;
-    for (int j = 0; j <= n; j++) {
-        const char *x = j < n ? strstr(s + at, "%s") : s + len;
-        t->off[j] = at;
-        t->len[j] = (size_t)(x - (s + at));
-        at = (size_t)(x - s) + 2;
-    }
-    return 0;
 }
 
 /* conn.prepare_ycsb(reads, scans, updates, insert): the statements' texts with %s

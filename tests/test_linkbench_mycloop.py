@@ -1,0 +1,125 @@
+"""LinkBench's requests in C over libmariadb (run.driver: c, bindings/mysql_native.py)
+against the Python path (run.driver: python: mysqlclient or PyMySQL) on MariaDB, the
+same seed, one requester: the same requests with the same outcomes (per operation and
+status), the requester's own counts (found / not found, history queries, RANGE_SIZE)
+and the same rows left in the three tables; and a requester whose connection is killed
+mid-chunk goes on, on a new one, where it stood."""
+from __future__ import annotations
+
+import json
+import time
+
+import pymysql
+import pytest
+from test_linkbench import MAXID1, SMALL, Fetch, check_run, lb_experiment, run_lb
+from test_linkbench_cloop import PROPS, _outcome, log_counts
+
+ERROR = 2   # benchlib.schema's
+pytestmark = [pytest.mark.mysql, pytest.mark.requires("c-lbmyloop")]
+
+
+def _run(url, data_dir, driver):
+    exp = {"experiment": f"lbmyc{driver}", "workload": "linkbench", "properties": PROPS,
+           "targets": [{"name": "my", "url": url}], "load": {"batch_size": 512},
+           "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver}, "seed": 11}
+    return run_lb(exp, data_dir)
+
+
+def _connect(url):
+    return pymysql.connect(host="127.0.0.1", user="root", database=url.rsplit("/", 1)[1])
+
+
+def _rows(url):
+    conn = _connect(url)
+    try:
+        out = {}
+        with conn.cursor() as c:
+            for t, q in {"link": "SELECT id1, id2, link_type, visibility, data, version FROM linktable ORDER BY 1, 2, 3",
+                         "count": "SELECT id, link_type, count, version FROM counttable ORDER BY 1, 2",
+                         "node": "SELECT id, type, version, data FROM nodetable ORDER BY 1"}.items():
+                c.execute(q)
+                out[t] = c.fetchall()
+        return out
+    finally:
+        conn.close()
+
+
+def test_c_and_python_paths_agree(mysql_own_db, data_dir):
+    out = {}
+    for driver in ("python", "c"):
+        rd = _run(mysql_own_db, data_dir, driver)
+        out[driver] = (*_outcome(rd), _rows(mysql_own_db), (rd / "linkbench.log").read_text())
+    (rp, mp, dbp, logp), (rc, mc, dbc, logc) = out["python"], out["c"]
+    assert mc.get("driver_path") == "c-libmariadb" and mp.get("driver_path") != "c-libmariadb"
+    assert rp == rc and sum(rp.values()) == 3000
+    assert ("GET_LINKS_LIST", "OK") in rp and ("UPDATE_LINK", "RETRY") in rp
+    assert ("ADD_LINK", "RETRY") in rp and ("DELETE_LINK", "EMPTY") in rp
+    for t in dbp:
+        assert dbp[t] == dbc[t], t
+    assert log_counts(logp) == log_counts(logc) and log_counts(logc)
+
+
+def test_c_path_two_requesters_timed_loops(mysql_own_db, data_dir):
+    """Two requesters, two timed loops: every step ok, no error, counttable = visible links."""
+    rd = run_lb(lb_experiment("lbmyc2", mysql_own_db, run={"threads": [2], "processes": 1, "loops": 2,
+                                                           "loop_secs": 0.5, "status_interval_s": 60,
+                                                           "driver": "c"}), data_dir)
+    assert json.loads((rd / "meta.json").read_text()).get("driver_path") == "c-libmariadb"
+    check_run(rd, Fetch("mysql", lambda: _connect(mysql_own_db)))
+
+
+def _run_plan(client, plan, i):
+    """The plan's requests from i on, the loop called again where it stops before a
+    history GET_LINKS_LIST, until the plan's end or a lost connection: (where, flags)."""
+    flags = 0
+    while i < len(plan) and not flags:
+        i2, _, flags = client.native.run(plan, i, 1 << 62, None, (0, 0, 0.0), 0)
+        client.ops_done(plan.results(i, i2)[0])
+        i = i2
+    return i, flags
+
+
+def test_c_requester_goes_on_after_its_connection_is_killed(mysql_own_db):
+    """Either connection killed mid-chunk (the reads' one, then the link writes'): the loop
+    returns (F_BROKEN), the one reconnection policy opens new ones, whose statements are
+    made again, and the plan goes on there where it stood, every request counted once."""
+    from benchlib.registries.targets import target_class
+    from benchlib.run.recording import reopen
+    from benchlib.targets.base import make_target
+    from benchlib.workloads.linkbench.bindings import binding
+    from benchlib.workloads.linkbench.properties import from_properties
+    from benchlib.workloads.linkbench.requests import RequestClient
+    p = from_properties({"maxid1": MAXID1, "data_file": SMALL, "range_limit": 5})
+    st = binding(target_class("mysql").dialect, p)
+    admin = _connect(mysql_own_db)
+    admin.autocommit(True)
+    with admin.cursor() as c:
+        for sql in st.create_tables():
+            c.execute(sql)
+        c.execute(st.create_index())
+    target = make_target("t", mysql_own_db)
+    client = RequestClient(p, st, target.endpoint(), 3, None, driver="c")
+    try:
+        assert client.native.path == "c-libmariadb"
+        assert _run_plan(client, client.native.plan(client.next_chunk(200)), 0) == (200, 0)
+        for which in ("thread_id", "write_thread_id"):
+            plan = client.native.plan(client.next_chunk(200))
+            tid = getattr(client.native.binding.conn, which)
+            with admin.cursor() as c:
+                c.execute(f"KILL {int(tid)}")
+                while c.execute("SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = %s", (tid,)):
+                    time.sleep(0.01)   # until the connection is gone
+            i1, flags = _run_plan(client, plan, 0)
+            assert flags == client.native.loop.F_BROKEN and 1 <= i1 < 200, which
+            reopen(client, "test")
+            assert _run_plan(client, plan, i1) == (200, 0), which
+            status = plan.results(0, 200)[1]
+            # the request the kill cut is the one ERROR: the new connections have every
+            # statement the plan needs (a MULTIGET_LINK's IN list of any length too)
+            assert [k for k in range(200) if status[k] == ERROR] == [i1 - 1], which
+        assert client.counters()["requests"] == 600
+        with admin.cursor() as c:
+            assert c.execute(st.count_mismatches()) == 0   # no write half-done
+    finally:
+        client.close()
+        admin.close()
