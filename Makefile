@@ -11,7 +11,7 @@ NATIVE_C := benchlib/workloads/_native
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 		$(NATIVE_C)/_pgloop.c $(NATIVE_C)/_myloop.c $(NATIVE_C)/_redisloop.c $(NATIVE_C)/_lbloop.c \
-		$(NATIVE_C)/_lbmyloop.c $(NATIVE_C)/_lbplan.h $(NATIVE_C)/_mytmpl.h $(NATIVE_C)/_lbops.h $(NATIVE_C)/_loop.h $(NATIVE_C)/_sqlplan.h $(NATIVE_C)/_sqlcols.h $(NATIVE_C)/_muxconn.h
+		$(NATIVE_C)/_lbmyloop.c $(NATIVE_C)/_lbplan.h $(NATIVE_C)/_mylib.h $(NATIVE_C)/_lbops.h $(NATIVE_C)/_loop.h $(NATIVE_C)/_sqlplan.h $(NATIVE_C)/_sqlcols.h $(NATIVE_C)/_muxconn.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'

@@ -14,7 +14,7 @@ the others are built all the same, and its workloads run their Python loops:
 - _redisloop over hiredis (libhiredis-dev): kv's on Redis (else redis-py).
 What they share: _loop.h (all), _sqlplan.h and _sqlcols.h (the two SQL loops' plan), _muxconn.h
 (one thread, many connections), _lbplan.h and _lbops.h (LinkBench's plan and requests, the two
-LinkBench loops'), _mytmpl.h (the libmariadb loops' statement templates). Each source is one extension's alone, so its object file
+LinkBench loops'), _mylib.h (the libmariadb loops' connection and statement templates). Each source is one extension's alone, so its object file
 is too: a parallel build (build_ext -j N) cannot link another extension's object
 (tests/test_native_loops.py holds it).
 
@@ -47,7 +47,7 @@ NATIVE = "benchlib/workloads/_native"
 LOOP_H = [f"{NATIVE}/_loop.h", f"{NATIVE}/_muxconn.h"]   # what every loop includes
 SQL_H = LOOP_H + [f"{NATIVE}/_sqlplan.h", f"{NATIVE}/_sqlcols.h"]   # and the SQL loops' plan
 LB_H = LOOP_H + [f"{NATIVE}/_lbplan.h", f"{NATIVE}/_lbops.h"]   # LinkBench's plan and requests
-MY_H = [f"{NATIVE}/_mytmpl.h"]   # libmariadb's statement templates
+MY_H = [f"{NATIVE}/_mylib.h"]   # libmariadb's connection and statement templates
 
 
 def _loop(name: str, depends: list[str], **kw) -> Extension:

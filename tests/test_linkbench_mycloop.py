@@ -6,23 +6,15 @@ and the same rows left in the three tables; and a requester whose connection is 
 mid-chunk goes on, on a new one, where it stood."""
 from __future__ import annotations
 
-import json
 import time
 
 import pymysql
 import pytest
-from test_linkbench import MAXID1, SMALL, Fetch, check_run, lb_experiment, run_lb
-from test_linkbench_cloop import PROPS, _outcome, log_counts
+from test_linkbench import MAXID1, SMALL, Fetch
+from test_linkbench_cloop import ROW_QUERIES, check_paths_agree, check_two_requesters
 
 ERROR = 2   # benchlib.schema's
 pytestmark = [pytest.mark.mysql, pytest.mark.requires("c-lbmyloop")]
-
-
-def _run(url, data_dir, driver):
-    exp = {"experiment": f"lbmyc{driver}", "workload": "linkbench", "properties": PROPS,
-           "targets": [{"name": "my", "url": url}], "load": {"batch_size": 512},
-           "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": driver}, "seed": 11}
-    return run_lb(exp, data_dir)
 
 
 def _connect(url):
@@ -31,12 +23,10 @@ def _connect(url):
 
 def _rows(url):
     conn = _connect(url)
+    out = {}
     try:
-        out = {}
         with conn.cursor() as c:
-            for t, q in {"link": "SELECT id1, id2, link_type, visibility, data, version FROM linktable ORDER BY 1, 2, 3",
-                         "count": "SELECT id, link_type, count, version FROM counttable ORDER BY 1, 2",
-                         "node": "SELECT id, type, version, data FROM nodetable ORDER BY 1"}.items():
+            for t, q in ROW_QUERIES.items():
                 c.execute(q)
                 out[t] = c.fetchall()
         return out
@@ -45,27 +35,11 @@ def _rows(url):
 
 
 def test_c_and_python_paths_agree(mysql_own_db, data_dir):
-    out = {}
-    for driver in ("python", "c"):
-        rd = _run(mysql_own_db, data_dir, driver)
-        out[driver] = (*_outcome(rd), _rows(mysql_own_db), (rd / "linkbench.log").read_text())
-    (rp, mp, dbp, logp), (rc, mc, dbc, logc) = out["python"], out["c"]
-    assert mc.get("driver_path") == "c-libmariadb" and mp.get("driver_path") != "c-libmariadb"
-    assert rp == rc and sum(rp.values()) == 3000
-    assert ("GET_LINKS_LIST", "OK") in rp and ("UPDATE_LINK", "RETRY") in rp
-    assert ("ADD_LINK", "RETRY") in rp and ("DELETE_LINK", "EMPTY") in rp
-    for t in dbp:
-        assert dbp[t] == dbc[t], t
-    assert log_counts(logp) == log_counts(logc) and log_counts(logc)
+    check_paths_agree(mysql_own_db, data_dir, _rows, "c-libmariadb")
 
 
 def test_c_path_two_requesters_timed_loops(mysql_own_db, data_dir):
-    """Two requesters, two timed loops: every step ok, no error, counttable = visible links."""
-    rd = run_lb(lb_experiment("lbmyc2", mysql_own_db, run={"threads": [2], "processes": 1, "loops": 2,
-                                                           "loop_secs": 0.5, "status_interval_s": 60,
-                                                           "driver": "c"}), data_dir)
-    assert json.loads((rd / "meta.json").read_text()).get("driver_path") == "c-libmariadb"
-    check_run(rd, Fetch("mysql", lambda: _connect(mysql_own_db)))
+    check_two_requesters(mysql_own_db, data_dir, "c-libmariadb", Fetch("mysql", lambda: _connect(mysql_own_db)))
 
 
 def _run_plan(client, plan, i):

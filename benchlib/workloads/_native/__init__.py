@@ -11,8 +11,8 @@ Their shared C: ``_loop.h`` (the clock, the statuses, a plan's outcomes, the pac
 loop of ``Conn.run``, the module's constants), ``_sqlplan.h`` (the op plan of the two
 SQL loops), ``_muxconn.h`` (one thread driving many connections: ``run_many``),
 ``_lbplan.h`` and ``_lbops.h`` (LinkBench's plan and requests, over a few calls that each
-of its two loops defines on its library), ``_mytmpl.h`` (a statement's text template, the
-libmariadb loops'). Each
+of its two loops defines on its library), ``_mylib.h`` (the libmariadb loops' connection, its
+loss and a statement's text template). Each
 module exports ``Plan``, ``Conn``, ``run_many``, ``KINDS`` (its operations by name, in
 code order) and the reasons its calls return (``F_TICK`` …) and the statuses
 (``ST_OK`` …), which Python reads there instead of restating them.

@@ -36,7 +36,7 @@ typedef struct {
     uint8_t multi[MAX_MULTI + 1];    /* the IN-list lengths prepared */
 } Conn;
 
-static void conn_close_pg(Conn *c) {
+static void db_close(Conn *c) {
     PGconn *pg = c->pg, *w = c->w;
     c->pg = c->w = NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -46,7 +46,7 @@ static void conn_close_pg(Conn *c) {
 }
 
 static void conn_dealloc(Conn *c) {
-    conn_close_pg(c);
+    db_close(c);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -232,34 +232,15 @@ static int db_lost(Conn *c) {   /* either connection */
 
 #include "_lbops.h"   /* the requests themselves: lb_op, conn.run */
 
-static PyObject *conn_close(Conn *c, PyObject *unused) {
-    conn_close_pg(c);
-    Py_RETURN_NONE;
-}
-
 static PyObject *conn_get_closed(Conn *c, void *unused) { return PyBool_FromLong(conn_lost(c)); }
 
 static PyObject *conn_get_backend_pid(Conn *c, void *unused) {
     return PyLong_FromLong(c->pg ? PQbackendPID(c->pg) : 0);
 }
 
-static PyMethodDef conn_methods[] = {
-    {"prepare", (PyCFunction)conn_prepare, METH_VARARGS, "prepare the 12 statements"},
-    {"prepare_multiget", (PyCFunction)conn_prepare_multiget, METH_VARARGS, "MULTIGET_LINK's for n id2s"},
-    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's requests i .. stop-1"},
-    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connection"},
-    {NULL}};
-
 static PyGetSetDef conn_getset[] = {
     {"backend_pid", (getter)conn_get_backend_pid, NULL, "the server process", NULL},
     {"closed", (getter)conn_get_closed, NULL, "True when the connection is gone", NULL},
     {NULL}};
 
-static PyTypeObject ConnType =
-    CONN_TYPE(Conn, "a libpq connection with LinkBench's statements prepared", conn_new, conn_dealloc,
-              conn_methods, conn_getset);
-
-static PyMethodDef no_functions[] = {{NULL}};
-static struct PyModuleDef lb_def = {PyModuleDef_HEAD_INIT, LOOP_NAME, NULL, -1, no_functions};
-
-PyMODINIT_FUNC PyInit__lbloop(void) { return loop_module(&lb_def, &PlanType, &ConnType, op_names); }
+LB_MODULE(PyInit__lbloop, "a libpq connection with LinkBench's statements prepared", conn_getset)

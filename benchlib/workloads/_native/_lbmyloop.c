@@ -26,13 +26,10 @@
 #include <mysql.h>
 
 #include "_lbplan.h"
-#include "_mytmpl.h"
+#include "_mylib.h"
 
 #ifndef ER_DUP_ENTRY
 #define ER_DUP_ENTRY 1062
-#endif
-#ifndef ER_CONNECTION_KILLED
-#define ER_CONNECTION_KILLED 1927
 #endif
 
 /* ------------------------------------------------------------------ Conn */
@@ -56,7 +53,7 @@ typedef struct {
     myres_t r;                       /* the outcome in hand (one at a time) */
 } Conn;
 
-static void conn_close_my(Conn *c) {
+static void db_close(Conn *c) {
     MYSQL *m = c->m, *w = c->w;
     c->m = c->w = NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -66,7 +63,7 @@ static void conn_close_my(Conn *c) {
 }
 
 static void conn_dealloc(Conn *c) {
-    conn_close_my(c);
+    db_close(c);
     if (c->r.res) mysql_free_result(c->r.res);
     for (int j = 0; j < NSTMT; j++) tmpl_free(&c->t[j]);
     for (int n = 0; c->mt && n <= MAX_MULTI; n++) tmpl_free(&c->mt[n]);
@@ -74,39 +71,21 @@ static void conn_dealloc(Conn *c) {
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
-/* m connected with autocommit on or off: 1, else 0 (its error in m) */
-static int my_connect(MYSQL *m, const char *host, const char *user, const char *password, const char *db,
-                      int port, const char *sock, unsigned timeout, int autocommit) {
-    mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-    mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    return mysql_real_connect(m, host, user, password, db, (unsigned)port, sock, CLIENT_FOUND_ROWS)
-           && !mysql_autocommit(m, (my_bool)autocommit);
-}
-
 /* Conn(host, user, password, database, port, unix_socket=None, connect_timeout=10) */
 static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    const char *host, *user, *password, *db, *sock = NULL;
-    int port;
-    unsigned int timeout = 10;
-    if (!PyArg_ParseTuple(args, "ssssi|zI", &host, &user, &password, &db, &port, &sock, &timeout))
-        return NULL;
+    my_args a;
+    if (!my_parse(args, &a)) return NULL;
     Conn *c = (Conn *)type->tp_alloc(type, 0);
     if (!c) return NULL;
     MYSQL *m = mysql_init(NULL), *w = mysql_init(NULL);
     int okm = 0, okw = 0;
     Py_BEGIN_ALLOW_THREADS
-    okm = m && w && my_connect(m, host, user, password, db, port, sock, timeout, 1);
-    okw = okm && my_connect(w, host, user, password, db, port, sock, timeout, 0);
+    okm = m && w && my_connect(m, &a, CLIENT_FOUND_ROWS, 1, 0);
+    okw = okm && my_connect(w, &a, CLIENT_FOUND_ROWS, 0, 0);
     Py_END_ALLOW_THREADS
     c->m = m, c->w = w;
     if (!okw) {
-        /* ConnectionError(code, message) as the libraries' errors carry them; the message
-         * names the host and user, never the password */
-        MYSQL *bad = m && w ? (okm ? w : m) : NULL;
-        const char *e = bad ? mysql_error(bad) : "out of memory";
-        PyObject *err = Py_BuildValue("(Is#)", bad ? mysql_errno(bad) : 0u, e, (Py_ssize_t)strcspn(e, "\n"));
-        if (err) PyErr_SetObject(PyExc_ConnectionError, err);
-        Py_XDECREF(err);
+        my_connect_error(m && w ? (okm ? w : m) : NULL);
         Py_DECREF(c);
         return NULL;
     }
@@ -160,15 +139,15 @@ static int reserve(Conn *c, size_t need) {
     return 0;
 }
 
-/* statement q (len bytes) sent on m, its outcome in c->r */
-static res_t send(Conn *c, MYSQL *m, const char *q, size_t len) {
+/* the statement in c->q (len bytes) sent on m, its outcome in c->r */
+static res_t send(Conn *c, MYSQL *m, size_t len) {
     myres_t *r = &c->r;
     r->ok = 0, r->err = 0, r->affected = 0, r->res = NULL;
     if (!m) {
         r->err = CR_SERVER_GONE_ERROR;
         return r;
     }
-    if (mysql_real_query(m, q, (unsigned long)len)) {
+    if (mysql_real_query(m, c->q, (unsigned long)len)) {
         r->err = mysql_errno(m);
     } else if (mysql_field_count(m)) {
         if (!(r->res = mysql_store_result(m))) r->err = mysql_errno(m);
@@ -180,43 +159,13 @@ static res_t send(Conn *c, MYSQL *m, const char *q, size_t len) {
     return r;
 }
 
-/* statement s's text with q's values in place: numbers as they are, the payload as X'hex' */
-static res_t db_ex(Conn *c, int w, int s, const params_t *q) {
-    const tmpl_t *t = &c->t[s];
-    size_t need = 1;
-    for (int j = 0; j <= t->n; j++)
-        need += t->len[j] + (j < q->n ? (j == q->bin ? 2 * (size_t)q->len[j] + 3 : strlen(q->v[j])) : 0);
-    if (q->n != t->n || reserve(c, need)) {
-        c->r.ok = 0, c->r.err = 0, c->r.res = NULL;
-        return &c->r;
-    }
-    char *x = c->q;
-    for (int j = 0; j <= t->n; j++) {
-        memcpy(x, t->text + t->off[j], t->len[j]);
-        x += t->len[j];
-        if (j == t->n) break;
-        if (j == q->bin) {
-            *x++ = 'X', *x++ = '\'';
-            x += mysql_hex_string(x, q->v[j], (unsigned long)q->len[j]);
-            *x++ = '\'';
-        } else {
-            size_t vl = strlen(q->v[j]);
-            memcpy(x, q->v[j], vl);
-            x += vl;
-        }
-    }
-    *x = 0;
-    return send(c, w ? c->w : c->m, c->q, (size_t)(x - c->q));
-}
+/* value j written at x: its length */
+typedef size_t (*put_fn)(const void *vals, int j, char *x);
 
-/* autocommit off: the server opens the transaction with its first statement */
-static res_t db_begin_with(Conn *c, int s, const params_t *q) { return db_ex(c, 1, s, q); }
-
-/* MULTIGET_LINK: id1, link_type and the n id2s in the IN list's template */
-static res_t db_multiget(Conn *c, const lop_t *op, const int64_t *ids) {
-    const tmpl_t *t = &c->mt[op->nm];
-    size_t need = 1;
-    for (int j = 0; j <= t->n; j++) need += t->len[j] + 21;
+/* template t with its values in place (put; `values`: their most bytes) sent on m */
+static res_t fill_send(Conn *c, MYSQL *m, const tmpl_t *t, size_t values, put_fn put, const void *vals) {
+    size_t need = values + 1;
+    for (int j = 0; j <= t->n; j++) need += t->len[j];
     if (reserve(c, need)) {
         c->r.ok = 0, c->r.err = 0, c->r.res = NULL;
         return &c->r;
@@ -225,11 +174,54 @@ static res_t db_multiget(Conn *c, const lop_t *op, const int64_t *ids) {
     for (int j = 0; j <= t->n; j++) {
         memcpy(x, t->text + t->off[j], t->len[j]);
         x += t->len[j];
-        if (j == t->n) break;
-        x += sprintf(x, "%lld", (long long)(j == 0 ? op->a : j == 1 ? op->t : ids[j - 2]));
+        if (j < t->n) x += put(vals, j, x);
     }
     *x = 0;
-    return send(c, c->m, c->q, (size_t)(x - c->q));
+    return send(c, m, (size_t)(x - c->q));
+}
+
+/* a statement's parameter: a number as it is, the payload as X'hex' */
+static size_t put_param(const void *vals, int j, char *x) {
+    const params_t *q = vals;
+    if (j != q->bin) {
+        size_t n = strlen(q->v[j]);
+        memcpy(x, q->v[j], n);
+        return n;
+    }
+    x[0] = 'X', x[1] = '\'';
+    size_t n = mysql_hex_string(x + 2, q->v[j], (unsigned long)q->len[j]);
+    x[n + 2] = '\'';
+    return n + 3;
+}
+
+static res_t db_ex(Conn *c, int w, int s, const params_t *q) {
+    const tmpl_t *t = &c->t[s];
+    size_t values = 0;
+    for (int j = 0; j < q->n; j++) values += j == q->bin ? 2 * (size_t)q->len[j] + 3 : strlen(q->v[j]);
+    if (q->n != t->n) {   /* the statements are not the binding's: an ERROR */
+        c->r.ok = 0, c->r.err = 0, c->r.res = NULL;
+        return &c->r;
+    }
+    return fill_send(c, w ? c->w : c->m, t, values, put_param, q);
+}
+
+/* autocommit off: the server opens the transaction with its first statement */
+static res_t db_begin_with(Conn *c, int s, const params_t *q) { return db_ex(c, 1, s, q); }
+
+typedef struct {
+    const lop_t *op;
+    const int64_t *ids;
+} multi_vals;
+
+static size_t put_id(const void *vals, int j, char *x) {   /* id1, link_type, then the id2s */
+    const multi_vals *v = vals;
+    return (size_t)sprintf(x, "%lld", (long long)(j == 0 ? v->op->a : j == 1 ? v->op->t : v->ids[j - 2]));
+}
+
+/* MULTIGET_LINK: id1, link_type and the n id2s in the IN list's template */
+static res_t db_multiget(Conn *c, const lop_t *op, const int64_t *ids) {
+    multi_vals v = {op, ids};
+    return fill_send(c, c->m, &c->mt[op->nm], 21 * ((size_t)op->nm + 2), put_id, &v);
 }
 
 static int db_ok(res_t r) { return r->ok; }
@@ -259,24 +251,13 @@ static void db_rollback(Conn *c) {   /* as mysqlclient's rollback(): sent whatev
 }
 
 /* lost: either connection, by the server's word or no answer to a ping (asked once after an error) */
-static int my_bad(MYSQL *m) {
-    if (!m) return 1;
-    unsigned e = mysql_errno(m);
-    return e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == ER_CONNECTION_KILLED || mysql_ping(m) != 0;
-}
-
 static int db_lost(Conn *c) {
     if (!c->m || !c->w) return 1;
-    if (c->gone < 0) c->gone = my_bad(c->m) || my_bad(c->w);
+    if (c->gone < 0) c->gone = my_lost(c->m) || my_lost(c->w);
     return c->gone;
 }
 
 #include "_lbops.h"   /* the requests themselves: lb_op, conn.run */
-
-static PyObject *conn_close(Conn *c, PyObject *unused) {
-    conn_close_my(c);
-    Py_RETURN_NONE;
-}
 
 static PyObject *conn_get_closed(Conn *c, void *unused) {
     return PyBool_FromLong(!c->m || !c->w || (c->gone != 0 && db_lost(c)));
@@ -290,24 +271,10 @@ static PyObject *conn_get_write_thread_id(Conn *c, void *unused) {
     return PyLong_FromUnsignedLong(c->w ? mysql_thread_id(c->w) : 0);
 }
 
-static PyMethodDef conn_methods[] = {
-    {"prepare", (PyCFunction)conn_prepare, METH_VARARGS, "the 12 statements' templates"},
-    {"prepare_multiget", (PyCFunction)conn_prepare_multiget, METH_VARARGS, "MULTIGET_LINK's for n id2s"},
-    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's requests i .. stop-1"},
-    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connections"},
-    {NULL}};
-
 static PyGetSetDef conn_getset[] = {
     {"thread_id", (getter)conn_get_thread_id, NULL, "the reads' connection id on the server", NULL},
     {"write_thread_id", (getter)conn_get_write_thread_id, NULL, "the link writes' connection id", NULL},
     {"closed", (getter)conn_get_closed, NULL, "True when a connection is gone", NULL},
     {NULL}};
 
-static PyTypeObject ConnType =
-    CONN_TYPE(Conn, "two libmariadb connections with LinkBench's statements", conn_new, conn_dealloc,
-              conn_methods, conn_getset);
-
-static PyMethodDef no_functions[] = {{NULL}};
-static struct PyModuleDef lb_def = {PyModuleDef_HEAD_INIT, LOOP_NAME, NULL, -1, no_functions};
-
-PyMODINIT_FUNC PyInit__lbmyloop(void) { return loop_module(&lb_def, &PlanType, &ConnType, op_names); }
+LB_MODULE(PyInit__lbmyloop, "two libmariadb connections with LinkBench's statements", conn_getset)

@@ -12,7 +12,9 @@
  *   db_ok(r), db_dup(r)      it ran; it failed on a duplicate key
  *   db_matched(r)            an UPDATE or DELETE matched rows
  *   db_nrows(r), db_value(r, row, col)   a SELECT's rows, a value as text
- *   db_clear(r), db_commit(c) (1: done), db_rollback(c), db_lost(c) (either connection)
+ *   db_clear(r), db_commit(c) (1: done), db_rollback(c), db_lost(c) (either connection),
+ *   db_close(c) (both)
+ * and its module with LB_MODULE (its Conn's own attributes in a getset).
  */
 #ifndef LBOPS_H
 #define LBOPS_H
@@ -219,5 +221,24 @@ static PyObject *conn_run(Conn *c, PyObject *args) {
     p->n = n;
     return Py_BuildValue("nLi", i, (long long)t1, flags);
 }
+
+static PyObject *conn_close(Conn *c, PyObject *unused) {
+    db_close(c);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef conn_methods[] = {
+    {"prepare", (PyCFunction)conn_prepare, METH_VARARGS, "the 12 statements, in STMT order"},
+    {"prepare_multiget", (PyCFunction)conn_prepare_multiget, METH_VARARGS, "MULTIGET_LINK's for n id2s"},
+    {"run", (PyCFunction)conn_run, METH_VARARGS, "run a plan's requests i .. stop-1"},
+    {"close", (PyCFunction)conn_close, METH_NOARGS, "close the connections"},
+    {NULL}};
+
+/* the module `init` makes: Plan, Conn (doc; getset: its attributes), _loop.h's constants */
+#define LB_MODULE(init, doc, getset)                                                                \
+    static PyTypeObject ConnType = CONN_TYPE(Conn, doc, conn_new, conn_dealloc, conn_methods, getset); \
+    static PyMethodDef no_functions[] = {{NULL}};                                                   \
+    static struct PyModuleDef lb_def = {PyModuleDef_HEAD_INIT, LOOP_NAME, NULL, -1, no_functions};   \
+    PyMODINIT_FUNC init(void) { return loop_module(&lb_def, &PlanType, &ConnType, op_names); }
 
 #endif

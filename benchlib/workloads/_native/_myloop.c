@@ -28,11 +28,8 @@
 #include <errmsg.h>
 #include <mysql.h>
 
-#include "_mytmpl.h"
+#include "_mylib.h"
 
-#ifndef ER_CONNECTION_KILLED
-#define ER_CONNECTION_KILLED 1927
-#endif
 
 typedef struct {
     PyObject_HEAD
@@ -82,11 +79,8 @@ static void conn_dealloc(Conn *c) {
 
 /* Conn(host, user, password, database, port, unix_socket=None, connect_timeout=10) */
 static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    const char *host, *user, *password, *db, *sock = NULL;
-    int port;
-    unsigned int timeout = 10;
-    if (!PyArg_ParseTuple(args, "ssssi|zI", &host, &user, &password, &db, &port, &sock, &timeout))
-        return NULL;
+    my_args a;
+    if (!my_parse(args, &a)) return NULL;
     Conn *c = (Conn *)type->tp_alloc(type, 0);
     if (!c) return NULL;
     MYSQL *m = mysql_init(NULL);
@@ -94,22 +88,13 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         Py_DECREF(c);
         return PyErr_NoMemory();
     }
-    mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-    mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    mysql_options(m, MYSQL_OPT_NONBLOCK, 0);   /* run_many's calls; the blocking ones still work */
-    c->cur = -1;
-    MYSQL *ok;
+    c->cur = -1;   /* run_many's calls need the non-blocking option; the blocking ones still work */
+    int ok;
     Py_BEGIN_ALLOW_THREADS
-    ok = mysql_real_connect(m, host, user, password, db, (unsigned)port, sock, 0);
-    if (ok && mysql_autocommit(m, 1)) ok = NULL;
+    ok = my_connect(m, &a, 0, 1, 1);
     Py_END_ALLOW_THREADS
     if (!ok) {
-        /* ConnectionError(code, message) as the libraries' errors carry them
-         * (mysql_driver.error_text); the message names the host and user, never the password */
-        const char *e = mysql_error(m);
-        PyObject *err = Py_BuildValue("(Is#)", mysql_errno(m), e, (Py_ssize_t)strcspn(e, "\n"));
-        if (err) PyErr_SetObject(PyExc_ConnectionError, err);
-        Py_XDECREF(err);
+        my_connect_error(m);
         mysql_close(m);
         Py_DECREF(c);
         return NULL;
@@ -216,11 +201,7 @@ static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals
 /* lost: the server said so, or does not answer a ping (asked once after an error) */
 static int conn_bad(Conn *c) {
     if (!c->m) return 1;
-    if (c->gone < 0) {
-        unsigned e = mysql_errno(c->m);
-        c->gone = e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == ER_CONNECTION_KILLED
-                  || mysql_ping(c->m) != 0;
-    }
+    if (c->gone < 0) c->gone = my_lost(c->m);
     return c->gone;
 }
 
