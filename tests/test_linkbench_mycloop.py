@@ -14,7 +14,9 @@ from test_linkbench import MAXID1, SMALL, Fetch, lb_experiment
 from test_linkbench_cloop import ROW_QUERIES, check_paths_agree, check_two_requesters
 
 ERROR = 2   # benchlib.schema's
-pytestmark = [pytest.mark.mysql, pytest.mark.requires("c-lbmyloop")]
+# MariaDB and the loop; the refusal without the loop needs neither
+def needs_loop(test):
+    return pytest.mark.mysql(pytest.mark.requires("c-lbmyloop")(test))
 
 
 def _connect(url):
@@ -34,10 +36,12 @@ def _rows(url):
         conn.close()
 
 
+@needs_loop
 def test_c_and_python_paths_agree(mysql_own_db, data_dir):
     check_paths_agree(mysql_own_db, data_dir, _rows, "c-libmariadb")
 
 
+@needs_loop
 def test_c_path_two_requesters_timed_loops(mysql_own_db, data_dir):
     check_two_requesters(mysql_own_db, data_dir, "c-libmariadb", Fetch("mysql", lambda: _connect(mysql_own_db)))
 
@@ -61,6 +65,7 @@ def _c_client(url):
     return RequestClient(p, st, make_target("t", url).endpoint(), 3, None, driver="c"), st, admin
 
 
+@needs_loop
 def test_payloads_of_any_bytes_are_stored_as_they_are(mysql_own_db):
     """Payloads of quotes, backslashes, NULs, %s and bytes of no character set: stored as
     sent by ADD_LINK and ADD_NODE, then replaced by UPDATE_LINK (written as hex literals)."""
@@ -108,6 +113,7 @@ def _run_plan(client, plan, i):
     return i, flags
 
 
+@needs_loop
 def test_c_requester_goes_on_after_its_connection_is_killed(mysql_own_db):
     """Either connection killed mid-chunk (the reads' one, then the link writes'): the loop
     returns (F_BROKEN), the one reconnection policy opens new ones, whose statements are
