@@ -11,7 +11,7 @@ NATIVE_C := benchlib/workloads/_native
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 		$(NATIVE_C)/_pgloop.c $(NATIVE_C)/_myloop.c $(NATIVE_C)/_redisloop.c $(NATIVE_C)/_lbloop.c \
-		$(NATIVE_C)/_lbops.h $(NATIVE_C)/_loop.h $(NATIVE_C)/_sqlplan.h $(NATIVE_C)/_sqlcols.h $(NATIVE_C)/_muxconn.h
+		$(NATIVE_C)/_lbmyloop.c $(NATIVE_C)/_lbplan.h $(NATIVE_C)/_mylib.h $(NATIVE_C)/_lbops.h $(NATIVE_C)/_loop.h $(NATIVE_C)/_sqlplan.h $(NATIVE_C)/_sqlcols.h $(NATIVE_C)/_muxconn.h
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all]'
@@ -53,7 +53,7 @@ NEWCOMER ?= /tmp/benchlib-newcomer
 # the tests of the optional parts' files (the fast ones, and every one that names an
 # optional part, which skips); NEWCOMER_TESTS= runs the whole suite so
 NEWCOMER_TESTS ?= -m "not slow or requires" tests/test_mysql_drivers.py tests/test_mysql_native.py \
-  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_native_loops.py tests/test_importers_linescan.py tests/test_linkbench_cloop.py tests/test_ycsb_columns.py \
+  tests/test_pg_native.py tests/test_kv_native.py tests/test_ybio_native.py tests/test_native_loops.py tests/test_importers_linescan.py tests/test_linkbench_cloop.py tests/test_linkbench_mycloop.py tests/test_ycsb_columns.py \
   tests/test_targets.py tests/test_packaging.py tests/test_reconnect.py tests/faults/test_kill_connections.py \
   tests/faults/test_failed_ops.py tests/faults/test_run_faults.py
 test-newcomer:

@@ -10,9 +10,11 @@ the others are built all the same, and its workloads run their Python loops:
 - _pgloop over libpq (Debian: libpq-dev): YCSB's and ybio's loops on PostgreSQL;
 - _lbloop over libpq: LinkBench's ten requests on PostgreSQL;
 - _myloop over libmariadb (libmariadb-dev): YCSB's on MariaDB (else mysqlclient or PyMySQL);
+- _lbmyloop over libmariadb: LinkBench's ten requests on MariaDB;
 - _redisloop over hiredis (libhiredis-dev): kv's on Redis (else redis-py).
-What they share: _loop.h (all three), _sqlplan.h and _sqlcols.h (the two SQL loops' plan), _muxconn.h
-(one thread, many connections). Each source is one extension's alone, so its object file
+What they share: _loop.h (all), _sqlplan.h and _sqlcols.h (the two SQL loops' plan), _muxconn.h
+(one thread, many connections), _lbplan.h and _lbops.h (LinkBench's plan and requests, the two
+LinkBench loops'), _mylib.h (the libmariadb loops' connection and statement templates). Each source is one extension's alone, so its object file
 is too: a parallel build (build_ext -j N) cannot link another extension's object
 (tests/test_native_loops.py holds it).
 
@@ -44,6 +46,8 @@ def _mariadb_include() -> list[str]:
 NATIVE = "benchlib/workloads/_native"
 LOOP_H = [f"{NATIVE}/_loop.h", f"{NATIVE}/_muxconn.h"]   # what every loop includes
 SQL_H = LOOP_H + [f"{NATIVE}/_sqlplan.h", f"{NATIVE}/_sqlcols.h"]   # and the SQL loops' plan
+LB_H = LOOP_H + [f"{NATIVE}/_lbplan.h", f"{NATIVE}/_lbops.h"]   # LinkBench's plan and requests
+MY_H = [f"{NATIVE}/_mylib.h"]   # libmariadb's connection and statement templates
 
 
 def _loop(name: str, depends: list[str], **kw) -> Extension:
@@ -54,9 +58,9 @@ def _loop(name: str, depends: list[str], **kw) -> Extension:
 EXTENSIONS = [Extension("benchlib.importers._linescan", ["benchlib/importers/_linescan.c"],
                         extra_compile_args=["-O2"], optional=True),
               _loop("_pgloop", SQL_H, include_dirs=_pg_include(), libraries=["pq"]),
-              _loop("_lbloop", LOOP_H + [f"{NATIVE}/_lbops.h"], include_dirs=_pg_include(),
-                    libraries=["pq"]),
-              _loop("_myloop", SQL_H, include_dirs=_mariadb_include(), libraries=["mariadb"]),
+              _loop("_lbloop", LB_H, include_dirs=_pg_include(), libraries=["pq"]),
+              _loop("_myloop", SQL_H + MY_H, include_dirs=_mariadb_include(), libraries=["mariadb"]),
+              _loop("_lbmyloop", LB_H + MY_H, include_dirs=_mariadb_include(), libraries=["mariadb"]),
               _loop("_redisloop", LOOP_H, libraries=["hiredis"])]
 
 setup(ext_modules=EXTENSIONS[:1] if os.environ.get("BENCHLIB_C_LOOPS") == "0" else EXTENSIONS)

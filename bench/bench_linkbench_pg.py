@@ -49,7 +49,7 @@ def experiment(url: str, name: str, maxid1: int, load: bool, secs: float | None,
                driver: str = "python") -> dict:
     return {"experiment": name, "workload": "linkbench",
             "properties": {"maxid1": maxid1, "loaders": 2},
-            "targets": [{"name": "pg", "url": url}],
+            "targets": [{"name": "my" if url.startswith("mysql") else "pg", "url": url}],
             "load": {"skip": not load, "processes": [3], "batch_size": 1024},
             "run": {"skip": secs is None, "threads": [2], "processes": 2, "loops": 1,
                     "loop_secs": secs or 1, "status_interval_s": 3600, "driver": driver}, "seed": 11}
@@ -70,7 +70,8 @@ def benchlib_step(url, data, name, maxid1, load, secs, driver="python") -> dict:
 
 def drivers_rounds(url, data, a) -> None:
     """--drivers: benchlib's two request loops alternating, run.driver python (psycopg)
-    and c (the C loop over libpq), each --secs, --rounds times; a Markdown table."""
+    and c (the C loop over libpq), each --secs, --rounds times; a Markdown table (also
+    bench_linkbench_my.py's, on MariaDB: mysqlclient or PyMySQL, libmariadb)."""
     rows = []
     for r in range(a.rounds):
         for d in ("python", "c"):

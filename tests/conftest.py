@@ -56,9 +56,10 @@ def _prometheus() -> str | None:
 OPTIONAL_PARTS = {
     "mysqlclient": _mysqlclient,
     # the C loops, each built once for every workload that runs it (YCSB's and ybio's
-    # over libpq, YCSB's over libmariadb, kv's over hiredis)
+    # over libpq, YCSB's over libmariadb, kv's over hiredis, LinkBench's)
     "c-libpq": _c_loop("_pgloop", "libpq-dev"),
     "c-lbloop": _c_loop("_lbloop", "libpq-dev"),   # LinkBench's requests over libpq
+    "c-lbmyloop": _c_loop("_lbmyloop", "libmariadb-dev"),   # LinkBench's requests over libmariadb
     "c-libmariadb": _c_loop("_myloop", "libmariadb-dev"),
     "c-hiredis": _c_loop("_redisloop", "libhiredis-dev"),
     "chromium": _chromium,

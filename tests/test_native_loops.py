@@ -40,7 +40,7 @@ def test_each_loop_is_one_extension_whose_objects_are_its_own(monkeypatch):
     objects = Counter(Path(s).with_suffix(".o") for e in exts for s in e.sources)
     assert [o for o, n in objects.items() if n > 1] == []
     loops = {Path(s).stem for e in exts for s in e.sources if Path(s).parent == NATIVE.relative_to(ROOT)}
-    assert loops == {p.stem for p in NATIVE.glob("*.c")} == {"_pgloop", "_lbloop", "_myloop", "_redisloop"}
+    assert loops == {p.stem for p in NATIVE.glob("*.c")} == {"_pgloop", "_lbloop", "_myloop", "_lbmyloop", "_redisloop"}
     assert all(e.name == f"benchlib.workloads._native.{Path(e.sources[0]).stem}"
                for e in exts if "_native" in e.name)
     assert all(e.optional for e in exts)    # a missing library's headers skip only that loop

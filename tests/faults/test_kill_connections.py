@@ -187,7 +187,8 @@ def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path, driver: str = "a
     step = t["steps"].set_index("step").loc["l.pre" if phase == "load" else "r.L1"]
     assert step.status == "ok" and 1 <= step.errors <= 2 * len(killed)
     if driver == "c":   # the C loop's, not psycopg's
-        assert json.loads(next((tmp_path / "d" / name).glob("*/meta.json")).read_text())["driver_path"] == "c-libpq"
+        assert json.loads(next((tmp_path / "d" / name).glob("*/meta.json")).read_text())["driver_path"] == \
+            {"postgres": "c-libpq", "mysql": "c-libmariadb"}[kind]
     _figures(f"linkbench-{phase}", url, step, killed)
     q = make_target("q", url).dialect.quote_ident
     link, count, node = (q(f"{name}_{t}") for t in ("linktable", "counttable", "nodetable"))
@@ -219,7 +220,7 @@ def _marks(workload: str, kind: str, library: str) -> list:
     """The server's marker, and the optional client library the pair goes through
     (mysqlclient: the pair skips, saying so, on a machine without it)."""
     return _MARK[kind] + ([pytest.mark.requires("mysqlclient")] if library == "c" else
-                          [pytest.mark.requires("c-lbloop")] if library == "lbloop" else [])
+                          [pytest.mark.requires(f"c-{library}")] if library in ("lbloop", "lbmyloop") else [])
 # every workload × target × client library whose connection can be lost (SQLite's cannot:
 # it is a file in the client's process)
 PAIRS = [(w, k, lib) for w in ("ycsb", "ycsb-python", "kv", "ybio", "linkbench-load", "linkbench")
@@ -229,6 +230,7 @@ PAIRS[8:8] = [("kv", "redis", "hiredis"), ("kv-python", "redis", "redis-py")]
 # LinkBench's C loop (run.driver: c): a reopened connection goes on with the plan in
 # progress, its MULTIGET_LINK statements prepared there too (449 of them failed before)
 PAIRS.append(("linkbench-c", "postgres", "lbloop"))
+PAIRS.append(("linkbench-c", "mysql", "lbmyloop"))   # over libmariadb: its templates made again
 PAIRS.insert(PAIRS.index(("ybio", "mysql", "python")) + 1, ("ybio-python", "postgres", "psycopg"))
 
 
@@ -239,7 +241,7 @@ def test_kill_connections_mid_run(workload, kind, library, request, tmp_path):
     url = _pair_url(request, kind, library)
     if workload.startswith("linkbench"):
         _run_and_kill_lb(url, kind, "load" if workload.endswith("load") else "run", tmp_path,
-                         driver="c" if workload.endswith("-c") else "python" if library == "psycopg" else "auto")
+                         driver="c" if workload.endswith("-c") else "python")   # the others: the Python path
         return
     name, t = _run_and_kill(workload, url, kind, tmp_path)
     if workload.startswith("ycsb"):

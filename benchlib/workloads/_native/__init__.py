@@ -4,11 +4,15 @@ workload whose binding hands its chunks of operations to C.
 - ``_pgloop`` over libpq: YCSB's operations and ybio's ranges counted (``COUNT``),
 - ``_lbloop`` over libpq: LinkBench's ten requests, their transactions in C (``_lbops.h``),
 - ``_myloop`` over libmariadb: YCSB's operations,
+- ``_lbmyloop`` over libmariadb: LinkBench's ten requests (``_lbops.h``, as ``_lbloop``),
 - ``_redisloop`` over hiredis: kv's operations on a table as Redis holds it.
 
 Their shared C: ``_loop.h`` (the clock, the statuses, a plan's outcomes, the paced
 loop of ``Conn.run``, the module's constants), ``_sqlplan.h`` (the op plan of the two
-SQL loops), ``_muxconn.h`` (one thread driving many connections: ``run_many``). Each
+SQL loops), ``_muxconn.h`` (one thread driving many connections: ``run_many``),
+``_lbplan.h`` and ``_lbops.h`` (LinkBench's plan and requests, over a few calls that each
+of its two loops defines on its library), ``_mylib.h`` (the libmariadb loops' connection, its
+loss and a statement's text template). Each
 module exports ``Plan``, ``Conn``, ``run_many``, ``KINDS`` (its operations by name, in
 code order) and the reasons its calls return (``F_TICK`` …) and the statuses
 (``ST_OK`` …), which Python reads there instead of restating them.

@@ -28,16 +28,8 @@
 #include <errmsg.h>
 #include <mysql.h>
 
-#ifndef ER_CONNECTION_KILLED
-#define ER_CONNECTION_KILLED 1927
-#endif
+#include "_mylib.h"
 
-/* a statement's text split at its %s placeholders: n + 1 pieces */
-typedef struct {
-    char *text;
-    int n;
-    size_t *off, *len;
-} tmpl_t;
 
 typedef struct {
     PyObject_HEAD
@@ -59,11 +51,7 @@ typedef struct {
 } Conn;
 
 static void free_tmpls(Conn *c) {
-    for (int k = 0; c->t && k < c->ntmpl; k++) {
-        free(c->t[k].text);
-        free(c->t[k].off);
-        free(c->t[k].len);
-    }
+    for (int k = 0; c->t && k < c->ntmpl; k++) tmpl_free(&c->t[k]);
     free(c->t);
     c->t = NULL;
     c->ntmpl = 0;
@@ -91,11 +79,8 @@ static void conn_dealloc(Conn *c) {
 
 /* Conn(host, user, password, database, port, unix_socket=None, connect_timeout=10) */
 static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    const char *host, *user, *password, *db, *sock = NULL;
-    int port;
-    unsigned int timeout = 10;
-    if (!PyArg_ParseTuple(args, "ssssi|zI", &host, &user, &password, &db, &port, &sock, &timeout))
-        return NULL;
+    my_args a;
+    if (!my_parse(args, &a)) return NULL;
     Conn *c = (Conn *)type->tp_alloc(type, 0);
     if (!c) return NULL;
     MYSQL *m = mysql_init(NULL);
@@ -103,22 +88,13 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         Py_DECREF(c);
         return PyErr_NoMemory();
     }
-    mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-    mysql_options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    mysql_options(m, MYSQL_OPT_NONBLOCK, 0);   /* run_many's calls; the blocking ones still work */
-    c->cur = -1;
-    MYSQL *ok;
+    c->cur = -1;   /* run_many's calls need the non-blocking option; the blocking ones still work */
+    int ok;
     Py_BEGIN_ALLOW_THREADS
-    ok = mysql_real_connect(m, host, user, password, db, (unsigned)port, sock, 0);
-    if (ok && mysql_autocommit(m, 1)) ok = NULL;
+    ok = my_connect(m, &a, 0, 1, 1);
     Py_END_ALLOW_THREADS
     if (!ok) {
-        /* ConnectionError(code, message) as the libraries' errors carry them
-         * (mysql_driver.error_text); the message names the host and user, never the password */
-        const char *e = mysql_error(m);
-        PyObject *err = Py_BuildValue("(Is#)", mysql_errno(m), e, (Py_ssize_t)strcspn(e, "\n"));
-        if (err) PyErr_SetObject(PyExc_ConnectionError, err);
-        Py_XDECREF(err);
+        my_connect_error(m);
         mysql_close(m);
         Py_DECREF(c);
         return NULL;
@@ -126,34 +102,6 @@ static PyObject *conn_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     c->m = m;
     c->gone = 0;
     return (PyObject *)c;
-}
-
-static int split_tmpl(tmpl_t *t, PyObject *sql) {
-    if (!PyBytes_Check(sql)) {
-        PyErr_SetString(PyExc_TypeError, "statements must be bytes");
-        return -1;
-    }
-    const char *s = PyBytes_AS_STRING(sql);
-    size_t len = (size_t)PyBytes_GET_SIZE(sql);
-    int n = 0;
-    for (const char *x = s; (x = strstr(x, "%s")); x += 2) n++;
-    t->text = malloc(len + 1);
-    t->off = calloc(n + 1, sizeof *t->off);
-    t->len = calloc(n + 1, sizeof *t->len);
-    if (!t->text || !t->off || !t->len) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    memcpy(t->text, s, len + 1);
-    t->n = n;
-    size_t at = 0;
-    for (int j = 0; j <= n; j++) {
-        const char *x = j < n ? strstr(s + at, "%s") : s + len;
-        t->off[j] = at;
-        t->len[j] = (size_t)(x - (s + at));
-        at = (size_t)(x - s) + 2;
-    }
-    return 0;
 }
 
 /* conn.prepare_ycsb(reads, scans, updates, insert): the statements' texts with %s
@@ -253,11 +201,7 @@ static int exec_sync(Conn *c, int kind, int idx, int np, const char *const *vals
 /* lost: the server said so, or does not answer a ping (asked once after an error) */
 static int conn_bad(Conn *c) {
     if (!c->m) return 1;
-    if (c->gone < 0) {
-        unsigned e = mysql_errno(c->m);
-        c->gone = e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == ER_CONNECTION_KILLED
-                  || mysql_ping(c->m) != 0;
-    }
+    if (c->gone < 0) c->gone = my_lost(c->m);
     return c->gone;
 }
 

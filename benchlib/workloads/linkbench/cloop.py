@@ -1,5 +1,6 @@
-"""A requester whose requests run in C (``run.driver: c`` on PostgreSQL: the loop of
-``bindings/postgres_native.py``): what it keeps itself, filled from the loop's outcomes
+"""A requester whose requests run in C (``run.driver: c`` on PostgreSQL or MariaDB: the
+loop of ``bindings/postgres_native.py`` or ``bindings/mysql_native.py``, both through
+``bindings/native.py``): what it keeps itself, filled from the loop's outcomes
 in the order the requests ran, as the Python path fills it per request (requests.py):
 RequesterStats (MULTIGET_LINK's found / not found, RANGE_SIZE and the history queries
 before each request's time, as there) and the list-tail history; and a history
@@ -7,10 +8,11 @@ GET_LINKS_LIST's arguments picked from the tails when it comes (the loop stops b
 it), with the same draws as the Python path's.
 
 The choice of loop is ``run.driver``'s (:func:`benchlib.workloads.bindings.use_c_loop`):
-``auto`` (the default) and ``c`` run this where the binding has a loop built (PostgreSQL's;
-``c`` is refused in one line elsewhere), ``python`` the binding's Python path (psycopg):
-on one requester and one seed both give the same statuses, requester counts and rows
-(tests/test_linkbench_cloop.py).
+``auto`` (the default) and ``c`` run this where the binding has a loop built (PostgreSQL's,
+MariaDB's; ``c`` is refused in one line elsewhere), ``python`` the binding's Python path
+(psycopg; mysqlclient or PyMySQL): on one requester and one seed both give the same
+statuses, requester counts and rows (tests/test_linkbench_cloop.py,
+tests/test_linkbench_mycloop.py).
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ as the client's README creates it (``link_partitions``; 0: none), getlinklist wi
 ``FORCE INDEX(<linktable>_id1_type)``. The rest is the dialect's (the target's ENGINE,
 INSERT … ON DUPLICATE KEY UPDATE, ANALYZE TABLE, the link-write connection with
 autocommit off: the server starts a transaction with its first statement, as
-Connector/J does) through the generic binding; mysqlclient or PyMySQL."""
+Connector/J does) through the generic binding; mysqlclient or PyMySQL, or the requests
+in C over libmariadb (:mod:`.mysql_native`, ``run.driver`` auto or c, where it is built)."""
 from __future__ import annotations
 
 from ...indexes import index_name
@@ -24,3 +25,18 @@ class MyLinkBench(LinkBenchSql):
         tail = self.table_tail(engine)
         return tail + (f" PARTITION BY KEY(id1) PARTITIONS {link_partitions}"
                        if link_partitions else "")
+
+    @classmethod
+    def native_missing(cls, dialect):
+        from .mysql_native import AVAILABLE, MISSING
+        return None if AVAILABLE else MISSING
+
+    def open_native(self, endpoint, range_limit: int):
+        """A requester's session whose requests run in C (:mod:`.mysql_native`)."""
+        from ....targets.mysql import _cannot_connect
+        from ....targets.base import TargetError
+        from .mysql_native import MyLinkNative
+        try:
+            return MyLinkNative(endpoint.params["params"], self, range_limit)
+        except ConnectionError as e:
+            raise TargetError(_cannot_connect(endpoint.params["params"], e)) from None

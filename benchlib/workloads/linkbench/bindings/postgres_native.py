@@ -22,13 +22,11 @@ on the second.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import itertools
 import re
 
 from ..._native import missing
-from ..._native.ops import LoopOps
+from .native import LinkNativeSession
 
 try:
     from ..._native import _lbloop
@@ -38,93 +36,20 @@ except ImportError:   # built without libpq-dev or a C compiler: psycopg runs
 AVAILABLE = _lbloop is not None
 DRIVER_PATH = "c-libpq"
 MISSING = missing("_lbloop", "libpq-dev")
-LIST = 5   # GET_LINKS_LIST's code (requests.REQUEST_OPS' order, the loop's KINDS)
 
 
-class LinkLoopOps(LoopOps):
-    """A requester's chunks run in C on its connection; ``client``: the RequestClient
-    whose counts, statistics and list tails the outcomes go to."""
+class PgLinkNative(LinkNativeSession):
+    """The loop's own libpq connections, LinkBench's statements prepared on both."""
 
-    compound: dict = {}
-    mux_auto = False
-
-    def __init__(self, binding, client):
-        # LoopOps' own attributes; no run_many: a thread per requester, as LinkBench's
-        self.binding, self.loop, self.path, self.run_many = binding, _lbloop, DRIVER_PATH, None
-        self.client = client
-        self.cur = None        # the plan in progress, its chunk's args, the next request to file
-        self.args, self.pos, self.history = [], 0, []
-
-    multi: set = frozenset()   # the plan's MULTIGET_LINK IN-list lengths
-
-    def plan(self, chunk):
-        self.multi = {len(a[2]) for c, a in zip(chunk.codes, chunk.args) if c == 4}
-        self._prepare_multi()
-        self.cur, self.args, self.pos = _lbloop.Plan(chunk.codes, chunk.args), chunk.args, 0
-        self.history = [i for i, (c, a) in enumerate(zip(chunk.codes, chunk.args)) if c == LIST and a[2]]
-        return self.cur
-
-    def take_over(self, old: LinkLoopOps) -> None:
-        """The plan in progress on a lost connection, where its requests stood."""
-        self.cur, self.args, self.pos, self.history = old.cur, old.args, old.pos, old.history
-        self.multi = old.multi
-        self._prepare_multi()   # a new connection has none of them: each would fail
-
-    def _prepare_multi(self) -> None:
-        st, conn = self.binding.st, self.binding.conn
-        for n in self.multi:
-            conn.prepare_multiget(n, numbered(st.multiget(0, 0, list(range(n)))[0]))
-
-    def run(self, plan, i, next_tick, end, pacing=(0, 0, 0.0), issued=0):
-        start, offset, period = pacing
-        stop = len(plan)
-        for h in self.history:
-            if h == i:
-                self.client.native_history(plan, i)
-            elif h > i:
-                stop = h
-                break
-        return self.binding.conn.run(plan, i, stop, next_tick, end or 0, start, offset, period, issued)
-
-    def done(self, k: int) -> None:
-        """The next k requests of the plan returned: the requester's own counts."""
-        a, b = self.pos, self.pos + k
-        self.pos = b
-        if k:
-            self.client.native_done(self.args, a, *(x.tolist() for x in unpack(self.cur, a, b)),
-                                    errors=self.cur.errors(a, b))
-
-
-class PgLinkNative:
-    """The loop's own libpq connections (``conn``: both, the autocommit one and the
-    link writes'), LinkBench's statements prepared on them."""
-
-    path = DRIVER_PATH
+    path, loop = DRIVER_PATH, _lbloop
 
     def __init__(self, conninfo: str, st, range_limit: int):
         if _lbloop is None:
             raise RuntimeError(MISSING)
-        self.st, self.dialect = st, st.dialect
-        self.conn = _lbloop.Conn(conninfo)
-        self.wconn = None
-        try:
-            self.conn.prepare([numbered(s) for s in (
-                st.get_visibility, st.insert_link, st.update_link, st.hide_link, st.count_add,
-                st.count_change, st.count_links, st.get_links_list, st.get_node, st.update_node,
-                st.add_node, st.delete_node)], range_limit)
-        except BaseException:
-            self.conn.close()
-            raise
+        super().__init__(_lbloop.Conn(conninfo), st, range_limit)
 
-    def native(self, client) -> LinkLoopOps:
-        """The driver's calls for ``client`` (a RequestClient) on this connection."""
-        return LinkLoopOps(self, client)
-
-    def open_writes(self) -> None:
-        """The link writes' connection is the loop's second, opened with the first."""
-
-    def close(self) -> None:
-        self.conn.close()
+    def statement(self, sql: str) -> bytes:
+        return numbered(sql)
 
 
 def numbered(sql: str) -> bytes:
@@ -132,10 +57,3 @@ def numbered(sql: str) -> bytes:
     statements bind every value: no other ``%`` in them)."""
     n = itertools.count(1)
     return re.sub(r"%s", lambda _: f"${next(n)}", sql).encode()
-
-
-def unpack(plan, a: int, b: int):
-    """Requests a..b-1's codes, statuses, service times (ns), rows, last list times, end times."""
-    raw, extra = plan.results(a, b), plan.extra(a, b)
-    return (np.frombuffer(raw[0], np.int8), np.frombuffer(raw[1], np.int8), np.frombuffer(raw[2], np.int64),
-            *(np.frombuffer(x, np.int64) for x in extra))
