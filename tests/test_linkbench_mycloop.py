@@ -144,3 +144,37 @@ def test_c_requester_goes_on_after_its_connection_is_killed(mysql_own_db):
     finally:
         client.close()
         admin.close()
+
+
+@needs_loop
+def test_a_failed_requests_server_message_is_in_the_log(mysql_own_db, data_dir):
+    """LinkBenchRequest's ``oneRequest error: OP error <message>`` line per failed request,
+    from the C loop over libmariadb: a trigger refuses every link insert after the load,
+    each ERROR counted has its line with the server's message (mysql_error)."""
+    import re
+
+    from test_linkbench import run_lb
+    from test_linkbench_cloop import PROPS, _outcome
+
+    def run(name, **over):
+        exp = {"experiment": f"lbmyerr{name}", "workload": "linkbench",
+               "properties": {**PROPS, "requests": 300},
+               "targets": [{"name": "my", "url": mysql_own_db}], "load": {"batch_size": 512},
+               "run": {"processes": 1, "loops": 1, "status_interval_s": 60, "driver": "c",
+                       "max_error_ratio": 1.0}, "seed": 11, **over}
+        return run_lb(exp, data_dir)
+    run("load", run={"skip": True})
+    conn = _connect(mysql_own_db)
+    try:
+        with conn.cursor() as c:
+            c.execute("CREATE TRIGGER lbmy_no_links BEFORE INSERT ON linktable FOR EACH ROW "
+                      "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'lbmy: no link inserts here'")
+    finally:
+        conn.close()
+    rd = run("c", load={"skip": True})
+    errors = sum(n for (op, st), n in _outcome(rd)[0].items() if st == "ERROR")
+    lines = re.findall(r"^ERROR \S+ \S+ \[Thread-0\]: oneRequest error: (\w+) error (.*)$",
+                       (rd / "linkbench.log").read_text(), re.M)
+    assert 0 < len(lines) == min(errors, 100), (errors, lines[:3])
+    assert {m for _, m in lines} == {"lbmy: no link inserts here"}
+    assert {op for op, _ in lines} <= {"ADD_LINK", "UPDATE_LINK"}
