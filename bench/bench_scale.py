@@ -1,19 +1,23 @@
 """How a load's cost and memory grow with the data: YCSB's load on PostgreSQL at
 100 k, 1 M (and 10 M) records × 1, 2 … load clients, beside a bare COPY of the same rows.
 
-Each point runs benchlib's load (``load.threads`` = ``load.processes`` = clients,
-COPY in batches of ``--batch``) in a process of its own, and watches that process
+Each point runs benchlib's load (``load.threads`` = ``load.processes`` = clients, or
+the defaults for ``auto``; COPY in batches of ``--batch``) in a process of its own, and watches that process
 (the controller) and its spawned load processes from outside: their peak resident
 size (``VmHWM`` in /proc, read every 50 ms; the peak a process reached before it
 ended). Beside it, alternating, the reference: as many bare processes, each generating
 its share of the same rows (YCSB's keys, ten 100-byte alphanumeric fields) a batch at a
-time and COPYing it, nothing else: where PostgreSQL itself slows with the table's size,
+time and COPYing it, nothing else, as many as benchlib's load had loader processes: where PostgreSQL itself slows with the table's size,
 the reference slows as much. Rates are rows/s over the load (benchlib: the step's
 records over its seconds; bare: the first process's start to the last one's end).
+Client CPU per row beside each: the loader processes' own getrusage over the load
+(benchlib: the step's ``client_cpu_s``; bare: each process from its start to its end).
+Before each load a CHECKPOINT, and the two take turns going first (in every second
+alternation the bare load does): the load after a big one does not pay for its pages.
 Medians of ``--reps``; the load average beside each table.
 
     .venv/bin/python bench/bench_scale.py [--url postgresql://postgres@127.0.0.1:5432/test]
-        [--records 100000,1000000] [--clients 2] [--reps 3] [--batch 5000] [--table bench_scale]
+        [--records 100000,1000000] [--clients 2|1,2,auto] [--reps 3] [--batch 5000] [--table bench_scale]
         [--workloads ycsb,ybio,kv,linkbench] [--run-clients 1,16,64] [--run-secs 10] [--run-reps 3]
 
 ``--workloads`` adds ybio's load and kv's prepare (on the same PostgreSQL) with their
@@ -52,7 +56,9 @@ LINKBENCH_CONFIG = HERE.parents[1] / "tests/data/linkbench/config/LinkConfigPgsq
 
 def benchlib_load(url: str, workload: str, records: int, clients: int, batch: int, table: str,
                   data_dir: str) -> dict:
-    """benchlib's load step alone; rows/s of the step."""
+    """benchlib's load step alone; rows/s of the step, its loader processes' CPU per row
+    (their getrusage over the step) and how many loaders ran. ``clients`` 0: the
+    default loader count (``load.processes`` and ``load.threads`` left as they are)."""
     from benchlib.params import validate
     from benchlib.run.experiment import run_experiment
     from benchlib.store.folders import load_results
@@ -61,12 +67,12 @@ def benchlib_load(url: str, workload: str, records: int, clients: int, batch: in
              "kv": {"key_count": records, "op_count": 1, "table": table,
                     "prepare_remove_ratio": 0.1},
              # the maintained client's config as it is (its 2017 graph), maxid1 = records
-             "linkbench": {"maxid1": records, "loaders": clients}}[workload]
+             "linkbench": {"maxid1": records, "loaders": clients or 1}}[workload]
     extra = {"workload_file": str(LINKBENCH_CONFIG)} if workload == "linkbench" else {}
     exp = validate({
         "experiment": "scale", "workload": workload, "properties": props, **extra,
         "targets": [{"name": "pg", "url": url}],
-        "load": {"threads": clients, "processes": [clients], "batch_size": batch},
+        "load": {**({"threads": clients, "processes": [clients]} if clients else {}), "batch_size": batch},
         "run": {"skip": True}, "seed": 1,
     }, "bench")
     with open(os.devnull, "w") as devnull:
@@ -74,10 +80,14 @@ def benchlib_load(url: str, workload: str, records: int, clients: int, batch: in
     assert res.ok, res.runs
     steps = load_results(Path(data_dir) / "scale")["steps"].set_index("step")
     ops, secs = float(steps.loc["l.pre", "ops"]), float(steps.loc["l.pre", "secs"])
-    return {"rate": ops / secs, "rows": ops}
+    cpu = float(steps.loc["l.pre", "client_cpu_s"])
+    return {"rate": ops / secs, "rows": ops, "cpu_us": cpu / ops * 1e6,
+            "loaders": int(steps.loc["l.pre", "processes"])}
 
 
 def _bare_worker(url: str, table: str, lo: int, hi: int, batch: int, go, out) -> None:
+    import resource
+
     import numpy as np
     import psycopg
 
@@ -89,7 +99,7 @@ def _bare_worker(url: str, table: str, lo: int, hi: int, batch: int, go, out) ->
     sql = f"COPY {table} (ycsb_key, {cols}) FROM STDIN"
     with psycopg.connect(url, autocommit=True) as conn:
         go.wait()
-        t0 = time.perf_counter()
+        t0, ru0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
         for b0 in range(lo, hi, batch):
             n = min(batch, hi - b0)
             keys = build_key_names(np.arange(b0, b0 + n), True, 1)
@@ -98,11 +108,14 @@ def _bare_worker(url: str, table: str, lo: int, hi: int, batch: int, go, out) ->
                             for k, row in zip(keys, offs))
             with conn.cursor() as cur, cur.copy(sql) as cp:
                 cp.write(data)
-        out.put((t0, time.perf_counter()))
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        out.put((t0, time.perf_counter(), ru.ru_utime + ru.ru_stime - ru0.ru_utime - ru0.ru_stime))
 
 
 def bare_load(url: str, records: int, clients: int, batch: int, table: str) -> dict:
-    """The reference: ``clients`` processes COPYing their contiguous shares of the rows."""
+    """The reference: ``clients`` processes COPYing their contiguous shares of the rows;
+    rows/s from the first one's start to the last one's end, and their CPU per row
+    (each one's getrusage from its start to its end)."""
     import psycopg
     cols = ", ".join(f"field{i} TEXT" for i in range(10))
     with psycopg.connect(url, autocommit=True) as conn:
@@ -120,8 +133,8 @@ def bare_load(url: str, records: int, clients: int, batch: int, table: str) -> d
     spans = [out.get() for _ in procs]
     for p in procs:
         p.join()
-    secs = max(e for _, e in spans) - min(s for s, _ in spans)
-    return {"rate": records / secs, "rows": records}
+    secs = max(e for _, e, _ in spans) - min(s for s, _, _ in spans)
+    return {"rate": records / secs, "rows": records, "cpu_us": sum(c for _, _, c in spans) / records * 1e6}
 
 
 # ------------------------------------------------------------ watching a child from outside
@@ -177,19 +190,43 @@ def watched(args: list[str]) -> tuple[dict, int, list[int]]:
 
 # ------------------------------------------------------------ the table
 
-def _point(a, workload: str, records: int, clients: int, data: str) -> dict:
+def _point(a, workload: str, records: int, clients: int, data: str, bare_first: bool = False) -> dict:
+    """One alternation: benchlib's load and the bare one (YCSB), each after a CHECKPOINT
+    (the previous load's dirty pages written before, not during, the next), in turn
+    first (``bare_first``: the other order; the one after a big load is not always one)."""
     spec = [a.url, workload, str(records), str(clients), str(a.batch), a.table, data]
-    res, ctl, loaders = watched(["benchlib", *spec])
-    r = {"rate": res["rate"], "ctl": ctl / 1024, "load": max(loaders, default=0) / 1024,
-         "n_load": len(loaders)}
-    if workload == "ycsb":
-        bare, _, bare_procs = watched(["bare", a.url, str(records), str(clients), str(a.batch),
-                                       a.table + "_bare"])
-        r.update(bare=bare["rate"], bare_mb=max(bare_procs, default=0) / 1024)
+
+    def bare_load_(n: int) -> dict:
+        _checkpoint(a.url)
+        bare, _, bare_procs = watched(["bare", a.url, str(records), str(n), str(a.batch), a.table + "_bare"])
         _drop(a.url, a.table + "_bare")   # 13 GB at 10 M records: the disk holds one copy less
+        return {"bare": bare["rate"], "bare_cpu_us": bare["cpu_us"], "bare_mb": max(bare_procs, default=0) / 1024}
+
+    ycsb = workload == "ycsb"
+    # as many bare COPYing processes as benchlib's loaders (auto: the cores, as the plan says)
+    n_bare = clients or min(os.cpu_count() or 1, 32)
+    first = bare_load_(n_bare) if ycsb and bare_first else {}
+    _checkpoint(a.url)
+    res, ctl, loaders = watched(["benchlib", *spec])
+    r = {"rate": res["rate"], "cpu_us": res["cpu_us"], "loaders": res["loaders"], "ctl": ctl / 1024,
+         "load": max(loaders, default=0) / 1024, "n_load": len(loaders)}
+    if ycsb:
+        assert res["loaders"] == n_bare, (res["loaders"], n_bare)
+        r.update(first or bare_load_(n_bare))
+        r["ratio"] = r["rate"] / r["bare"]
     print(f"{workload} {records:,} × {clients}: " + ", ".join(f"{k} {v:,.1f}" for k, v in r.items())
           + f" (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
     return r
+
+
+def _checkpoint(url: str) -> None:
+    """A CHECKPOINT (a superuser's or pg_checkpoint's); without the right, nothing."""
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as conn:
+        try:
+            conn.execute("CHECKPOINT")
+        except psycopg.errors.InsufficientPrivilege:
+            pass
 
 
 def _drop(url: str, *tables: str) -> None:
@@ -292,20 +329,26 @@ def _print_table(workload: str, points: dict, reps: int, load0: float) -> None:
     print(f"\n{workload}: medians of {reps}; load average {load0:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end\n")
     ycsb = workload == "ycsb"
-    head = "| records | clients | benchlib rows/s | vs fewest records |"
+    head = "| records | loaders | benchlib rows/s | vs fewest records | benchlib client CPU µs/row |"
     if ycsb:
-        head += " bare COPY rows/s | vs fewest records | benchlib / bare | bare process peak MB |"
-    print(head + " load process peak RSS MB (largest) | controller peak RSS MB |")
-    print("|" + "---:|" * (head.count("|") + 1))
+        head += (" bare COPY rows/s | vs fewest records | bare client CPU µs/row | benchlib / bare "
+                 "(median of each alternation's) | range | bare process peak MB |")
+    head += " load process peak RSS MB (largest) | controller peak RSS MB |"
+    print(head)
+    print("|" + "---:|" * (head.count("|") - 1))
     first = {}
     for (records, clients), reps_ in points.items():
         rate = _med(reps_, "rate")
         f = first.setdefault(clients, reps_)
-        row = f"| {records:,} | {clients} | {rate:,.0f} | {rate / _med(f, 'rate'):.2f} |"
+        n = sorted({r["loaders"] for r in reps_})
+        who = "/".join(map(str, n)) + (" (default)" if clients == 0 else "")
+        row = (f"| {records:,} | {who} | {rate:,.0f} | {rate / _med(f, 'rate'):.2f} "
+               f"| {_med(reps_, 'cpu_us'):.1f} |")
         if ycsb:
             bare = _med(reps_, "bare")
-            row += (f" {bare:,.0f} | {bare / _med(f, 'bare'):.2f} | {rate / bare:.2f} "
-                    f"| {_med(reps_, 'bare_mb'):.0f} |")
+            lo, hi = min(r["ratio"] for r in reps_), max(r["ratio"] for r in reps_)
+            row += (f" {bare:,.0f} | {bare / _med(f, 'bare'):.2f} | {_med(reps_, 'bare_cpu_us'):.1f} "
+                    f"| {_med(reps_, 'ratio'):.2f} | {lo:.2f}–{hi:.2f} | {_med(reps_, 'bare_mb'):.0f} |")
         print(row + f" {_med(reps_, 'load'):.0f} | {_med(reps_, 'ctl'):.0f} |")
 
 
@@ -326,7 +369,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--records", default="100000,1000000")
-    ap.add_argument("--clients", default="2")
+    ap.add_argument("--clients", default="2",
+                    help="loaders: counts, or auto for benchlib's default (the bare reference: as many)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--batch", type=int, default=5000)
     ap.add_argument("--table", default="bench_scale", help="tables of its own (and <table>_bare)")
@@ -338,6 +382,8 @@ def main() -> int:
     a = ap.parse_args()
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,40}", a.table):
         ap.error(f"--table {a.table!r}: a plain lower-case SQL name")
+    if not all(x == "auto" or (x.isdigit() and 0 < int(x) <= 256) for x in a.clients.split(",")):
+        ap.error(f"--clients {a.clients!r}: counts from 1 to 256 or auto, by commas")
     runs_wanted = "ycsb" in a.workloads.split(",") and a.run_clients
     if runs_wanted:
         need({"pgbench": "apt-get install postgresql (or postgresql-client, as the release ships it)",
@@ -349,10 +395,10 @@ def main() -> int:
             runs: dict = {}
             for rep in range(a.reps):
                 for records in (int(x) for x in a.records.split(",")):
-                    for clients in (int(x) for x in a.clients.split(",")):
+                    for clients in (0 if x == "auto" else int(x) for x in a.clients.split(",")):
                         with tempfile.TemporaryDirectory(prefix="bench-scale-") as data:
                             points.setdefault((records, clients), []).append(
-                                _point(a, workload, records, clients, data))
+                                _point(a, workload, records, clients, data, bare_first=rep % 2 == 1))
                     if workload == "ycsb" and runs_wanted and rep == a.reps - 1:
                         with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
                             runs[records] = _runs(a, records, folder)

@@ -124,7 +124,8 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
                        "table": table,  # its own table: test suites may share the database
                        "updateproportion": 1.0 - read, "requestdistribution": distribution},
         "targets": [{"name": "pg", "url": url}],
-        "load": {"skip": not load, "threads": 2, "processes": [2], "batch_size": 5000},
+        # the load's loaders: the default (a loader process per core, load.processes auto)
+        "load": {"skip": not load, "batch_size": 5000},
         "run": {"skip": secs is None, "threads": [threads], "processes": processes, "loops": 1, "loop_secs": secs or 1,
                 "status_interval_s": 3600, "multiplex": multiplex, "driver": driver},
         "seed": 1,
@@ -275,7 +276,7 @@ def main() -> int:
     data = Path(tempfile.mkdtemp(prefix="bench-ycsb-"))
     # the load first (it also makes the table the runs read, and its integer-keyed copy)
     print(f"start {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
-    load_rate, load_cpu, _ = benchlib_run(a.url, data, "load", 1, None, True, a.records, table=a.table)
+    load_rate, load_cpu, load_row = benchlib_run(a.url, data, "load", 1, None, True, a.records, table=a.table)
     scripts = same_row_scripts(a.url, a.records, data, a.table)
     mixes = a.mixes.split(",")
     points: dict = {m: {} for m in mixes}
@@ -293,7 +294,7 @@ def main() -> int:
           f"{os.getloadavg()[0]:.1f} at the end")
     for mix in mixes:
         _table(mix, points[mix])
-    print(f"\nLoad of {a.records:,} records (2 loader processes, COPY batches of 5000): "
+    print(f"\nLoad of {a.records:,} records ({load_row['processes']} loader processes, COPY batches of 5000): "
           f"{load_rate:,.0f} records/s (client CPU {load_cpu:.1f} µs/record)")
     return 0
 

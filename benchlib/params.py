@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from . import loaders
 from .inputfiles import load_yaml
 from .overrides import ParameterError, parse_override  # noqa: F401 - params' own names
 from .matrix import MAX_RATE, MAX_SECONDS, Factors, check_run_ids, distinct, target_configurations
@@ -86,9 +87,12 @@ class LoadSpec(Strict):
     # a target that starts its own server from a data directory loads once per version and
     # copies the data for the other runs (run/loaded_data.py); fresh: every run loads
     fresh: bool = False
-    threads: int = Field(4, ge=1, le=MAX_THREADS)
-    # the load's threads are split into N loader processes, as the seed splits into pods
-    processes: Annotated[list[int], AfterValidator(distinct)] = Field(default_factory=lambda: [1])
+    # the load's connections, split among its loader processes; auto: one per loader process
+    threads: Annotated[int, Field(ge=1, le=MAX_THREADS)] | Literal["auto"] = "auto"
+    # loader processes, a matrix list, as the seed splits into pods; auto: one per core
+    # (loaders.py: at most 32, the target's client processes and the load's threads)
+    processes: Annotated[list[int | Literal["auto"]], AfterValidator(distinct)] = \
+        Field(default_factory=lambda: [loaders.AUTO])
     batch_size: int = Field(1000, ge=1, le=100_000)
     target_factors: Factors = Field(default_factory=lambda: [0.0])  # 0 = unthrottled
     # fast: benchlib's (bulk batches, secondary indexes after); java: as the reference
@@ -96,12 +100,9 @@ class LoadSpec(Strict):
     # workload has it (Workload.load_modes)
     mode: Literal["fast", "java"] = "fast"
 
-    @field_validator("processes")
-    @classmethod
-    def _procs(cls, v):
-        if not v or any(p < 1 or p > MAX_PROCESSES for p in v):
-            raise ValueError(f"a non-empty list of process counts from 1 to {MAX_PROCESSES}")
-        return v
+    _procs = field_validator("processes", mode="before")(
+        lambda cls, v: loaders.check_processes(v, MAX_PROCESSES))
+    _threads = field_validator("threads", mode="before")(lambda cls, v: loaders.check_threads(v, MAX_THREADS))
 
     @model_validator(mode="after")
     def _skip_or_replace(self):
@@ -244,6 +245,7 @@ class RunSpec(BaseModel):
     run_id: str
     target: TargetSpec
     load_processes: int
+    load_processes_auto: int | None = None   # what load.processes auto is for this target here
     load_target_ops_per_s: float | None
     threads: int
     processes: int
@@ -253,11 +255,11 @@ class RunSpec(BaseModel):
     workload_point: dict[str, Any] = Field(default_factory=dict)
 
 
-def _process_cap(t: TargetSpec) -> int | None:
+def _process_cap(t: TargetSpec, attr: str = "client_processes") -> int | None:
     """The most client processes a step on ``t`` may have (None: any; a target whose
-    driver is missing is told where it is made)."""
+    driver is missing is told where it is made); ``load_writers``: load.processes auto's."""
     try:
-        return target_class(t.kind).client_processes
+        return getattr(target_class(t.kind), attr)
     except ImportError:
         return None
 
@@ -267,7 +269,7 @@ def _check_processes(t: TargetSpec, run_processes, load_processes: list[int]) ->
     if cap is None:
         return
     for key, n in (("run.processes", run_processes if run_processes != "auto" else 1),
-                   ("load.processes", max(load_processes))):
+                   ("load.processes", max((p for p in load_processes if p != loaders.AUTO), default=1))):
         if n > cap:
             raise ValueError(f"{key}: {n}: target {t.name} ({t.kind}) is opened by at most {cap} "
                              "client process (its threads share it): give the threads alone")
@@ -292,16 +294,20 @@ def plan(exp: Experiment) -> list[RunSpec]:
 def _plan_point(exp: Experiment, point: dict[str, Any]) -> list[RunSpec]:
     cpus = exp.dask.workers if exp.executor == "dask" else os.cpu_count() or 1  # "auto": per core/worker
     runs, base = [], exp.run.target_base
-    for target, lp, lf, threads, rf, rep in itertools.product(
-            exp.targets, exp.load.processes, exp.load.target_factors, exp.run.threads,
-            exp.run.target_factors, range(1, exp.repetitions + 1)):
-        procs = min(threads, cpus) if exp.run.processes == "auto" else min(int(exp.run.processes), threads)
-        procs = min(procs, _process_cap(target) or procs)
-        tgt, ltgt = (rf * base if rf > 0 else None), (lf * base if lf > 0 else None)
-        rid = f"{target.name}-t{threads}-p{procs}-l{lp}-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}"
-        runs.append(RunSpec(run_id=rid, target=target, load_processes=lp, load_target_ops_per_s=ltgt,
-                            threads=threads, processes=procs, target_ops_per_s=tgt, repetition=rep,
-                            workload_point=point))
+    own = exp.workload_class().own_load_threads({**exp.workload_properties(), **point})
+    for target in exp.targets:
+        cap = _process_cap(target)
+        lps, auto = loaders.loader_counts(exp.load, own, cpus, cap, _process_cap(target, "load_writers"))
+        for lp, lf, threads, rf, rep in itertools.product(
+                lps, exp.load.target_factors, exp.run.threads, exp.run.target_factors,
+                range(1, exp.repetitions + 1)):
+            procs = min(threads, cpus) if exp.run.processes == "auto" else min(int(exp.run.processes), threads)
+            procs = min(procs, cap or procs)
+            tgt, ltgt = (rf * base if rf > 0 else None), (lf * base if lf > 0 else None)
+            rid = f"{target.name}-t{threads}-p{procs}-l{lp}-tgt{int(tgt or 0)}{_point_suffix(point)}-r{rep}"
+            runs.append(RunSpec(run_id=rid, target=target, load_processes=lp, load_processes_auto=auto,
+                                load_target_ops_per_s=ltgt, threads=threads, processes=procs,
+                                target_ops_per_s=tgt, repetition=rep, workload_point=point))
     return runs
 
 

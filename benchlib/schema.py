@@ -160,6 +160,7 @@ class RunMeta(BaseModel):
     threads: int | None = None
     processes: int | None = None
     load_processes: int | None = None
+    load_processes_auto: int | None = None   # load.processes auto on its host and target (loaders.py)
     target_ops_per_s: float | None = None
     load_target_ops_per_s: float | None = None
     repetition: int | None = None

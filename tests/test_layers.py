@@ -24,7 +24,7 @@ LAYERS = {
     "benchlib.schema": 0, "benchlib.measure": 0, "benchlib.masking": 0,
     "benchlib.version": 0, "benchlib.points": 0, "benchlib.inputfiles": 0, "benchlib.seeds": 0,
     "benchlib.extra_tables": 0, "benchlib.filemodes": 0, "benchlib.errors": 0,
-    "benchlib.registries": 0,
+    "benchlib.registries": 0, "benchlib.loaders": 0,
     "benchlib.hw": 1,
     "benchlib.targets": 2, "benchlib.workloads": 2,
     "benchlib.workloads._native": 2,     # the C loops no workload owns: below every workload folder

@@ -5,6 +5,7 @@ left behind, not even by a SIGKILL."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import time
@@ -26,6 +27,7 @@ from benchlib.targets import postgres_binaries as pgbin
 
 URL = "postgres-provisioned"
 BUFFERS = ["128MB", "256MB"]
+LOADERS = min(2, os.cpu_count() or 1)   # load.threads 2, load.processes auto: a loader per core
 
 try:
     pgbin.find(None)
@@ -99,7 +101,7 @@ def test_each_configuration_ran_on_its_own_server_with_its_settings(sweep):
 
 def test_the_data_is_loaded_once_and_copied_for_the_other_configuration(sweep):
     data, _ = sweep
-    first, second = (json.loads((data / "provsweep" / f"pg-shared_buffers{b}-t2-p2-l1-tgt0-r1" / "meta.json")
+    first, second = (json.loads((data / "provsweep" / f"pg-shared_buffers{b}-t2-p2-l{LOADERS}-tgt0-r1" / "meta.json")
                                 .read_text()) for b in BUFFERS)
     assert first["planned"] == ["l.pre", "r.L1"] and second["planned"] == ["r.L1"]
     assert first["dbms"]["data"]["from"] == "initdb" and first["data_copy"]["kept"].startswith("provsweep/")
@@ -113,7 +115,7 @@ def test_the_data_is_loaded_once_and_copied_for_the_other_configuration(sweep):
     steps = load_results(data / "provsweep")["steps"]
     run = steps[steps["phase"] == "run"]
     assert len(run) == 2 and (run["ops"] > 0).all() and (run["status"] == "ok").all()
-    assert set(steps[steps["phase"] == "load"]["run_id"]) == {"pg-shared_buffers128MB-t2-p2-l1-tgt0-r1"}
+    assert set(steps[steps["phase"] == "load"]["run_id"]) == {f"pg-shared_buffers128MB-t2-p2-l{LOADERS}-tgt0-r1"}
 
 
 def test_load_fresh_or_skip_keeps_no_data():

@@ -3,6 +3,7 @@ fetch into the test's own cache dir, a server of it started; offline, one line n
 where it looked and how to fetch it; a dry run fetches nothing and says what it would."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,8 @@ from benchlib import cli as benchlib_cli
 from benchlib.targets import postgres_binaries as pgbin
 from benchlib.targets import postgres_fetch as pgfetch
 from benchlib.targets.postgres_provisioned import ProvisionedPostgresTarget
+
+LOADERS = min(2, os.cpu_count() or 1)   # pg-versions.yaml: load.threads 2, load.processes auto
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,7 +99,7 @@ def test_pg_versions_dry_run_fetches_nothing_and_says_what_it_would(own_cache, c
     assert "pg-versions: workload ycsb, 96 runs" in out
     for version in (14, 15, 16, 18):   # YCSB A and C, each its own runs
         for mix in "ac":
-            assert out.count(f"pg-v{version}-shared_buffers1GB-t4-p2-l1-tgt0-mix{mix}-r") == 3
+            assert out.count(f"pg-v{version}-shared_buffers1GB-t4-p2-l{LOADERS}-tgt0-mix{mix}-r") == 3
     missing = [m for m in (14, 16, 18) if not _here(m)]
     if missing:
         assert f"fetches PostgreSQL {', '.join(map(str, missing))}" in out

@@ -58,6 +58,7 @@ def _start_meta(exp: Experiment, spec: RunSpec, props: dict, steps: list[StepSpe
         matrix_properties=list(spec.workload_point),   # the axes this experiment sweeps
         target={"name": spec.target.name, "url": mask_url(spec.target.url), "kind": spec.target.kind},
         threads=spec.threads, processes=spec.processes, load_processes=spec.load_processes,
+        load_processes_auto=spec.load_processes_auto,
         target_ops_per_s=spec.target_ops_per_s, load_target_ops_per_s=spec.load_target_ops_per_s,
         repetition=spec.repetition, seed=seed, seed_rule=seeds.RULE, planned=[s.name for s in steps],
         parameters=resolved_parameters(exp), host=host_facts(), dbms=None)

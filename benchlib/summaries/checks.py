@@ -72,9 +72,13 @@ def planned_runs(metas: list[dict]) -> dict[tuple, dict[int, list[str]]] | None:
         seen.add(exp)
         load, run = params.get("load") or {}, params.get("run") or {}
         base = to_float(run.get("target_base"), 0.0) or 16384
+        # load.processes auto: what it was for the target where it ran (its runs' meta)
+        auto = {str(a.get("config")): a.get("load_processes_auto") for a in metas
+                if a.get("experiment") == m.get("experiment") and a.get("load_processes_auto")}
         for t in params.get("targets") or []:
             reps = out.setdefault((exp, str(t.get("name"))), {})
             for lp in load.get("processes") or [1]:
+                lp = auto.get(str(t.get("name")), lp) if lp == "auto" else lp
                 for lf in load.get("target_factors") or [0]:
                     for threads in run.get("threads") or [1]:
                         for rf in run.get("target_factors") or [0]:

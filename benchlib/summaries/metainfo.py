@@ -154,9 +154,12 @@ def _matrix_facts(facts: _Facts, meta: dict, metas: list[dict], params: dict, pr
         sorted({str(m["config"]) for m in metas if _present(m.get("config"))})
     add("configs", str(configs) if configs else None, "Benchmark is limited to DBMS {v}.")
     if load.get("processes"):
-        add("load_processes", _and(load["processes"]), "Import is handled by {v} processes.")
-        add("load_threads", f"[{load.get('threads')}] threads, split into {_list(load['processes'])}",
-            "Loading is tested with {v} processes.")
+        # auto: the count it was where the runs ran (their meta), e.g. "2 (auto)"
+        auto = sorted({m["load_processes_auto"] for m in metas if m.get("load_processes_auto")})
+        procs = [f"{'/'.join(map(str, auto)) or '?'} ({p})" if p == "auto" else p for p in load["processes"]]
+        threads = "a thread per process" if load.get("threads") == "auto" else f"[{load.get('threads')}] threads"
+        add("load_processes", _and(procs), "Import is handled by {v} processes.")
+        add("load_threads", f"{threads}, split into {_list(procs)}", "Loading is tested with {v} processes.")
     if run.get("threads"):
         add("run_threads", f"{_list(run['threads'])} threads, split into [{run.get('processes', 'auto')}]",
             "Benchmarking is tested with {v} processes.")

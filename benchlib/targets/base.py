@@ -79,6 +79,9 @@ class Target:
     # the most client processes a step may have: 1 where one process alone may open the
     # database (RocksDB's directory lock; its threads share it); None: any number
     client_processes: int | None = None
+    # the most loaders writing at once that can gain anything (SQLite's one writer): the
+    # most processes load.processes auto gives it (loaders.py); None: the cores decide
+    load_writers: int | None = None
 
     def server_marks(self) -> list[str]:
         """What names this server among others of its program on its host, as a monitoring

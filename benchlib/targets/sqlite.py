@@ -23,6 +23,7 @@ class SqliteTarget(Target):
     # benchlib's mark: a row of its registry table (SQLite has no table comments), with
     # the table's CREATE statement then: a table made again by someone else is not marked
     tracks_tables = True
+    load_writers = 1   # one writer at a time (the database's lock): more loaders only wait
 
     @classmethod
     def connect_endpoint(cls, endpoint):

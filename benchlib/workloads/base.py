@@ -252,6 +252,12 @@ class Workload:
         the runner's, made of :meth:`step_plan` (``stepplan.build_steps``)."""
         return build_steps(exp, spec, self.step_plan(exp, spec))
 
+    @classmethod
+    def own_load_threads(cls, properties: dict) -> int | None:
+        """Its load's threads when its properties decide them (LinkBench's loaders), else
+        None (``load.threads``): ``load.processes: auto`` takes no more processes."""
+        return None
+
     def step_plan(self, exp, spec) -> StepPlan:
         """What it loads, whether it indexes, what a loop runs and its defaults: a
         ``stepplan.StepPlan`` (keyword-only facts) for this run point."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import schema
+from .. import loaders, schema
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def build_steps(exp, spec, plan: StepPlan) -> list[StepSpec]:
     the plan has one, a run loop ``r.L<n>`` for each of ``run.loops`` unless ``run.skip``."""
     steps = []
     if plan.load and not exp.load.skip:
-        threads = plan.load_threads or exp.load.threads
+        threads = loaders.step_threads(exp.load, plan.load_threads, spec.load_processes)
         steps.append(StepSpec(
             schema.step_name("load"), "load", threads=threads,
             processes=min(spec.load_processes, threads),

@@ -29,6 +29,9 @@ class SqlDialect(Dialect):
     smallint_type: ClassVar[str] = "smallint"
     # an UPDATE … RETURNING is understood (the rows it changed, read back in one statement)
     update_returning: ClassVar[bool] = False
+    # bulk_load takes COPY's text, key<TAB>value…<LF> lines (PostgreSQL's): a load may make
+    # its batches as that text at once (YcsbLoadClient, ValuePool.copy_text)
+    copy_text: ClassVar[bool] = False
     # a read that a write of the same transaction then changes locks its rows
     for_update: ClassVar[str] = " FOR UPDATE"
     # what opens a write transaction on an autocommit connection

@@ -31,6 +31,7 @@ class PostgresDialect(SqlDialect):
     numbered: bool = True
     bytes_type: ClassVar[str] = "bytea"
     update_returning: ClassVar[bool] = True
+    copy_text: ClassVar[bool] = True
 
     def key_type(self, size: int) -> str:
         return f'VARCHAR({size}) COLLATE "C"'

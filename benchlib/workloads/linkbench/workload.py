@@ -75,6 +75,10 @@ class LinkBenchWorkload(Workload):
         return native_missing(dialect)
 
     @classmethod
+    def own_load_threads(cls, properties: dict) -> int:
+        return 1 + from_properties(properties).loaders   # the node loader and the link loaders
+
+    @classmethod
     def read_properties_file(cls, path) -> dict:
         return read_config(path)
 

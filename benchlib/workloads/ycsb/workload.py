@@ -206,10 +206,11 @@ class _YcsbClient(ReconnectingClient, WorkloadClient):
         keys = build_key_names(keynums, self.core.insertorder == "hashed", int(self.core.zeropadding))
         return [k.encode() for k in keys] if self.as_bytes else keys
 
-    def _rows(self, keys: list) -> list[tuple]:
-        """The records of ``keys``: (key, field values …)."""
+    def _rows(self, keys: list, lengths=None) -> list[tuple]:
+        """The records of ``keys``: (key, field values …); ``lengths``: their values'
+        lengths, drawn already."""
         nf = len(self.cfg.field_names)
-        flat = self.pool.values(self.lengths.next_batch(len(keys) * nf))
+        flat = self.pool.values(self.lengths.next_batch(len(keys) * nf) if lengths is None else lengths)
         return [(k, *flat[i:i + nf]) for k, i in zip(keys, range(0, len(flat), nf))]
 
     def _open(self):
@@ -237,7 +238,10 @@ class YcsbLoadClient(_YcsbClient):
         self.batch_size = batch_size
 
     def _bind(self):
-        self.fns = [self.binding.insert_batch, self.binding.insert]
+        # a dialect whose bulk load takes COPY's text (PostgreSQL's): the batches made as
+        # that text at once (ValuePool.copy_text), no tuple or string per value
+        self.copy = getattr(getattr(self.binding, "dialect", None), "copy_text", False)
+        self.fns = [self.binding.insert_copy if self.copy else self.binding.insert_batch, self.binding.insert]
 
     def next_chunk(self, max_ops):
         b = self.batch_size
@@ -246,9 +250,18 @@ class YcsbLoadClient(_YcsbClient):
             return None
         keys = self._keys(np.arange(self.pos, self.pos + n_rec, dtype=np.int64))
         self.pos += n_rec
-        rows = self._rows(keys)
-        batches = [(rows[i:i + b],) for i in range(0, n_rec, b)]
-        return Chunk([0] * len(batches), batches, [len(x[0]) for x in batches])
+        nf = len(self.cfg.field_names)
+        lengths = self.lengths.next_batch(n_rec * nf)
+        units = [min(b, n_rec - i) for i in range(0, n_rec, b)]
+        if self.copy and nf and lengths[0] > 0 and (lengths == lengths[0]).all():
+            # the values _rows would cut (the same offsets drawn), as COPY's text
+            offs, n = self.pool.offsets(len(lengths)), int(lengths[0])
+            keys = keys if self.as_bytes else [k.encode() for k in keys]
+            text = [(self.pool.copy_text(keys[i:i + b], offs[i * nf:(i + b) * nf], n),)
+                    for i in range(0, n_rec, b)]
+            return Chunk([0] * len(text), text, units)
+        rows = self._rows(keys, lengths)
+        return Chunk([0] * len(units), [(rows[i:i + b],) for i in range(0, n_rec, b)], units)
 
 
 class YcsbRunClient(_YcsbClient):

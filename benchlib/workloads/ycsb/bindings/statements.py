@@ -105,5 +105,12 @@ class SqlYcsb(YcsbBinding):
         d.bulk_load(self.conn, table, cols, d.bulk_payload(table, cols, rows, plain=True))
         return OK  # the records are counted from the chunk's units
 
+    def insert_copy(self, text):
+        """A batch made as COPY's text already (ValuePool.copy_text; a dialect whose
+        ``copy_text`` says its bulk load takes it)."""
+        table, cols = self.load_args
+        self.dialect.bulk_load(self.conn, table, cols, text)
+        return OK
+
     def close(self):
         self.conn.close()
