@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 NATIVE_C := benchlib/workloads/_native
 
-.PHONY: quickstart test test-newcomer install mysql-c docs clean-data
+.PHONY: quickstart test test-newcomer install mysql-c docs clean-data bytecode
 
 $(BIN)/.installed: pyproject.toml setup.py benchlib/importers/_linescan.c \
 		$(NATIVE_C)/_pgloop.c $(NATIVE_C)/_myloop.c $(NATIVE_C)/_redisloop.c $(NATIVE_C)/_lbloop.c \
@@ -42,8 +42,16 @@ quickstart: $(BIN)/.installed mysql-c
 # a database, table or folder of its own, so they run side by side; --dist loadscope is
 # xdist's, over the suite's own units (tests/scheduling.py): a module sharing a module
 # fixture (test_points' ybio runs) goes to one worker, every other test alone, longest first
-test: $(BIN)/.installed mysql-c
+# bytecode (compileall) first: where PYTHONDONTWRITEBYTECODE is set (this machine's shells) no
+# process writes benchlib's bytecode, so every Python process the suite starts
+# (a run's spawned clients, `benchlib` subprocesses, kernels) compiled ~100 modules from
+# source again; compileall writes them regardless, skips what is up to date, and a module
+# edited since is compiled afresh in memory, never run stale
+test: $(BIN)/.installed mysql-c bytecode
 	$(BIN)/python -m pytest -q -n 3 --dist loadscope
+
+bytecode: $(BIN)/.installed
+	@$(BIN)/python -m compileall -q benchlib tests >/dev/null
 
 # the suite on a newcomer's machine (the README's first paragraph: a C compiler, but no
 # client library's headers, so no C loops and no mysqlclient): the tracked files copied to $(NEWCOMER), installed there with

@@ -32,7 +32,7 @@ def _two_targets(tmp_path: Path, name: str, pg_url: str) -> Path:
                           "requestdistribution": "latest", "table": f"dbms_points_{os.getpid()}"},
            "targets": [{"name": "lite", "url": f"sqlite:///{tmp_path / (name + '.sqlite')}"},
                        {"name": "pg", "url": pg_url}],
-           "load": {"threads": 2}, "run": {"threads": [2], "loops": 1, "loop_secs": 2}, "seed": 5}
+           "load": {"threads": 2}, "run": {"threads": [2], "loops": 1, "loop_secs": 1}, "seed": 5}
     p = tmp_path / f"{name}.yaml"
     p.write_text(yaml.safe_dump(exp))
     assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0

@@ -32,11 +32,11 @@ def test_mean_ci_and_ratio_on_known_samples():
     assert r == 0.5 and math.isnan(lo)
 
 
-def paced(tmp_path, name, target, reps=1):
+def paced(tmp_path, name, target, reps=1, secs=5):
     exp = small_experiment(name, "sqlite", properties={
         "recordcount": 1000, "operationcount": 10**9, "readproportion": 1.0,
         "updateproportion": 0.0, "requestdistribution": "uniform"},
-        run={"threads": [2], "loop_secs": 5, "target_base": target, "target_factors": [1]},
+        run={"threads": [2], "loop_secs": secs, "target_base": target, "target_factors": [1]},
         repetitions=reps)
     p = tmp_path / f"{name}.yaml"
     p.write_text(yaml.safe_dump(exp))
@@ -85,7 +85,9 @@ def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_
 
 @pytest.mark.slow
 def test_points_with_repetitions_show_their_interval(tmp_path, capsys):
-    d = paced(tmp_path, "reps", 1500, reps=3)
+    # the repetitions are the samples: three loops of 2 s (the interval is the runs', not a
+    # loop's batch means, so no loop needs the 5 s that one run's interval does)
+    d = paced(tmp_path, "reps", 1500, reps=3, secs=2)
     pts = sm.point_summary(load_results(d))
     row = pts.iloc[0]
     assert row.runs == 3 and row.ops_per_s_n == 3              # the repetitions are the samples
