@@ -405,6 +405,9 @@ def test_load_step_dbms_cpu_from_the_servers_cgroup_series(prom, tmp_path, capsy
     assert set(rows["dbms_cpu_from"].dropna()) == {"cAdvisor"}
     assert got == pytest.approx(truth, rel=0.15)
     assert again["dbms_cpu_s"].sum() == pytest.approx(got, rel=0.02)       # the same series, asked again
-    assert set(exporter["dbms_cpu_from"].dropna()) == {"process-exporter"} and pe > 0
+    # process-exporter's own figure, whatever it is: it counts live processes only, and the
+    # load's backends, gone at its end, may take their CPU with them (0.0 s in a suite beside
+    # another, where the load ran 0.5 s)
+    assert set(exporter["dbms_cpu_from"].dropna()) == {"process-exporter"} and pe >= 0
     assert set(mine["dbms_cpu_from"].dropna()) == {"process-exporter"}
     assert mine["dbms_cpu_s"].sum() == pytest.approx(pe, rel=0.02)
