@@ -1,7 +1,7 @@
 """The driver: one step as N client processes × T threads, timed and paced.
 
-Python threads alone cannot saturate a DBMS, so clients are processes (spawned), each
-with threads. Every thread runs the hot loop of :class:`ClientThread`: take the next
+Python threads alone cannot saturate a DBMS, so clients are processes (forked from a
+server that imported the client side once, :mod:`.forkserver`), each with threads. Every thread runs the hot loop of :class:`ClientThread`: take the next
 prepared operation, wait for its intended start when paced, call it, time it, append
 the latency to a plain list. Nothing else happens per operation; once per second
 (the first operation to complete in a new second) the thread hands its lists to its

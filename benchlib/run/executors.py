@@ -14,11 +14,11 @@ controller's clock), ``start`` (the common start, ``perf_counter`` ns of this ho
 """
 from __future__ import annotations
 
-import multiprocessing as mp
+import os
 import socket
 from dataclasses import dataclass
 
-from . import semaphores
+from . import forkserver, semaphores
 from .clients import worker_main
 
 
@@ -65,16 +65,19 @@ class Clients:
 
 
 class LocalClients(Clients):
-    """Spawned processes on this host, a multiprocessing queue, a shared start value."""
+    """Processes on this host (:func:`.forkserver.context`: forked from a server that
+    imported the client's modules once), a multiprocessing queue, a shared start value."""
 
     executor = "local"
 
     def __init__(self, tasks: list[dict]):
-        ctx = mp.get_context("spawn")
+        ctx = forkserver.context()
         self.q, self.stop_evt, self.start_val = ctx.Queue(), ctx.Event(), ctx.Value("q", 0)
         self.procs = []
+        env = dict(os.environ)   # as spawn gives it: the controller's environment now
         for task in tasks:
-            pr = ctx.Process(target=worker_main, args=(task, self.q, self.start_val, self.stop_evt),
+            pr = ctx.Process(target=forkserver.in_environment,
+                             args=(env, worker_main, task, self.q, self.start_val, self.stop_evt),
                              daemon=True, name=f"benchlib-client-{task['proc_index']}")
             pr.start()
             self.procs.append(pr)
@@ -111,6 +114,7 @@ class LocalExecutor:
 
     @classmethod
     def open(cls, exp) -> LocalExecutor:
+        forkserver.start_method()   # a misspelled BENCHLIB_START_METHOD: one line, before any run
         semaphores.sweep()      # what a run killed with its resource tracker left
         return cls()
 

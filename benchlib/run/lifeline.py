@@ -5,10 +5,12 @@ SQLite file and the resource tracker's pipe open (so the run's shared-memory seg
 are never unlinked) for as long as it runs. Two guards close that:
 
 - ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the process when the thread
-  that spawned it (the controller's main thread) ends, whatever the way;
-- the parent check just after it: a controller that died between the spawn and the
-  prctl (the child still importing) left a parent pid that is no longer its own, so the
-  child exits at once — it never runs a second for nobody.
+  that started it ends, whatever the way — the controller's main thread for a spawned
+  client; for one forked by multiprocessing's forkserver (:mod:`.forkserver`) the
+  server, which exits when the controller's end of its pipe closes;
+- the parent check just after it: a controller that died between the start and the
+  prctl closed its end of the pipe multiprocessing keeps to the child (the parent
+  sentinel), so the child exits at once — it never runs a second for nobody.
 
 Once every client is gone the resource tracker reads the end of its pipe and unlinks
 the segments the controller created and did not unlink (the insert counter's).
@@ -45,5 +47,10 @@ def die_with_parent() -> int:
 
 
 def orphaned(parent: int) -> bool:
-    """Whether the process that spawned this one is gone (its children re-parented)."""
+    """Whether the process that started this one is gone: its end of multiprocessing's
+    pipe closed (a client forked by a forkserver has the server as its parent, not the
+    controller), else, outside multiprocessing, this process re-parented."""
+    started_by = mp.parent_process()
+    if started_by is not None:
+        return not started_by.is_alive()
     return os.getppid() != parent

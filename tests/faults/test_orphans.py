@@ -27,13 +27,18 @@ GONE_S = 10      # what the issue allows: nothing of the run 10 s after the kill
 
 
 def _spawned(pid: int) -> set[int]:
+    """The run's client processes: forked by its forkserver (benchlib/run/forkserver.py),
+    or spawned by the controller where there is none."""
     out = set()
     for kid in children(pid):
         try:
-            if b"--multiprocessing-fork" in Path(f"/proc/{kid}/cmdline").read_bytes():
-                out.add(kid)
+            cmdline = Path(f"/proc/{kid}/cmdline").read_bytes()
         except OSError:
             continue
+        if b"--multiprocessing-fork" in cmdline:
+            out.add(kid)
+        elif b"multiprocessing.forkserver" in cmdline:
+            out |= children(kid)
     return out
 
 
@@ -59,7 +64,7 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     proc = cli("run", path, "--data-dir", tmp_path / "data", "--no-progress", start_new_session=True)
     lines = line_reader(proc)
     wait_line(lines, "l.pre", proc)
-    if moment == "clients_starting":   # r.L1's processes spawned, still importing
+    if moment == "clients_starting":   # r.L1's processes started, not yet connected
         assert wait_until(lambda: _spawned(proc.pid), 60, 0.005), "no client process spawned"
     elif moment in ("in_loop", "whole_group"):
         wait_for_loop(tmp_path / "data" / "orph", "r.L1", proc)
