@@ -22,7 +22,7 @@ each. pgbench's CPU and switches are less those of a run of one transaction per 
 
     .venv/bin/python bench/bench_ycsb_pg.py [--url postgresql://postgres@127.0.0.1:5432/test]
         [--secs 20] [--clients 1,4,16,64] [--mixes C,A] [--reps 3] [--no-python] [--table ycsb_bench]
-        [--async-commit] [--chunk-cost]
+        [--async-commit] [--same-table] [--chunk-cost]
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def pgbench(url: str, clients: int, secs: int, scripts: list[str] | None = None)
 
 
 def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_bench",
-                     fields: int = 10) -> dict[str, list[str]]:
+                     fields: int = 10, same_table: bool = False) -> dict[str, list[str]]:
     """The fair limit: a copy of the loaded YCSB table (``<table>_int``) with an integer
     key, and pgbench scripts that do what YCSB's read and update do on it: the same ~1 KB
     row (the key and every field) by a uniformly drawn key; an update of one field to 100
@@ -109,20 +109,34 @@ def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_be
                     f"UPDATE {copy} SET field0 = :value WHERE id = :id;\n")
     rng = random.Random(1)
     value = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(100))
-    return {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"],
-            "At": [f"{read}@50", f"{text}@50", f"-Dvalue={value}"]}
+    scripts = {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"],
+               "At": [f"{read}@50", f"{text}@50", f"-Dvalue={value}"]}
+    if same_table:
+        # pgbench doing YCSB A's statements on benchlib's own table, by its own text key:
+        # the keys ordered (insertorder=ordered: 'user' and the key number, as YCSB makes
+        # them), so pgbench can name a key ('user' || :id, one concatenation per statement)
+        # and the server does the same work as for benchlib (the same index, the same rows)
+        kread = folder / "read_key.sql"
+        kread.write_text(f"\\set id random(0, {records - 1})\n"
+                         f"SELECT ycsb_key, {cols} FROM {table} WHERE ycsb_key = 'user' || :id;\n")
+        kupdate = folder / "update_key.sql"
+        kupdate.write_text(f"\\set id random(0, {records - 1})\n"
+                           f"UPDATE {table} SET field0 = :value WHERE ycsb_key = 'user' || :id;\n")
+        scripts["Ak"] = [f"{kread}@50", f"{kupdate}@50", f"-Dvalue={value}"]
+    return scripts
 
 
 def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float | None,
                  load: bool, records: int, multiplex: bool | str = False, driver: str = "auto",
                  mix: str = "C", distribution: str = "zipfian", table: str = "ycsb_bench",
-                 processes: int | str = "auto") -> tuple[float, float, dict]:
+                 processes: int | str = "auto", ordered: bool = False) -> tuple[float, float, dict]:
     read = 1.0 if mix == "C" else 0.5
     exp = validate({
         "experiment": name, "workload": "ycsb",
         "properties": {"recordcount": records, "operationcount": 10**9, "readproportion": read,
                        "table": table,  # its own table: test suites may share the database
-                       "updateproportion": 1.0 - read, "requestdistribution": distribution},
+                       "updateproportion": 1.0 - read, "requestdistribution": distribution,
+                       "insertorder": "ordered" if ordered else "hashed"},
         "targets": [{"name": "pg", "url": url}],
         # the load's loaders: the default (a loader process per core, load.processes auto)
         "load": {"skip": not load, "batch_size": 5000},
@@ -164,11 +178,13 @@ def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scri
     r["pgb"] = pgbench(url, n, secs, scripts[mix])
     if mix == "A":   # the same read+update, its 100 characters a parameter as benchlib's
         r["pgbt"] = pgbench(url, n, secs, scripts["At"])
+    if mix == "A" and "Ak" in scripts:   # and on benchlib's table by its own key
+        r["pgbk"] = pgbench(url, n, secs, scripts["Ak"])
     r["c"] = benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c", mix,
-                          "uniform", table)
+                          "uniform", table, ordered="Ak" in scripts)
     if python:
         r["py"] = benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto", "python",
-                               mix, "uniform", table)
+                               mix, "uniform", table, ordered="Ak" in scripts)
     r = {k: (v[0], v[1], v[2]["vol_per_op"], v[2]["invol_per_op"]) for k, v in r.items()}
     print(f"{mix} clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs {v[2]:.2f}+{v[3]:.2f} sw"
                                              for k, v in r.items())
@@ -184,6 +200,7 @@ def _medians(reps: list[dict]) -> dict:
     m = {k: tuple(statistics.median(r[k][i] for r in reps) for i in range(4)) for k in reps[0]}
     m["ratio"] = {k: statistics.median(r[k][0] / r["pgb"][0] for r in reps) for k in reps[0]}
     m["cpu"] = {k: statistics.median(r["c"][1] / r[k][1] for r in reps) for k in reps[0]}
+    m["rate"] = {k: statistics.median(r["c"][0] / r[k][0] for r in reps) for k in reps[0]}
     return m
 
 
@@ -213,6 +230,16 @@ def _table(mix: str, points: dict) -> None:
         print(f"| {n} | {r['pgbt'][0]:,.0f} | {r['c'][0]:,.0f} | {r['c'][0] / r['pgbt'][0]:.2f} | "
               f"{r['pgb'][1]:.1f} / {r['pgbt'][1]:.1f} / {r['c'][1]:.1f} | {r['cpu']['pgb']:.2f} "
               f"| {r['cpu']['pgbt']:.2f} |")
+    if "pgbk" not in next(iter(points.values())):
+        return
+    print("\nWorkload A against pgbench running YCSB A's statements on benchlib's own table by "
+          "its own text key (the update's value a parameter): the same server work; ratios = "
+          "median of each alternation's own:\n\n| clients | pgbench same table (tps) | C loop (ops/s) "
+          "| rate ratio C / pgbench | client CPU µs/op: pgbench / C loop | CPU ratio C / pgbench |")
+    print("|---:|---:|---:|---:|---|---:|")
+    for n, r in points.items():
+        print(f"| {n} | {r['pgbk'][0]:,.0f} | {r['c'][0]:,.0f} | {r['rate']['pgbk']:.2f} | "
+              f"{r['pgbk'][1]:.1f} / {r['c'][1]:.1f} | {r['cpu']['pgbk']:.2f} |")
 
 
 def chunk_cost(mix: str, columns: bool, n: int = 20_000, reps: int = 20) -> float:
@@ -256,6 +283,8 @@ def main() -> int:
     ap.add_argument("--async-commit", action="store_true",
                     help="every session (pgbench's, benchlib's) with synchronous_commit off (PGOPTIONS): "
                          "updates at the clients' pace, not the disk's flushes")
+    ap.add_argument("--same-table", action="store_true",
+                    help="also pgbench on benchlib's own table by its own key (loads the keys ordered)")
     ap.add_argument("--chunk-cost", action="store_true", help="only the client CPU per operation of making "
                     "the chunks and the C loop's plans (argument tuples, packed columns), no database")
     a = ap.parse_args()
@@ -276,8 +305,9 @@ def main() -> int:
     data = Path(tempfile.mkdtemp(prefix="bench-ycsb-"))
     # the load first (it also makes the table the runs read, and its integer-keyed copy)
     print(f"start {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
-    load_rate, load_cpu, load_row = benchlib_run(a.url, data, "load", 1, None, True, a.records, table=a.table)
-    scripts = same_row_scripts(a.url, a.records, data, a.table)
+    load_rate, load_cpu, load_row = benchlib_run(a.url, data, "load", 1, None, True, a.records, table=a.table,
+                                                 ordered=a.same_table)
+    scripts = same_row_scripts(a.url, a.records, data, a.table, same_table=a.same_table)
     mixes = a.mixes.split(",")
     points: dict = {m: {} for m in mixes}
     counts = [int(x) for x in a.clients.split(",")]
