@@ -21,37 +21,43 @@ _SCHEMES: dict[str, str] = {}            # URL scheme -> kind
 
 
 def register(kind: str, ref: str | type, *, schemes: tuple[str, ...] = (),
-             embedded: bool = False, default: bool = False, extra: str = "") -> None:
+             embedded: bool = False, default: bool = False, extra: str = "",
+             drivers: tuple[str, ...] = ()) -> None:
     """Make ``kind`` a target: ``ref`` is ``"module:Class"`` or the class itself;
     ``schemes``: the URL schemes that name it (its aliases: ``postgresql``, ``mariadb``);
     ``embedded``: its kind is the URL itself; ``default`` (an embedded one): the target of
     ``benchlib run FILE`` without ``--target``; ``extra``: the ``benchlib[…]`` extra that
-    installs its driver (default: the kind)."""
+    installs its driver (default: the kind); ``drivers``: the client libraries (top-level
+    modules) its clients import, which a forkserver imports once for every client
+    (run/forkserver.py)."""
     TARGETS.register(kind, ref, default=default, schemes=tuple(schemes), embedded=embedded,
-                     extra=extra or kind)
+                     extra=extra or kind, drivers=tuple(drivers))
     for s in schemes:
         _SCHEMES[s] = kind
 
 
 register("sqlite", "benchlib.targets.sqlite:SqliteTarget", schemes=("sqlite",), embedded=True,
-         default=True)
+         default=True, drivers=("sqlite3",))
 register("postgres", "benchlib.targets.postgres:PostgresTarget",
-         schemes=("postgresql", "postgres", "postgresql+psycopg"))
+         schemes=("postgresql", "postgres", "postgresql+psycopg"), drivers=("psycopg",))
 register("embedded-postgres", "benchlib.targets.embedded_postgres:EmbeddedPostgresTarget",
-         embedded=True, extra="embedded")
+         embedded=True, extra="embedded", drivers=("psycopg",))
 register("postgres-provisioned", "benchlib.targets.postgres_provisioned:ProvisionedPostgresTarget",
-         embedded=True, extra="postgres")
+         embedded=True, extra="postgres", drivers=("psycopg",))
 register("mysql", "benchlib.targets.mysql:MysqlTarget",
          schemes=("mysql", "mariadb", "mysql+pymysql", "mariadb+pymysql", "mysql+mysqldb",
-                  "mariadb+mysqldb"))
+                  "mariadb+mysqldb"), drivers=("MySQLdb", "pymysql"))
 register("mysql-provisioned", "benchlib.targets.mysql_provisioned:ProvisionedMysqlTarget", embedded=True,
-         extra="mysql")
-register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"))
+         extra="mysql", drivers=("MySQLdb", "pymysql"))
+register("redis", "benchlib.targets.redis:RedisTarget", schemes=("redis", "rediss", "unix"),
+         drivers=("redis", "hiredis"))
 register("redis-provisioned", "benchlib.targets.redis_provisioned:ProvisionedRedisTarget", embedded=True,
-         extra="redis")
+         extra="redis", drivers=("redis", "hiredis"))
 register("basic", "benchlib.targets.basic:BasicTarget", embedded=True)
-register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True)
-register("duckdb", "benchlib.targets.duckdb:DuckdbTarget", schemes=("duckdb",), embedded=True)
+register("rocksdb", "benchlib.targets.rocksdb:RocksdbTarget", schemes=("rocksdb",), embedded=True,
+         drivers=("rocksdict",))
+register("duckdb", "benchlib.targets.duckdb:DuckdbTarget", schemes=("duckdb",), embedded=True,
+         drivers=("duckdb",))
 
 # a server whose binaries benchlib can fetch (``benchlib fetch-server KIND MAJOR``): its
 # fetch function (major, say) → None, ValueError (one line) when they cannot be had
@@ -61,6 +67,11 @@ fetcher = FETCHERS.get
 fetchable = FETCHERS.names
 
 kinds = TARGETS.names
+
+
+def client_drivers() -> frozenset[str]:
+    """Every registered target's client libraries (``drivers``)."""
+    return frozenset(d for kind in TARGETS.names() for d in TARGETS.facts(kind).get("drivers", ()))
 default = TARGETS.default
 target_class = TARGETS.get
 

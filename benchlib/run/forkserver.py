@@ -30,6 +30,7 @@ import os
 import sys
 
 from ..errors import ParameterError
+from ..registries import targets
 
 # what a client process imports to run a step: its loop (benchlib.run.clients and what it
 # imports), the workloads' and targets' modules the controller has imported (its
@@ -40,18 +41,20 @@ from ..errors import ParameterError
 START_METHOD_ENV, START_METHODS = "BENCHLIB_START_METHOD", ("forkserver", "spawn")
 CLIENT_PACKAGES = ("benchlib.workloads.", "benchlib.targets.")
 CONTROLLER_ONLY = (".summary", ".plots", ".plots_interactive")
-DRIVERS = frozenset({"numpy", "hdrh", "pyhdrh", "psutil", "psycopg", "psycopg_c", "psycopg_binary",
-                     "MySQLdb", "pymysql", "redis", "hiredis", "duckdb", "rocksdict", "sqlite3"})
+# what the client side imports whatever its target (the targets' own client libraries:
+# their registry entries' drivers)
+COMMON = frozenset({"numpy", "hdrh", "psutil"})
 
 
 def preload(modules=None) -> list[str]:
     """The modules the server imports, of those the controller has (``sys.modules``)."""
     modules = sys.modules if modules is None else modules
+    drivers = COMMON | targets.client_drivers()
     names = {"benchlib.run.clients"}
     for name in modules:
         if name.startswith(CLIENT_PACKAGES) and not name.endswith(CONTROLLER_ONLY):
             names.add(name)
-        elif name in DRIVERS:
+        elif name in drivers:
             names.add(name)
     return sorted(names)
 
