@@ -231,7 +231,11 @@ def test_dask_sampler_streams_rows_and_keeps_them_when_its_worker_is_lost(pg_url
         assert len(s.streamed) >= 2                    # during the step, not at its end
         w.kill()
         w.wait(timeout=30)
-        with pytest.raises(StreamedOnly) as lost:
+        # the scheduler (this process's) tries the dead worker's port until its connect
+        # timeout, 30 s by default, before the call fails: 2 s here, the same failure
+        import dask
+        with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), \
+                pytest.raises(StreamedOnly) as lost:
             s.stop()
         assert len(lost.value.rows) >= 2 and lost.value.rows["dbms_cpu_s"].notna().any()
     finally:

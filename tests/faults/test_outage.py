@@ -30,7 +30,7 @@ pytestmark = pytest.mark.postgres
 THREADS = 4
 
 
-def _experiment(url: str, name: str, target: float | None = None, loop_secs: float = 8) -> dict:
+def _experiment(url: str, name: str, target: float | None = None, loop_secs: float = 6) -> dict:
     run = {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": loop_secs}
     if target:
         run.update(target_base=target, target_factors=[1])
@@ -148,7 +148,7 @@ def test_an_outage_is_degraded_and_a_rerun_measures_the_loop_again(pg_own_db, tm
             with _admin(admin_url) as c:
                 c.execute(allow.format(sql.Identifier(db), sql.SQL("true")))
     t, errors = _in_background(outage)
-    exp = _experiment(pg_own_db, name, loop_secs=6)
+    exp = _experiment(pg_own_db, name)
     res = run_experiment(exp, tmp_path / "d", progress=False)
     t.join(30)
     assert not errors, errors
@@ -219,7 +219,7 @@ def test_a_mariadb_outage_is_degraded(mysql_own_db, tmp_path):
             cur.execute(f"ALTER USER '{user}'@'%' ACCOUNT UNLOCK")
     try:
         t, errors = _in_background(outage)
-        res = run_experiment(_experiment(url, name, loop_secs=6), tmp_path / "d", progress=False)
+        res = run_experiment(_experiment(url, name), tmp_path / "d", progress=False)
         t.join(30)
         assert not errors, errors
         assert killed and list(res.runs.values()) == ["degraded"]

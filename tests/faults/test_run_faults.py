@@ -74,10 +74,10 @@ def test_two_runs_of_one_experiment_at_once_the_second_is_refused(tmp_path):
                               str(tmp_path / "d"), "--no-progress"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.time() + 60
-        while not (tmp_path / "d" / "twice" / ".lock").exists() and time.time() < deadline:
-            time.sleep(0.1)
-        time.sleep(0.5)
+        # the lock taken: its file names the holder (written once the flock is held)
+        lock, deadline = tmp_path / "d" / "twice" / ".lock", time.time() + 60
+        while time.time() < deadline and not (lock.exists() and f"pid {first.pid}" in lock.read_text()):
+            time.sleep(0.05)
         second = run_cli("run", p, "--data-dir", tmp_path / "d", "--no-progress")
         err = one_line_error(second)
         assert f"pid {first.pid}" in err and "running this experiment" in err
@@ -112,7 +112,8 @@ def test_a_killed_runs_files_are_its_owners_alone(tmp_path):
     and the SQLite database with its -wal and -shm (written by the clients) of a run
     SIGKILLed mid-loop, and again after the rerun that resumed it (the log rewritten)."""
     import stat
-    exp = small_experiment("modes", "sqlite", run={"loop_secs": 4},
+    # a loop of 3 s: killed once its first second is logged, 2 s before its end
+    exp = small_experiment("modes", "sqlite", run={"loop_secs": 3},
                            properties={"recordcount": 2000, "operationcount": 10**9})
     p, d = write(tmp_path, exp), tmp_path / "d"
     umask = {"preexec_fn": lambda: os.umask(0o022)}
