@@ -154,6 +154,16 @@ def test_unreachable_scheduler_is_one_line():
     assert time.monotonic() - t0 < 30
 
 
+def test_a_refused_scheduler_address_is_said_at_once():
+    """Nobody listens there: said before the client's connect timeout (its retries of a
+    refused connection would take all of it), the address named."""
+    t0 = time.monotonic()
+    with pytest.raises(ParameterError, match=r"dask.scheduler tcp://127.0.0.1:1: cannot connect "
+                                             r"\(nothing listens on 127.0.0.1:1"):
+        DaskExecutor.connect("tcp://127.0.0.1:1", workers=2, timeout_s=60)
+    assert time.monotonic() - t0 < 30
+
+
 @pytest.mark.parametrize("dask, msg", [
     ({"sheduler": "tcp://h:8786"}, "did you mean scheduler?"),
     ({"workers": 0}, "dask.workers"),
