@@ -179,7 +179,8 @@ def test_a_resumed_loop_draws_the_stream_the_killed_one_drew(tmp_path):
     2 wrote again, in the same order, every key and value the killed one had written (a
     stream of other keys would leave the killed attempt's writes behind)."""
     props = {"readproportion": 0, "updateproportion": 1.0, "recordcount": 3000, "operationcount": 600}
-    run = {"threads": [1], "processes": 1, "loops": 3, "status_interval_s": 60, "driver": "python",
+    # two loops: the killed loop is the last, so no later loop's writes cover its keys
+    run = {"threads": [1], "processes": 1, "loops": 2, "status_interval_s": 60, "driver": "python",
            "target_base": 300, "target_factors": [1]}
     run_dir, *_ = kill_and_resume(tmp_path, {**_ycsb("seeds-kill", **props), "run": run}, at="r.L2")
     meta = json.loads((run_dir / "meta.json").read_text())
@@ -198,7 +199,7 @@ def test_a_run_drawn_by_another_seed_rule_is_not_resumed(tmp_path):
         meta = json.loads((run_dir / "meta.json").read_text())
         del meta["seed_rule"]
         (run_dir / "meta.json").write_text(json.dumps(meta))
-    run = {**RUN2, "loops": 3, "loop_secs": 1}
+    run = {**RUN2, "loops": 2, "loop_secs": 1}   # a loop kept, killed in the last: all run again
     run_dir, _, _, out = kill_and_resume(tmp_path, {**_ycsb("seeds-old"), "run": run},
                                          after_kill=older, at="r.L2")
     assert "not resumed: its requests were drawn by another seed rule" in out, out
