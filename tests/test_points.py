@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import small_experiment
+from quietly import run_quietly
 
 from benchlib import cli, load_results
 from benchlib.reports.display import headline
@@ -33,9 +34,7 @@ def _ybio(tmp_path: Path, name: str, **props) -> Path:
            "targets": [{"name": "lite", "url": f"sqlite:///{tmp_path / (name + '.sqlite')}"}],
            "load": {"threads": 1, "batch_size": 1000},
            "run": {"threads": [1], "processes": 1, "loops": 1}, "repetitions": 2, "seed": 3}
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(exp))
-    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    run_quietly(exp, tmp_path / "d")   # 24 runs: no step prints its lines
     return tmp_path / "d" / name
 
 

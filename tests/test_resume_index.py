@@ -9,8 +9,9 @@ import signal
 
 import pytest
 import yaml
+from quietly import run_quietly
 from resuming import check_resumed, cli, wait_until
-from test_linkbench import lb_experiment, run_lb
+from test_linkbench import lb_experiment
 
 from benchlib import load_results
 from benchlib.targets.base import TargetError, make_target
@@ -50,7 +51,7 @@ GRAPH_RUNS = {"ga": {**RUN, "skip": True}, "gb": {**RUN, "loops": 1}}
 @pytest.mark.slow
 def test_two_graphs_of_other_table_names_load_into_one_database(any_db, tmp_path):
     for prefix in ("ga", "gb"):
-        run_lb(_graph(f"two{prefix}", any_db, prefix, GRAPH_RUNS[prefix]), tmp_path / "data")
+        run_quietly(_graph(f"two{prefix}", any_db, prefix, GRAPH_RUNS[prefix]), tmp_path / "data")
     target = _target(any_db, tmp_path)
     conn = target.connect()
     try:

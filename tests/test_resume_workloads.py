@@ -1,7 +1,8 @@
 """kv, ybio and LinkBench killed in loop 2 and run again: on the loaded tables the kept
 steps left they resume (of 3 loops: loop 1 kept, 2-3 run, no insert finding a key the
 killed loop inserted); on a table changed meanwhile (of 2 loops) they say so in one line
-and run again whole. tests/test_resume.py keeps the longer case (loops 1-2 kept of 4)."""
+and run again whole (kv's of 3, killed in loop 3). tests/test_resume.py keeps the longer
+case (loops 1-2 kept of 4)."""
 from __future__ import annotations
 
 import sqlite3
@@ -17,9 +18,13 @@ from test_ybio import experiment as ybio_experiment
 # costs ~4-5 s a run (2 s of it its clients' start), so no loop more than that
 AT = "r.L2"
 RUN = {"threads": [2], "processes": 1, "loops": 3, "loop_secs": 2, "status_interval_s": 60}
-# a run that must run again whole: a loop kept before the kill (its inserts and removes in
-# the count the changed table fails), the killed one the last, all of it run again
+# a run that must run again whole (ybio's, LinkBench's): a loop kept before the kill, the
+# killed one the last, all of it run again
 RUN_AGAIN = {**RUN, "loops": 2}
+# kv's loops insert more than they remove: the table the kill leaves grows with the loops
+# kept, and the deleted half of it must outgrow what the killed loop may have removed
+# (TAIL_S of its busiest second): killed in r.L3 as before, two loops kept, the last
+KV_AGAIN, KV_AT = {**RUN, "loops": 3}, "r.L3"
 
 
 def kv_experiment(name: str, url: str, table: str, run: dict = RUN) -> dict:
@@ -77,8 +82,8 @@ def test_kv_on_redis_resumes(tmp_path, redis_url):
 def test_kv_on_postgres_with_rows_deleted_runs_again(tmp_path, pg_own_db):
     def delete_half(run_dir):
         _execute(pg_own_db, run_dir, "DELETE FROM resumeall_kvpg WHERE k < '8'")
-    run_dir, _, _, out = kill_and_resume(tmp_path, kv_experiment("rkvpg", pg_own_db, "resumeall_kvpg", RUN_AGAIN),
-                                         after_kill=delete_half, at=AT)
+    run_dir, _, _, out = kill_and_resume(tmp_path, kv_experiment("rkvpg", pg_own_db, "resumeall_kvpg", KV_AGAIN),
+                                         after_kill=delete_half, at=KV_AT)
     check_run_again(run_dir, out, "the loaded table resumeall_kvpg holds")
 
 

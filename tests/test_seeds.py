@@ -15,10 +15,11 @@ import sqlite3
 
 import pytest
 from conftest import DATA
+from quietly import run_quietly
 from resuming import kill_and_resume
 from seedkeys import first_requests, shared
 
-from benchlib import load_results, run_experiment, seeds
+from benchlib import load_results, seeds
 from benchlib.params import ParameterError, validate
 from test_linkbench import lb_experiment
 
@@ -26,12 +27,10 @@ SMALL = str(DATA / "linkbench" / "Distribution_small.dat")
 
 
 def _run(exp_dict: dict, data_dir):
-    exp = validate(exp_dict, exp_dict["experiment"])
-    res = run_experiment(exp, data_dir, progress=False)
+    """(the experiment, its one run's folder): run with no step lines printed (not asked)."""
+    res = run_quietly(exp_dict, data_dir)
     (run_id,) = res.runs
-    run_dir = data_dir / exp.experiment / run_id
-    assert res.ok, (run_dir / "meta.json").read_text()[-600:]
-    return exp, run_dir
+    return validate(exp_dict, exp_dict["experiment"]), data_dir / res.experiment / run_id
 
 
 def test_streams_differ_by_step_client_repetition_and_repeat_for_the_same():
