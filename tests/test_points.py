@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from conftest import small_experiment
 from quietly import run_quietly
 
@@ -153,9 +152,7 @@ def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_own_db, tmp_path, capsy
                            properties={"recordcount": 2000, "operationcount": 10**9,
                                        "table": f"points_usertable_{os.getpid()}"},
                            run={"threads": [4], "loop_secs": 3})
-    p = tmp_path / "own.yaml"
-    p.write_text(yaml.safe_dump(own))
-    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    run_quietly(own, tmp_path / "d")
     capsys.readouterr()
     # an import of another tool's run and benchlib's own: paired only when told
     df = pairing.compare(load_results(imp.parent), load_results(tmp_path / "d" / "own"), [("run1", "own")])
