@@ -12,11 +12,11 @@ from benchlib.params import validate
 from benchlib.run.experiment import preflight, run_experiment
 
 
-def run_quietly(exp_dict: dict, data_dir: Path):
+def run_quietly(exp_dict: dict, data_dir: Path, force: bool = False):
     """The result of running ``exp_dict`` (validated) into ``data_dir``: every run ok."""
     exp = validate(exp_dict, exp_dict["experiment"])
     preflight(exp, data_dir)
-    res = run_experiment(exp, data_dir, progress=False)   # its step lines: none
+    res = run_experiment(exp, data_dir, progress=False, force=force)   # its step lines: none
     metas = (Path(data_dir) / exp.experiment / r / "meta.json" for r, s in res.runs.items() if s != "ok")
     assert res.ok, (res.runs, [m.read_text()[-600:] for m in metas if m.exists()])
     return res

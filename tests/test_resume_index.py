@@ -119,12 +119,12 @@ def test_linkbench_killed_as_its_index_appears_resumes_without_force(tmp_path, p
 def test_ybio_index_step_runs_again_on_the_tables_it_indexed(tmp_path):
     """recreate: false keeps the loaded tables; the index step finds its index there."""
     from test_ybio import experiment as ybio_experiment
-    from test_ybio import run as run_ybio
     url = f"sqlite:///{tmp_path / 'ybio.sqlite'}"
-    d = ybio_experiment("yidx", url, recreate=False)
-    for _ in range(2):
-        res = run_ybio(d, tmp_path / "data", index={"enabled": True})
-        assert res["steps"].set_index("step").loc["l.post", "status"] == "ok"
+    d = {**ybio_experiment("yidx", url, recreate=False), "index": {"enabled": True}}
+    for _ in range(2):   # the second run forced over the first, on the tables it left
+        (run_id,) = run_quietly(d, tmp_path / "data", force=True).runs
+        steps = load_results(tmp_path / "data" / "yidx" / run_id)["steps"]
+        assert steps.set_index("step").loc["l.post", "status"] == "ok"
     target = _target(url, tmp_path)
     conn = target.connect()
     try:
