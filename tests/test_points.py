@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from conftest import small_experiment
+from quietly import run_quietly
 
 from benchlib import cli, load_results
 from benchlib.reports.display import headline
@@ -33,9 +33,7 @@ def _ybio(tmp_path: Path, name: str, **props) -> Path:
            "targets": [{"name": "lite", "url": f"sqlite:///{tmp_path / (name + '.sqlite')}"}],
            "load": {"threads": 1, "batch_size": 1000},
            "run": {"threads": [1], "processes": 1, "loops": 1}, "repetitions": 2, "seed": 3}
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(exp))
-    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    run_quietly(exp, tmp_path / "d")   # 24 runs: no step prints its lines
     return tmp_path / "d" / name
 
 
@@ -154,9 +152,7 @@ def test_imported_ycsb_a_matches_our_own_at_4_threads(pg_own_db, tmp_path, capsy
                            properties={"recordcount": 2000, "operationcount": 10**9,
                                        "table": f"points_usertable_{os.getpid()}"},
                            run={"threads": [4], "loop_secs": 3})
-    p = tmp_path / "own.yaml"
-    p.write_text(yaml.safe_dump(own))
-    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    run_quietly(own, tmp_path / "d")
     capsys.readouterr()
     # an import of another tool's run and benchlib's own: paired only when told
     df = pairing.compare(load_results(imp.parent), load_results(tmp_path / "d" / "own"), [("run1", "own")])

@@ -16,6 +16,14 @@ def ycsb_experiment(name: str, url: str, **props) -> dict:
                                         "table": f"longruns_{name}", **props})
 
 
+# the sqlite case is the long one (loops 1-2 kept of 4, 3-4 run again); the others are killed
+# in r.L2 of 3 (a loop kept, the killed one and one after it run again): what they ask of
+# a resumed run beside it (the keys past the killed loop's inserts; no server left) needs no
+# second kept loop, and each loop costs a run ~4-5 s
+SHORT = {"loops": 3}
+AT = "r.L2"
+
+
 @pytest.mark.slow
 def test_a_killed_sqlite_run_resumes_at_its_loop(tmp_path):
     run_dir, before, lat_before, out = kill_and_resume(tmp_path, ycsb_experiment("resq", "sqlite"))
@@ -28,8 +36,9 @@ def test_a_killed_run_with_inserts_resumes_past_the_keys_it_inserted(tmp_path, p
     past them (no duplicate key), and the check counts them (at least the kept ones')."""
     exp = ycsb_experiment("reins", pg_own_db, readproportion=0.4, updateproportion=0.4, insertproportion=0.2,
                           requestdistribution="latest")
-    run_dir, before, lat_before, out = kill_and_resume(tmp_path, exp)
-    check_resumed(run_dir, before, lat_before, out)
+    exp["run"].update(SHORT)
+    run_dir, before, lat_before, out = kill_and_resume(tmp_path, exp, at=AT)
+    check_resumed(run_dir, before, lat_before, out, at=AT)
     no_insert_failed(run_dir)
 
 
@@ -47,10 +56,11 @@ def test_a_killed_embedded_postgres_run_resumes_and_leaves_no_server(tmp_path):
         while alive(pid) and time.monotonic() < end:
             time.sleep(0.1)
         assert not alive(pid), "the killed run's PostgreSQL is still running"
+    exp = ycsb_experiment("repg", "embedded-postgres")
+    exp["run"].update(SHORT)
     run_dir, before, lat_before, out = kill_and_resume(
-        tmp_path, ycsb_experiment("repg", "embedded-postgres"),
-        lambda: killed.append(int((pgdata / "postmaster.pid").read_text().split()[0])),
-        postmaster_stops)
-    check_resumed(run_dir, before, lat_before, out)
+        tmp_path, exp, lambda: killed.append(int((pgdata / "postmaster.pid").read_text().split()[0])),
+        postmaster_stops, at=AT)
+    check_resumed(run_dir, before, lat_before, out, at=AT)
     assert "left running by a killed run" not in out
     assert not (pgdata / "postmaster.pid").exists() and not alive(killed[0])

@@ -9,8 +9,9 @@ import signal
 
 import pytest
 import yaml
+from quietly import run_quietly
 from resuming import check_resumed, cli, wait_until
-from test_linkbench import lb_experiment, run_lb
+from test_linkbench import lb_experiment
 
 from benchlib import load_results
 from benchlib.targets.base import TargetError, make_target
@@ -37,15 +38,20 @@ def any_db(request, tmp_path):
     return request.getfixturevalue("pg_own_db" if request.param == "postgres" else "mysql_own_db")
 
 
-def _graph(name: str, url: str, prefix: str) -> dict:
+def _graph(name: str, url: str, prefix: str, run: dict) -> dict:
     return lb_experiment(name, url, {"linktable": f"{prefix}_link", "counttable": f"{prefix}_count",
-                                     "nodetable": f"{prefix}_node"}, run=RUN)
+                                     "nodetable": f"{prefix}_node"}, run=run)
+
+
+# what the two graphs are asked: their load and index (l.pre, l.post) side by side in one
+# database; the second graph's one loop runs on its tables beside the first graph's
+GRAPH_RUNS = {"ga": {**RUN, "skip": True}, "gb": {**RUN, "loops": 1}}
 
 
 @pytest.mark.slow
 def test_two_graphs_of_other_table_names_load_into_one_database(any_db, tmp_path):
     for prefix in ("ga", "gb"):
-        run_lb(_graph(f"two{prefix}", any_db, prefix), tmp_path / "data")
+        run_quietly(_graph(f"two{prefix}", any_db, prefix, GRAPH_RUNS[prefix]), tmp_path / "data")
     target = _target(any_db, tmp_path)
     conn = target.connect()
     try:
@@ -88,7 +94,7 @@ def test_an_index_step_runs_twice_and_refuses_another_index_of_its_name(any_db, 
 @pytest.mark.postgres
 def test_linkbench_killed_as_its_index_appears_resumes_without_force(tmp_path, pg_own_db):
     import psycopg
-    exp = lb_experiment("lbidx", pg_own_db, run=RUN)
+    exp = lb_experiment("lbidx", pg_own_db, run={**RUN, "loops": 1})   # resumed at l.post: it and a loop run
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump(exp))
     data = tmp_path / "data"
@@ -113,12 +119,12 @@ def test_linkbench_killed_as_its_index_appears_resumes_without_force(tmp_path, p
 def test_ybio_index_step_runs_again_on_the_tables_it_indexed(tmp_path):
     """recreate: false keeps the loaded tables; the index step finds its index there."""
     from test_ybio import experiment as ybio_experiment
-    from test_ybio import run as run_ybio
     url = f"sqlite:///{tmp_path / 'ybio.sqlite'}"
-    d = ybio_experiment("yidx", url, recreate=False)
-    for _ in range(2):
-        res = run_ybio(d, tmp_path / "data", index={"enabled": True})
-        assert res["steps"].set_index("step").loc["l.post", "status"] == "ok"
+    d = {**ybio_experiment("yidx", url, recreate=False), "index": {"enabled": True}}
+    for _ in range(2):   # the second run forced over the first, on the tables it left
+        (run_id,) = run_quietly(d, tmp_path / "data", force=True).runs
+        steps = load_results(tmp_path / "data" / "yidx" / run_id)["steps"]
+        assert steps.set_index("step").loc["l.post", "status"] == "ok"
     target = _target(url, tmp_path)
     conn = target.connect()
     try:

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 from conftest import small_experiment
+from quietly import run_quietly
 
 from benchlib import cli, load_results
 from benchlib.summaries import pairing
@@ -38,9 +38,7 @@ def paced(tmp_path, name, target, reps=1, secs=5):
         "updateproportion": 0.0, "requestdistribution": "uniform"},
         run={"threads": [2], "loop_secs": secs, "target_base": target, "target_factors": [1]},
         repetitions=reps)
-    p = tmp_path / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(exp))
-    assert cli.main(["run", str(p), "--data-dir", str(tmp_path / "d"), "--no-progress"]) == 0
+    run_quietly(exp, tmp_path / "d")   # what each step would print: not asked
     return tmp_path / "d" / name
 
 
