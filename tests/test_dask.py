@@ -159,7 +159,7 @@ def test_a_refused_scheduler_address_is_said_at_once():
     refused connection would take all of it), the address named."""
     t0 = time.monotonic()
     with pytest.raises(ParameterError, match=r"dask.scheduler tcp://127.0.0.1:1: cannot connect "
-                                             r"\(nothing listens on 127.0.0.1:1"):
+                                             r"\(ConnectionRefusedError: nothing listens on 127.0.0.1:1"):
         DaskExecutor.connect("tcp://127.0.0.1:1", workers=2, timeout_s=60)
     assert time.monotonic() - t0 < 30
 

@@ -39,6 +39,7 @@ import numpy as np
 from ..hw.roles import CLIENT, tag
 from ..params import ParameterError
 from .clients import run_client
+from .addresses import refused_at_once
 from .executors import Clients, Placement
 from .recording import StepError, one_line
 
@@ -97,7 +98,7 @@ class DaskExecutor:
         where = f"dask.scheduler {scheduler}" if scheduler else "dask: a local cluster"
         try:
             if scheduler:
-                _refused_at_once(scheduler, timeout_s)
+                refused_at_once(scheduler, timeout_s)
                 ex = cls(Client(scheduler, timeout=timeout_s))
                 # its reconnection's tracebacks: a scheduler gone is the step's one line
                 logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
@@ -380,22 +381,3 @@ def _host_sampler(pids: list[int] | None):
     from ..hw.sampler import Sampler
     return Sampler(1.0, client_pids=lambda: list(pids)).start(None, None)
 
-
-def _refused_at_once(scheduler: str, timeout_s: float) -> None:
-    """A ``tcp://`` scheduler address nobody listens on, said at once: Dask's client would
-    retry a refused connection for the whole ``timeout_s`` before the same failure. Any
-    other answer (a listener, a timeout, another scheme) is left to the client."""
-    from urllib.parse import urlsplit
-    try:
-        parts = urlsplit(scheduler)
-        host, port = parts.hostname, parts.port
-    except ValueError:      # not an address: the client says so
-        return
-    if parts.scheme != "tcp" or not host or port is None:
-        return
-    try:
-        socket.create_connection((host, port), timeout=timeout_s).close()
-    except ConnectionRefusedError as e:
-        raise ConnectionRefusedError(f"nothing listens on {host}:{port}: {e.strerror}") from None
-    except OSError:
-        return
