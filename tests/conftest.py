@@ -70,10 +70,23 @@ OPTIONAL_PARTS = {
 
 def pytest_configure(config):
     _own_basetemp(config)
+    _ctrl_c_as_from_a_terminal()
     from timeouts import SharedFixtureClock
     config.pluginmanager.register(SharedFixtureClock(), "benchlib-shared-fixture-clock")
     config.addinivalue_line("markers", "requires(*parts): needs these optional parts of the machine "
                             f"({', '.join(OPTIONAL_PARTS)}); skipped, saying why, without them")
+
+
+def _ctrl_c_as_from_a_terminal() -> None:
+    """The suite's processes, and the runs they start, take Ctrl-C as a terminal gives it.
+    A suite started in the background by a non-interactive shell (`make test &`, nohup, a
+    CI step run beside another) inherits SIGINT ignored, and so does every `benchlib run`
+    it starts, which then rightly goes on through a Ctrl-C: the tests that interrupt a run
+    with one (test_interrupt's ctrl-c case exited 0 after its 30-s loop) would test nothing.
+    A Python handler is not inherited across exec: the runs start with SIGINT at its default."""
+    import signal
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _own_basetemp(config) -> None:
