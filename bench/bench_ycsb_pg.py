@@ -95,18 +95,20 @@ def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_be
     subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", *_conn_args(url), *(x for q in sql for x in ("-c", q))],
                    check=True, capture_output=True)
     value = "x" * 100
-    read = folder / "read.sql"
-    read.write_text(f"\\set id random(1, {records})\nSELECT ycsb_key, {cols} FROM {copy} WHERE id = :id;\n")
-    update = folder / "update.sql"
-    update.write_text(f"\\set id random(1, {records})\n"
-                      f"UPDATE {copy} SET field0 = '{value}' WHERE id = :id;\n")
+
+    def script(name: str, first: int, statement: str) -> Path:
+        """A pgbench script file: a uniform draw of :id from ``first``, one statement."""
+        path = folder / name
+        path.write_text(f"\\set id random({first}, {first + records - 1})\n{statement};\n")
+        return path
+
+    read = script("read.sql", 1, f"SELECT ycsb_key, {cols} FROM {copy} WHERE id = :id")
+    update = script("update.sql", 1, f"UPDATE {copy} SET field0 = '{value}' WHERE id = :id")
     # the same update with YCSB's work on the wire: the 100 characters a parameter, sent
     # as text with each execution (-M prepared makes :value $1), as benchlib sends each
     # update's value; one value for the run (pgbench has no random strings), of YCSB's
     # alphabet (generators.ValuePool's: letters and digits)
-    text = folder / "update_text.sql"
-    text.write_text(f"\\set id random(1, {records})\n"
-                    f"UPDATE {copy} SET field0 = :value WHERE id = :id;\n")
+    text = script("update_text.sql", 1, f"UPDATE {copy} SET field0 = :value WHERE id = :id")
     rng = random.Random(1)
     value = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(100))
     scripts = {"C": [str(read)], "A": [f"{read}@50", f"{update}@50"],
@@ -116,12 +118,8 @@ def same_row_scripts(url: str, records: int, folder: Path, table: str = "ycsb_be
         # the keys ordered (insertorder=ordered: 'user' and the key number, as YCSB makes
         # them), so pgbench can name a key ('user' || :id, one concatenation per statement)
         # and the server does the same work as for benchlib (the same index, the same rows)
-        kread = folder / "read_key.sql"
-        kread.write_text(f"\\set id random(0, {records - 1})\n"
-                         f"SELECT ycsb_key, {cols} FROM {table} WHERE ycsb_key = 'user' || :id;\n")
-        kupdate = folder / "update_key.sql"
-        kupdate.write_text(f"\\set id random(0, {records - 1})\n"
-                           f"UPDATE {table} SET field0 = :value WHERE ycsb_key = 'user' || :id;\n")
+        kread = script("read_key.sql", 0, f"SELECT ycsb_key, {cols} FROM {table} WHERE ycsb_key = 'user' || :id")
+        kupdate = script("update_key.sql", 0, f"UPDATE {table} SET field0 = :value WHERE ycsb_key = 'user' || :id")
         scripts["Ak"] = [f"{kread}@50", f"{kupdate}@50", f"-Dvalue={value}"]
     return scripts
 
