@@ -1,15 +1,16 @@
 """The driver: one step as N client processes × T threads, timed and paced.
 
 Python threads alone cannot saturate a DBMS, so clients are processes (forked from a
-server that imported the client side once, :mod:`.forkserver`), each with threads. Every thread runs the hot loop of :class:`ClientThread`: take the next
-prepared operation, wait for its intended start when paced, call it, time it, append
-the latency to a plain list. Nothing else happens per operation; once per second
-(the first operation to complete in a new second) the thread hands its lists to its
-process, which records them into HdrHistograms per operation (the step's, kept in the
-process) and sends the raw per-second latencies to the controller. The controller
-merges seconds across processes exactly, emits interval rows as soon as every process
-is past a second (so a killed run keeps them), prints YCSB-style status lines, and at
-the end merges the processes' histograms exactly (:mod:`benchlib.measure`).
+server that imported the client side once, :mod:`.forkserver`), each with threads. Every
+thread runs the hot loop of :class:`ClientThread`: take the next prepared operation,
+wait for its intended start when paced, call it, time it, append the latency to a plain
+list. Nothing else happens per operation; once per second (the first operation to
+complete in a new second) the thread hands its lists to its process, which records them
+into HdrHistograms per operation (the step's, kept in the process) and sends the raw
+per-second latencies to the controller. The controller merges seconds across processes
+exactly, emits interval rows as soon as every process is past a second (so a killed run
+keeps them), prints YCSB-style status lines, and at the end merges the processes'
+histograms exactly (:mod:`benchlib.measure`).
 
 Pacing: with a target throughput, thread k of K issues operation i at
 ``start + (i + k/K) × K/target`` — an open-loop schedule. Latency is recorded from that

@@ -32,13 +32,14 @@ import sys
 from ..errors import ParameterError
 from ..registries import targets
 
+# the start methods BENCHLIB_START_METHOD may choose
+START_METHOD_ENV, START_METHODS = "BENCHLIB_START_METHOD", ("forkserver", "spawn")
 # what a client process imports to run a step: its loop (benchlib.run.clients and what it
 # imports), the workloads' and targets' modules the controller has imported (its
 # workload's, bindings', dialect's), the drivers; not the controller's parts, which pull
 # pandas, pyarrow and matplotlib: a client forked with them would carry their memory in its
 # rss (a spawned one does not import them), and tests/test_forkserver.py checks that
 # nothing preloaded does
-START_METHOD_ENV, START_METHODS = "BENCHLIB_START_METHOD", ("forkserver", "spawn")
 CLIENT_PACKAGES = ("benchlib.workloads.", "benchlib.targets.")
 CONTROLLER_ONLY = (".summary", ".plots", ".plots_interactive")
 # what the client side imports whatever its target (the targets' own client libraries:
