@@ -27,7 +27,7 @@ from ..masking import mask_text
 from ..store import folders as results
 from ..store.place import writable_folder
 from ..version import __version__
-from .comparison import combined, compare_runs, configs_table, experiments_in, runs_apart, time_series
+from .comparison import combined, compare_runs, configs_against_base, configs_table, experiments_in, runs_apart, time_series
 from .display import against_base, header, headline, show_summary, side_by_side, time_series_runs
 from .explore import explorer
 from .execute import ReportError, execute_all, notebooks_dir, run_experiment_notebook, imports_before_threads
@@ -183,7 +183,7 @@ def report_notebooks(exp_dir: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-__all__ = ["COMPARE", "REPORT_NOTEBOOKS", "against_base", "combined", "compare_report", "compare_runs",
+__all__ = ["COMPARE", "REPORT_NOTEBOOKS", "against_base", "combined", "compare_report", "compare_runs", "configs_against_base",
            "configs_table", "experiments_in", "runs_apart", "time_series", "REPORTS_DIR", "TITLES", "Nav", "ReportError", "execute_all", "explorer",
            "header", "headline", "notebooks_dir", "render_html", "report", "report_notebooks",
            "run_experiment_notebook", "show_summary", "side_by_side", "time_series_runs", "write_index"]

@@ -42,16 +42,27 @@ def experiments_in(path) -> list[Path]:
     return [path] if path in parents or not parents else parents
 
 
-def configs_table(res: dict, base: str | None = None):
+def configs_against_base(res: dict, base: str | None = None) -> pd.DataFrame | None:
+    """Each configuration against the base (:func:`..summaries.configs.configs_frame`),
+    made once for a page's table and its relative heatmap (``frame=``: each would make the
+    same frame again, the most of the compare page's time); None where there is nothing to
+    set against a base (the table then says why)."""
+    try:
+        return configs_frame(res, base)
+    except CompareError:
+        return None
+
+
+def configs_table(res: dict, base: str | None = None, frame: pd.DataFrame | None = None):
     """Each configuration against the base (:func:`..summaries.configs.configs_table`) as a
     table coloured as a heatmap — green better than the base, red worse (deeper the
     larger: log2 of the ratio, up to 2×), uncoloured where not significant (``~``) — or a
-    line saying why there is none."""
+    line saying why there is none. ``frame``: :func:`configs_against_base`'s, made already."""
     from IPython.display import Markdown
 
     from ..summaries.against_base import score
     try:
-        df = configs_frame(res, base)
+        df = configs_frame(res, base) if frame is None else frame
     except CompareError as e:
         return Markdown(f"*{e}*")
     if not len(df):

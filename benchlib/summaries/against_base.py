@@ -57,10 +57,13 @@ def against_base(base: dict, others: list[tuple[str, dict]], pairs: Pairs | None
     rows, unpaired = [], []
     steps = _run_steps(base)
     steps += [ALL_LOOPS] if all_loops and len(steps) > 1 else []
+    base_samples: dict[str, pd.DataFrame] = {}   # the base's figures, once per step for all others
     for name, res in others:
         found = False
         for step in steps:
-            sb = samples(_only_step(base, step))
+            if step not in base_samples:
+                base_samples[step] = samples(_only_step(base, step))
+            sb = base_samples[step]
             here = step == ALL_LOOPS or step in _run_steps(res)
             so = samples(_only_step(res, step)) if here else pd.DataFrame()
             if not len(sb) or not len(so):

@@ -19,6 +19,7 @@ merged: there the figure is the worst loop's (never an average of percentiles), 
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import pandas as pd
@@ -39,9 +40,17 @@ def loops_percentile(rows: pd.DataFrame, column: str = "p99_us") -> tuple[float,
         return (float(vals.iloc[0]) if len(vals) else math.nan), True
     hdrs = rows["hdr"].astype("object").tolist() if "hdr" in rows else []
     if hdrs and all(isinstance(h, str) and h for h in hdrs):
-        merged = measure.merge(hdrs)
-        if column in measure.PERCENTILES and merged.get_total_count():   # as summarize reads it, quicker
-            p = measure.PERCENTILES[column]
-            return float(merged.get_percentile_to_value_dict([p])[p]), True
-        return float(measure.summarize(merged)[column]), True
+        return _merged(tuple(hdrs), column), True
     return float(vals.max()), False
+
+
+@functools.lru_cache(maxsize=4096)
+def _merged(hdrs: tuple[str, ...], column: str) -> float:
+    """``column`` of the histograms ``hdrs`` (encoded) added: kept, since every page and
+    summary of a run asks it again of the same loops (a step's figure, its run's, each
+    configuration against the base), and decoding them is the most of its cost."""
+    merged = measure.merge(hdrs)
+    if column in measure.PERCENTILES and merged.get_total_count():   # as summarize reads it, quicker
+        p = measure.PERCENTILES[column]
+        return float(merged.get_percentile_to_value_dict([p])[p])
+    return float(measure.summarize(merged)[column])

@@ -41,7 +41,8 @@ def run_samples(results: dict) -> pd.DataFrame:
     steps = steps[steps["phase"] == "run"]
     keys = [k for k in RUN_KEY if k in steps and k in runs]
     steps = steps.assign(**{k: _key_col(steps, k) for k in keys})
-    rows = [_run_row(results, dict(zip(keys, key)), st) for key, st in steps.groupby(keys)]
+    tables = {t: _by_run(results.get(t), keys) for t in ("hw", "intervals", "latency")}
+    rows = [_run_row(results, tables, dict(zip(keys, key)), st) for key, st in steps.groupby(keys)]
     out = pd.DataFrame(rows)
     keep = [c for c in ["run_id", "experiment", "config", *POINT, "repetition"] if c in runs]
     if not len(out):
@@ -68,20 +69,33 @@ def _key_col(df: pd.DataFrame, k: str) -> pd.Series:
     return df[k].astype("object").where(df[k].notna(), "").astype(str)
 
 
-def _of(df: pd.DataFrame | None, key: dict, steps) -> pd.DataFrame | None:
-    """The rows of ``df`` of the run ``key`` and of ``steps``."""
+def _by_run(df: pd.DataFrame | None, keys: list[str]):
+    """``df`` split once by the run keys it has, ``(its keys, {key values: its rows})``, so
+    that each run's rows are a lookup, not a scan of the whole table per run; ``df``
+    itself where it is None or empty."""
     if df is None or not len(df):
         return df
-    mask = df["step"].isin(steps)
-    for k, v in key.items():
-        if k in df:
-            mask &= _key_col(df, k) == v
-    return df[mask]
+    have = [k for k in keys if k in df]
+    if not have:
+        return have, {(): df}
+    groups = df.groupby([_key_col(df, k) for k in have], sort=False).indices
+    return have, {(k if isinstance(k, tuple) else (k,)): df.iloc[i] for k, i in groups.items()}
 
 
-def _run_row(results: dict, key: dict, st: pd.DataFrame) -> dict:
+def _of(split, key: dict, steps) -> pd.DataFrame | None:
+    """The rows of the run ``key`` and of ``steps`` in a table split by :func:`_by_run`."""
+    if split is None or isinstance(split, pd.DataFrame):
+        return split
+    have, groups = split
+    rows = groups.get(tuple(key[k] for k in have))
+    if rows is None:
+        rows = next(iter(groups.values())).iloc[:0]
+    return rows[rows["step"].isin(steps)]
+
+
+def _run_row(results: dict, tables: dict, key: dict, st: pd.DataFrame) -> dict:
     runs = results["runs"]
-    h, iv, lat = (_of(results.get(t), key, st["step"]) for t in ("hw", "intervals", "latency"))
+    h, iv, lat = (_of(tables[t], key, st["step"]) for t in ("hw", "intervals", "latency"))
     secs, ops = float(st["secs"].sum()), float(st["ops"].sum())
     row = {**key, "ops_per_s": throughput(ops, secs)}
     if h is not None and len(h):
