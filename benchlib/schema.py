@@ -18,6 +18,7 @@ Conventions
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -332,7 +333,13 @@ TABLES = {"steps": STEPS, "latency": LATENCY, "intervals": INTERVALS, "hw": HW}
 
 
 def empty(table: str) -> pd.DataFrame:
-    """An empty DataFrame with the table's columns and dtypes."""
+    """An empty DataFrame with the table's columns and dtypes (a copy of one made once
+    per table: making it column by column costs a conform of a small table most of its time)."""
+    return _empty(table).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _empty(table: str) -> pd.DataFrame:
     import pandas as pd
     cols = TABLES[table] if table in TABLES else EXTRA_TABLES[table]
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
@@ -363,6 +370,8 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
             col = pd.Series(float("nan") if t == "float64" else pd.NA, index=df.index, dtype=t)
         elif t.startswith("datetime64"):
             col = pd.to_datetime(df[c], utc=True)
+        elif str(df[c].dtype) == t:   # its dtype already: kept as it is, not copied
+            col = df[c]
         else:
             col = df[c].astype(t)
         out[c] = col.array
