@@ -110,8 +110,11 @@ def test_intervals_have_their_length_and_status_brackets_cover_the_line(data_dir
     line's brackets add up to the operations since the previous line, as YCSB's do."""
     import re
     exp = validate(small_experiment("ivl", "sqlite", properties=WORKLOAD_D,
+                                    # paced (400 ops/s): the intervals' lengths and the
+                                    # lines' brackets are the same at any rate
                                     run={"threads": [2], "loops": 2, "loop_secs": 2,
-                                         "status_interval_s": 0.5}), "test")
+                                         "status_interval_s": 0.5, "target_base": 400,
+                                         "target_factors": [1.0]}), "test")
     res = run_experiment(exp, data_dir, progress=False)
     assert res.ok, res.runs
     (rid,) = res.runs
