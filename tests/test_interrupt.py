@@ -14,6 +14,10 @@ from conftest import small_experiment
 
 from benchlib import load_results
 
+# a paced loop (200 ops/s over its threads): the kills below need a loop at work whose
+# seconds are logged, not clients driving the database flat out while the test waits
+PACE = {"target_base": 200, "target_factors": [1.0]}
+
 
 def start_run(tmp_path, exp: dict):
     p = tmp_path / "exp.yaml"
@@ -44,8 +48,10 @@ def wait_for_seconds(tmp_path, name, n=3, timeout=180, proc=None):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
 def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
     # operationcount 0: the loop runs its 30 s (3,000 operations ended it within the 3 s
-    # waited for on an idle machine, and the Ctrl-C then met a run that had finished)
-    exp = small_experiment("kill", "sqlite", run={"loop_secs": 30})
+    # waited for on an idle machine, and the Ctrl-C then met a run that had finished);
+    # paced (PACE): the kill needs a loop at work with seconds of operations logged, not
+    # one driving SQLite flat out for the seconds waited
+    exp = small_experiment("kill", "sqlite", run={"loop_secs": 30, **PACE})
     exp["properties"]["operationcount"] = 0
     proc, path = start_run(tmp_path, exp)
     run_dir = wait_for_seconds(tmp_path, "kill", proc=proc)
@@ -75,7 +81,7 @@ def test_killed_driver_keeps_intervals_and_resumes(tmp_path, sig):
 @pytest.mark.slow
 @pytest.mark.embedded
 def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
-    exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40})
+    exp = small_experiment("dbkill", "embedded-postgres", run={"loop_secs": 40, **PACE})
     exp["properties"]["operationcount"] = 0   # the loop runs its 40 s, whatever the speed
     proc, _ = start_run(tmp_path, exp)
     run_dir = wait_for_seconds(tmp_path, "dbkill", proc=proc)
