@@ -84,7 +84,7 @@ def _zero_seconds(iv, step: str = "r.L1") -> dict[str, set[int]]:
     return {op: set(g.loc[g.ops == 0, "second"].astype(int)) for op, g in mine.groupby("op")}
 
 
-@pytest.mark.parametrize("target", [None, 2000.0], ids=["closed", "paced"])
+@pytest.mark.parametrize("target", [None, 400.0], ids=["closed", "paced"])
 def test_a_lock_leaves_rows_of_zero_and_the_run_ok(pg_own_db, tmp_path, target):
     name = f"stall_{uuid.uuid4().hex[:8]}"
 
