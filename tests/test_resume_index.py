@@ -12,6 +12,7 @@ import yaml
 from quietly import run_quietly
 from resuming import check_resumed, cli, wait_until
 from test_linkbench import lb_experiment
+from test_resume import PACED
 
 from benchlib import load_results
 from benchlib.targets.base import TargetError, make_target
@@ -19,7 +20,8 @@ from benchlib.workloads.indexes import ensure_index, index_name
 from benchlib.workloads.linkbench.bindings.base import INDEX_COLS
 
 COLS = [c.strip() for c in INDEX_COLS.split(",")]
-RUN = {"threads": [2], "processes": 1, "loops": 2, "loop_secs": 1, "status_interval_s": 60}
+# paced (tests/test_resume.py's PACED): the loops are asked to run, not to run flat out
+RUN = {"threads": [2], "processes": 1, "loops": 2, "loop_secs": 1, "status_interval_s": 60, **PACED}
 
 
 def _target(url: str, tmp_path):
@@ -121,6 +123,7 @@ def test_ybio_index_step_runs_again_on_the_tables_it_indexed(tmp_path):
     from test_ybio import experiment as ybio_experiment
     url = f"sqlite:///{tmp_path / 'ybio.sqlite'}"
     d = {**ybio_experiment("yidx", url, recreate=False), "index": {"enabled": True}}
+    d["run"] = {**d["run"], **PACED}   # its loop paced: the index step is what is asked
     for _ in range(2):   # the second run forced over the first, on the tables it left
         (run_id,) = run_quietly(d, tmp_path / "data", force=True).runs
         steps = load_results(tmp_path / "data" / "yidx" / run_id)["steps"]
