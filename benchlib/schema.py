@@ -290,8 +290,6 @@ def conform(table: str, df: pd.DataFrame | None) -> pd.DataFrame:
             col = pd.Series(float("nan") if t == "float64" else pd.NA, index=df.index, dtype=t)
         elif t.startswith("datetime64"):
             col = pd.to_datetime(df[c], utc=True)
-        elif str(df[c].dtype) == t:   # its dtype already: kept as it is, not copied
-            col = df[c]
         else:
             col = df[c].astype(t)
         out[c] = col.array

@@ -44,7 +44,7 @@ def loops_percentile(rows: pd.DataFrame, column: str = "p99_us") -> tuple[float,
     return float(vals.max()), False
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)   # a compare page of ~50 runs × ops × steps; copies of the strings
 def _merged(hdrs: tuple[str, ...], column: str) -> float:
     """``column`` of the histograms ``hdrs`` (encoded) added: kept, since every page and
     summary of a run asks it again of the same loops (a step's figure, its run's, each

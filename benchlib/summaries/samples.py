@@ -70,26 +70,24 @@ def _key_col(df: pd.DataFrame, k: str) -> pd.Series:
 
 
 def _by_run(df: pd.DataFrame | None, keys: list[str]):
-    """``df`` split once by the run keys it has, ``(its keys, {key values: its rows})``, so
-    that each run's rows are a lookup, not a scan of the whole table per run; ``df``
-    itself where it is None or empty."""
+    """``df`` split once by the run keys it has, ``(its keys, {key values: its rows}, no
+    rows)``, so that each run's rows are a lookup, not a scan of the whole table per run;
+    ``df`` itself where it is None or empty."""
     if df is None or not len(df):
         return df
     have = [k for k in keys if k in df]
     if not have:
-        return have, {(): df}
+        return have, {(): df}, df.iloc[:0]
     groups = df.groupby([_key_col(df, k) for k in have], sort=False).indices
-    return have, {(k if isinstance(k, tuple) else (k,)): df.iloc[i] for k, i in groups.items()}
+    return have, {(k if isinstance(k, tuple) else (k,)): df.iloc[i] for k, i in groups.items()}, df.iloc[:0]
 
 
 def _of(split, key: dict, steps) -> pd.DataFrame | None:
     """The rows of the run ``key`` and of ``steps`` in a table split by :func:`_by_run`."""
     if split is None or isinstance(split, pd.DataFrame):
         return split
-    have, groups = split
-    rows = groups.get(tuple(key[k] for k in have))
-    if rows is None:
-        rows = next(iter(groups.values())).iloc[:0]
+    have, groups, none = split
+    rows = groups.get(tuple(key[k] for k in have), none)
     return rows[rows["step"].isin(steps)]
 
 
