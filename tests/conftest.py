@@ -260,6 +260,14 @@ def data_dir(tmp_path) -> Path:
     return d
 
 
+def paced(ops_per_s: float) -> dict:
+    """A run section's pacing, ``ops_per_s`` over the run's threads (``target_base`` ×
+    factor 1): for a test whose run must be at work, not drive the database flat out (the
+    CPU of a suite of 2 cores). A paced step is never multiplexed: a test of the
+    multiplexing loop stays unpaced."""
+    return {"target_base": ops_per_s, "target_factors": [1.0]}
+
+
 def small_experiment(name: str, url: str, **over) -> dict:
     """A tiny experiment dict (validated by the caller)."""
     exp = {

@@ -10,13 +10,13 @@ import time
 
 import pytest
 import yaml
-from conftest import small_experiment
+from conftest import paced, small_experiment
 
 from benchlib import load_results
 
 # a paced loop (200 ops/s over its threads): the kills below need a loop at work whose
 # seconds are logged, not clients driving the database flat out while the test waits
-PACE = {"target_base": 200, "target_factors": [1.0]}
+PACE = paced(200)
 
 
 def start_run(tmp_path, exp: dict):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import small_experiment
+from conftest import paced, small_experiment
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
@@ -21,8 +21,7 @@ def metrics_run(url, data_dir, name):
     # and the clients well above the 0.1 CPU-s check_hw asks of them (unthrottled, the
     # loop burned two cores for 3 s that nothing here reads)
     exp = validate(small_experiment(name, url, properties=props,
-                                    run={"loop_secs": 3, "threads": [2], "target_base": 1500,
-                                         "target_factors": [1.0]}), "t")
+                                    run={"loop_secs": 3, "threads": [2], **paced(1500)}), "t")
     res = run_experiment(exp, data_dir, progress=False)
     assert res.ok, res.runs
     return load_results(data_dir / name)
@@ -77,8 +76,7 @@ def test_printed_step_lines_equal_summary_from_folder(tmp_path, capsys):
     from benchlib import cli
     p = tmp_path / "e.yaml"
     # paced (500 ops/s): the lines compared are the same whatever the rate
-    exp = small_experiment("lines", "sqlite", run={"loop_secs": 2, "loops": 2, "target_base": 500,
-                                                   "target_factors": [1.0]})
+    exp = small_experiment("lines", "sqlite", run={"loop_secs": 2, "loops": 2, **paced(500)})
     p.write_text(yaml.safe_dump(exp))
     r = subprocess.run([sys.executable, "-m", "benchlib.cli", "run", str(p), "--data-dir",
                         str(tmp_path / "d"), "--no-progress"], capture_output=True, text=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import small_experiment
+from conftest import paced, small_experiment
 from test_kv import _redis_drop
 
 from benchlib import load_results, run_experiment
@@ -113,8 +113,7 @@ def test_intervals_have_their_length_and_status_brackets_cover_the_line(data_dir
                                     # paced (400 ops/s): the intervals' lengths and the
                                     # lines' brackets are the same at any rate
                                     run={"threads": [2], "loops": 2, "loop_secs": 2,
-                                         "status_interval_s": 0.5, "target_base": 400,
-                                         "target_factors": [1.0]}), "test")
+                                         "status_interval_s": 0.5, **paced(400)}), "test")
     res = run_experiment(exp, data_dir, progress=False)
     assert res.ok, res.runs
     (rid,) = res.runs

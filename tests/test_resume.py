@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import small_experiment
+from conftest import paced, small_experiment
 from resuming import alive, check_resumed, kill_and_resume, no_insert_failed
 
 
 # the loops paced at 200 ops/s in all (not flat out): what is asked of them (a second of a
 # loop logged to kill in, each loop's ops and inserts counted, kept rows as they were) needs
 # ops in every second, not the most a client can drive; the run ids name tgt200
-PACED = {"target_base": 200, "target_factors": [1.0]}
+PACED = paced(200)
 
 
 def ycsb_experiment(name: str, url: str, **props) -> dict:

@@ -14,7 +14,7 @@ import os
 import sqlite3
 
 import pytest
-from conftest import DATA
+from conftest import DATA, paced
 from quietly import run_quietly
 from resuming import kill_and_resume
 from seedkeys import first_requests, shared
@@ -58,7 +58,7 @@ def test_a_seed_out_of_range_is_one_line(bad):
 # name (made again from the seed), not how many the loops ran; unthrottled, every loop
 # here burned a core or two for what nothing reads
 RUN2 = {"threads": [1], "processes": 1, "loops": 2, "loop_secs": 0.3, "status_interval_s": 60,
-        "target_base": 300, "target_factors": [1.0]}
+        **paced(300)}
 # keys (rows) the loops draw from, uniformly: two independent streams ask for the same one
 # at a position 1/KEYS of the time (0.05 %, 0.5 of 1,000 positions), a replay at all of
 # them; the 1 % the test allows is 10 positions, a Poisson(0.5) tail of ~1e-10
@@ -188,7 +188,7 @@ def test_a_resumed_loop_draws_the_stream_the_killed_one_drew(tmp_path):
     props = {"readproportion": 0, "updateproportion": 1.0, "recordcount": 3000, "operationcount": 600}
     # two loops: the killed loop is the last, so no later loop's writes cover its keys
     run = {"threads": [1], "processes": 1, "loops": 2, "status_interval_s": 60, "driver": "python",
-           "target_base": 300, "target_factors": [1]}
+           **paced(300)}
     run_dir, *_ = kill_and_resume(tmp_path, {**_ycsb("seeds-kill", **props), "run": run}, at="r.L2")
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "ok" and meta["resumptions"][0]["from"] == "r.L2", meta

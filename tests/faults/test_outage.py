@@ -23,6 +23,8 @@ import uuid
 
 import pytest
 
+from conftest import paced
+
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
 
@@ -33,7 +35,7 @@ THREADS = 4
 def _experiment(url: str, name: str, target: float | None = None, loop_secs: float = 6) -> dict:
     run = {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": loop_secs}
     if target:
-        run.update(target_base=target, target_factors=[1])
+        run.update(paced(target))
     props = {"table": name, "recordcount": 2000, "operationcount": 0, "readproportion": 0.5,
              "updateproportion": 0.5, "requestdistribution": "uniform"}
     return validate({"experiment": name, "workload": "ycsb", "properties": props,

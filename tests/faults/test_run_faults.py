@@ -13,7 +13,7 @@ import time
 
 import pytest
 import yaml
-from conftest import small_experiment
+from conftest import paced, small_experiment
 
 from benchlib import cli
 
@@ -21,7 +21,7 @@ from benchlib import cli
 # a paced loop (200 ops/s over its threads) for the runs that are killed, interrupted or
 # held running while the test acts: what they check needs a loop at work, not clients
 # driving the database flat out meanwhile
-PACE = {"target_base": 200, "target_factors": [1.0]}
+PACE = paced(200)
 
 
 def write(tmp_path, exp: dict, name="e.yaml"):
@@ -291,7 +291,7 @@ def _paced_unless_mux(multiplex, rate: float) -> dict:
     threads, its clients need not drive the server flat out. A paced step is never
     multiplexed (clients._make_threads): multiplex true stays unpaced, or its one thread
     driving them all would not be what the case tests."""
-    return {} if multiplex is True else {"target_base": rate, "target_factors": [1.0]}
+    return {} if multiplex is True else paced(rate)
 
 
 @pytest.mark.postgres
