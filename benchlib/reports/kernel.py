@@ -11,6 +11,8 @@ own parameters and names, as when it runs alone.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,17 +26,35 @@ KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 @contextmanager
 def shared_kernel(cwd: Path, start_timeout: float = 120):
     """A started kernel manager (``jupyter_client``'s async one, as papermill's nbclient
-    uses), in ``cwd``, the tables' cache on; shut down on leaving."""
+    uses), in ``cwd``, the tables' cache on; shut down on leaving.
+
+    Its sockets are Unix ones in a private folder of its own (``transport="ipc"``), not
+    TCP ports: jupyter_client picks a free port, closes it and lets the kernel bind it,
+    so two kernels started at once (a report's two, another report's, a notebook test's)
+    could draw the same port, and the kernel died with "Address already in use" —
+    seen in the suite, two pages failed for it. A path of our own cannot be drawn twice.
+    Where there are no Unix sockets (Windows), or the temporary folder's path is too long
+    for one (108 bytes with the socket's name), TCP as before."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
-    km = AsyncKernelManager(kernel_name=KERNEL)
-    run_sync(km.start_kernel)(extra_arguments=KERNEL_ARGUMENTS, cwd=str(cwd),
-                              env={**os.environ, CACHE_ENV: "1"})
+    own = tempfile.mkdtemp(prefix="benchlib-kernel-") if os.name == "posix" else None
+    if own and len(os.fsencode(own)) > 80:
+        shutil.rmtree(own, ignore_errors=True)
+        own = None
+    km = (AsyncKernelManager(kernel_name=KERNEL, transport="ipc",
+                             connection_file=os.path.join(own, "kernel.json"))
+          if own else AsyncKernelManager(kernel_name=KERNEL))
     try:
-        yield km
+        run_sync(km.start_kernel)(extra_arguments=KERNEL_ARGUMENTS, cwd=str(cwd),
+                                  env={**os.environ, CACHE_ENV: "1"})
+        try:
+            yield km
+        finally:
+            run_sync(km.shutdown_kernel)(now=False)
     finally:
-        run_sync(km.shutdown_kernel)(now=False)
+        if own:
+            shutil.rmtree(own, ignore_errors=True)
 
 
 def fresh_namespace(km) -> None:
