@@ -94,3 +94,55 @@ def test_killed_dbms_marks_run_failed_and_keeps_intervals(tmp_path):
     assert meta["status"] == "failed" and meta["error"]
     iv = load_results(run_dir)["intervals"]
     assert len(iv[iv.step == "r.L1"]) >= 3
+
+
+# a program that runs an experiment through the API and, once its first loop has logged
+# seconds, gets SystemExit in its main thread (what a caller's timeout raises, pytest-
+# timeout's included: neither KeyboardInterrupt nor an Exception)
+CALLER = """
+import json, signal, sys, threading, time, _thread
+from pathlib import Path
+from benchlib.params import validate
+from benchlib import run_experiment
+exp, data = json.loads(sys.argv[1]), Path(sys.argv[2])
+def alarm(*_):
+    raise SystemExit("the caller's timeout")
+signal.signal(signal.SIGALRM, alarm)
+def watch():
+    while True:
+        logs = list((data / exp["experiment"]).glob("*/intervals.jsonl"))
+        if logs and logs[0].read_text().count('"r.L1"') >= 2:
+            _thread.interrupt_main(signal.SIGALRM)
+            return
+        time.sleep(0.1)
+threading.Thread(target=watch, daemon=True).start()
+run_experiment(validate(exp, exp["experiment"]), data, progress=False)
+"""
+
+
+@pytest.mark.slow
+def test_a_caller_exit_mid_loop_stops_the_clients_and_is_not_ok(tmp_path):
+    """SystemExit in the controller's loop: before, the run was written ``ok``, its
+    clients ran on unread to the loop's end and then never exited (their queue's pipe
+    full, SIGTERM ignored), and the program hung at exit joining them."""
+    exp = small_experiment("callerexit", "sqlite", run={"loop_secs": 300, **PACE})
+    exp["properties"]["operationcount"] = 0
+    p = subprocess.Popen([sys.executable, "-c", CALLER, json.dumps(exp), str(tmp_path / "data")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=240)   # the loop's 300 s would end it otherwise, or never
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        raise AssertionError("the program did not exit after SystemExit in its run loop") from None
+    assert p.returncode == 1 and "the caller's timeout" in err, err[-2000:]
+    [meta] = (tmp_path / "data" / "callerexit").glob("*/meta.json")
+    m = json.loads(meta.read_text())
+    assert m["status"] == "interrupted" and "SystemExit" in m["error"], m
+    # nothing of the run is left: its forkserver and resource tracker end once the program
+    # has, each on its own time, so the session is waited for until it is empty
+    deadline = time.monotonic() + 60
+    while (left := subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True,
+                                  text=True).stdout.split()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, subprocess.run(["ps", "-o", "pid,etime,args", "-p", ",".join(left)],
+                                    capture_output=True, text=True).stdout

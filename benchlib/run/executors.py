@@ -15,7 +15,9 @@ controller's clock), ``start`` (the common start, ``perf_counter`` ns of this ho
 from __future__ import annotations
 
 import os
+import queue
 import socket
+import time
 from dataclasses import dataclass
 
 from . import forkserver, semaphores
@@ -63,6 +65,12 @@ class Clients:
     def join(self, timeout_s: float) -> None:
         raise NotImplementedError
 
+    def abandon(self, timeout_s: float = 5.0) -> None:
+        """Stop the clients of a step the controller leaves before their results came (an
+        error of its own, a test's timeout): none may run on, or outlive the run."""
+        self.stop()
+        self.join(timeout_s)
+
 
 class LocalClients(Clients):
     """Processes on this host (:func:`.forkserver.context`: forked from a server that
@@ -104,7 +112,24 @@ class LocalClients(Clients):
         for pr in self.procs:
             pr.join(timeout=timeout_s)
             if pr.is_alive():
-                pr.terminate()
+                pr.kill()   # a client ignores SIGTERM (the controller handles it): terminate() would not end it
+                pr.join(timeout=1)
+
+    def abandon(self, timeout_s: float = 5.0) -> None:
+        """Stop asked, and the queue read meanwhile: a client's last messages sit in its
+        queue's pipe and its exit waits until they are written, so a client whose
+        controller reads no more never ended (the controller then hung at its own exit,
+        joining it). Killed past ``timeout_s``."""
+        self.stop()
+        deadline = time.monotonic() + timeout_s
+        while any(pr.is_alive() for pr in self.procs) and time.monotonic() < deadline:
+            try:
+                self.q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+            except Exception:  # noqa: BLE001 - a message cut short: no more to read
+                break
+        self.join(0)
 
 
 class LocalExecutor:

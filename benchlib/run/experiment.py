@@ -155,6 +155,9 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
         status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
     except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
         status, error = "failed", _error_line(run_dir, spec.run_id, e, out)
+    except BaseException as e:   # SystemExit, a caller's timeout: not finished, so never "ok"
+        status, error = "interrupted", mask_text(f"interrupted ({type(e).__name__}: {e})"[:300])
+        raise
     finally:
         try:
             target.stop()

@@ -145,7 +145,14 @@ def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clie
     clients.start(start_ns)
     collector = _Collector(step, clients, start_ns, on_intervals, status_out,
                            _progress_bar(step, progress), batch_units, lines, ZeroRows(defined, batch_units))
-    collector.run()
+    try:
+        collector.run()
+    except BaseException:   # not Ctrl-C (the collector stops the clients and waits): its
+        # own error (a full disk under on_intervals), SystemExit, a test's timeout — the
+        # clients must not run on without it, or outlive it (see Clients.abandon)
+        collector.close()
+        clients.abandon()
+        raise
     on_window("end")
     ended_ns = time.perf_counter_ns()
     ended = datetime.now(timezone.utc)
