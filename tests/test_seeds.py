@@ -128,22 +128,30 @@ def _ok_shares(run_dir, op: str) -> list[tuple[int, int]]:
 
 @pytest.mark.slow
 def test_linkbench_three_loops_find_what_loop_one_found(data_dir):
-    """The issue's run (maxid1 5001, the small distribution, 3 loops of 3 s): replayed,
+    """The issue's run (maxid1 5001, the small distribution, 3 loops): replayed,
     loop 2's ADD_LINKs were 97 % RETRY and its DELETE_NODEs found nothing. Now each loop's
-    ADD_LINK OK share is within 2 points of loop 1's; its DELETE_NODE hit share within 2
+    ADD_LINK OK share is within 2 points (or 3 σ) of loop 1's; its DELETE_NODE hit share within 2
     points (or 3 binomial σ, for its few deletes) of loop 1's less the nodes the loops
     before it deleted (uniform over the 5,000 nodes: ~3 % a loop here, a real effect)."""
     nodes = 5000
-    exp, run_dir = _run(lb_experiment("seeds-lb3", "sqlite", {"maxid1": nodes + 1, "loaders": 2},
+    # each loop a count of requests (2 × 5,000), not 3 s: at load 10 a 3-s loop made
+    # 10-16 DELETE_NODE (0.26 % of the mix), too few to compare; 10,000 make ~26 and ~540
+    # ADD_LINK on any machine (maxtime only a bound; run.loop_secs would win over requests)
+    exp, run_dir = _run(lb_experiment("seeds-lb3", "sqlite", {"maxid1": nodes + 1, "loaders": 2,
+                                                              "requests": 5000, "maxtime": 600},
                                       load={"batch_size": 1024},
-                                      run={"threads": [2], "loops": 3, "loop_secs": 3,
-                                           "status_interval_s": 60}), data_dir)
+                                      run={"threads": [2], "loops": 3, "status_interval_s": 60}),
+                        data_dir)
+    ops = load_results(run_dir)["steps"].set_index("step")["ops"]
+    assert [int(ops[f"r.L{i}"]) for i in (1, 2, 3)] == [10_000] * 3, ops
     add = _ok_shares(run_dir, "ADD_LINK")
     assert len(add) == 3 and all(n > 300 for _, n in add), add
     first = add[0][0] / add[0][1]
-    assert all(abs(ok / n - first) <= 0.02 for ok, n in add), add
+    for ok, n in add:   # within 2 points, or 3 σ of two binomial shares' difference (~550 each)
+        sigma = (first * (1 - first) / add[0][1] + ok / n * (1 - ok / n) / n) ** 0.5
+        assert abs(ok / n - first) <= max(0.02, 3 * sigma), add
     dele = _ok_shares(run_dir, "DELETE_NODE")
-    assert len(dele) == 3 and all(n >= 20 for _, n in dele), dele
+    assert len(dele) == 3 and all(n >= 15 for _, n in dele), dele
     hit1, deleted = dele[0][0] / dele[0][1], 0
     for ok, n in dele:
         expected = hit1 * (1 - deleted / nodes)
