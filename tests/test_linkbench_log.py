@@ -179,3 +179,22 @@ def test_unknown_keys_and_several_databases_are_one_line():
         from_properties({"dbcount": 2})
     with pytest.raises(ValueError, match="link_add_datagen_uniqueness"):
         from_properties({"link_add_datagen_uniqueness": 2})
+
+
+
+def test_requests_under_loop_secs_are_no_count_the_log_claims():
+    """``requests`` is each requester's count only where the loop ends at it: with
+    ``run.loop_secs`` the seconds win (its step has no ops_total), and the requester
+    lines must not say "will do 2500 ops" over a loop that did 358,440."""
+    from test_linkbench import lb_experiment
+
+    from benchlib.params import plan
+    from benchlib.workloads.linkbench.log import requests_total
+    for loop_secs, total in ((None, 5000), (3, None)):
+        exp_d = lb_experiment("lbreq", "sqlite", {"requests": 2500})
+        exp_d["run"]["loop_secs"] = loop_secs
+        exp = validate({**exp_d, "run": {k: v for k, v in exp_d["run"].items() if v is not None}}, "test")
+        spec = plan(exp)[0]
+        wl = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
+        (r1, _) = [s for s in wl.steps(exp, spec) if s.phase == "run"]
+        assert requests_total(wl.p, r1) == total, (loop_secs, r1.ops_total)

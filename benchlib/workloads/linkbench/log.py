@@ -99,9 +99,11 @@ class Progress:
 
 
 def requests_total(p, step) -> int | None:
-    """The step's requests over all requesters, when a count was given (else None: the
-    progress lines project the time limit's at the rate so far)."""
-    return step.ops_total or (p.requests * step.threads if p.requests else None)
+    """The step's requests over all requesters, when the loop ends at a count (else None:
+    the progress lines project the time limit's at the rate so far). ``requests`` with
+    ``run.loop_secs`` set is no count: the loop's seconds win (workloads/stepplan.py), and
+    "will do 2500 ops" was printed over a 120-s loop of 358,440."""
+    return step.ops_total or None
 
 
 def time_limit(p, step) -> float:
