@@ -211,3 +211,39 @@ def test_notebooks_share_a_kernel_as_if_each_had_its_own(tmp_path, monkeypatch):
     counts, text = outputs("b")
     assert counts[:4] == [1, 2, 3, 4] and "False 1" in text   # injected parameters, then its own
     assert outputs("c") == ([1, 2, 3], "c ran after the failure\n")
+
+
+@pytest.mark.timeout(240)
+def test_two_kernels_leave_the_callers_folder_alone(tmp_path, monkeypatch):
+    """papermill's ``cwd`` is an os.chdir of the whole process around each execution: two
+    kernels' threads undid it in the wrong order and left the caller in notebooks/ (a
+    later test found no parameters/quickstart.yaml). The caller's folder stays its own
+    throughout, and each notebook still runs in the notebooks' folder."""
+    import os
+    import threading
+
+    from benchlib.reports.execute import execute_all
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    names = ("summary", "b", "c", "d")
+    for name in names:
+        _notebook(nbs / f"{name}.ipynb", "import os, time\ntime.sleep(0.5)\nprint(os.getcwd())")
+    monkeypatch.setenv("BENCHLIB_NOTEBOOKS", str(nbs))
+    here, seen, done = os.getcwd(), set(), threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.add(os.getcwd())
+            done.wait(0.002)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        failed = execute_all(names, tmp_path / "out", {"experiment_dir": "x"}, "t", False, kernels=2)
+    finally:
+        done.set()
+        watcher.join()
+    assert not failed and seen == {here} and os.getcwd() == here, seen
+    for name in names:
+        nb = nbformat.read(tmp_path / "out" / f"{name}.ipynb", as_version=4)
+        text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+        assert text.strip() == str(nbs), text

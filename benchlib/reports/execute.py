@@ -56,7 +56,13 @@ def execute(name: str, output: Path, parameters: dict, *, progress: bool | None 
         parameters = {k: v for k, v in parameters.items() if k in declared}
         papermill.execute_notebook(str(src), str(output), parameters=parameters,
                                    kernel_name=KERNEL, progress_bar=show_progress(progress),
-                                   cwd=str(src.parent), log_output=False, start_timeout=120,
+                                   # papermill's cwd is an os.chdir of the whole process for
+                                   # the execution: with two kernels' threads it was undone in
+                                   # the wrong order and left the caller in notebooks/ (a test
+                                   # after a report found no parameters/quickstart.yaml); a
+                                   # shared kernel was started in that folder already
+                                   cwd=None if km is not None else str(src.parent),
+                                   log_output=False, start_timeout=120,
                                    extra_arguments=KERNEL_ARGUMENTS,
                                    # a report's notebook is written once, when it ends (or
                                    # fails), not after every cell: each write validates it
