@@ -142,22 +142,10 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
             folders.write_json(run_dir / folders.META, meta)
             ctx = RunContext(exp, run, workload, target, seed, out, progress, step_lines, executor)
             status, error = steps_keeping_data(ctx, steps, keep=key is not None and not reused)
-    except TargetError as e:   # one line, no traceback: an embedded target that could not start
-        status, error = "failed", mask_text(str(e))
-        print(f"error  {spec.run_id}: {error}", file=out, flush=True)
-    except OSError as e:
-        if not space.is_no_space(e):   # a lost connection of a library's own (Dask's comm)
-            status, error = "failed", _error_line(run_dir, spec.run_id, e, out)
-        else:   # the disk is full: one line, no traceback
-            status, error = "failed", str(space.no_space(run_dir))
-            print(f"error  {spec.run_id}: {error}", file=out, flush=True)
-    except KeyboardInterrupt as e:
-        status, error = "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
-    except Exception as e:  # noqa: BLE001 - whatever it was, the run failed and says so
-        status, error = "failed", _error_line(run_dir, spec.run_id, e, out)
-    except BaseException as e:   # SystemExit, a caller's timeout: not finished, so never "ok"
-        status, error = "interrupted", mask_text(f"interrupted ({type(e).__name__}: {e})"[:300])
-        raise
+    except BaseException as e:   # every way a run ends early is said (_ended_by)
+        status, error = _ended_by(e, run_dir, spec.run_id, out)
+        if not isinstance(e, (Exception, KeyboardInterrupt)):
+            raise   # SystemExit, a caller's timeout: the caller's to handle, the run marked first
     finally:
         try:
             target.stop()
@@ -167,6 +155,23 @@ def run_one(exp: Experiment, spec: RunSpec, exp_dir: Path, data_dir: Path, *, ou
     if status == "interrupted":
         raise KeyboardInterrupt
     return status
+
+
+def _ended_by(e: BaseException, run_dir: Path, run_id: str, out) -> tuple[str, str]:
+    """(status, error) of a run that an exception ended, its line printed where one is due:
+    never ``ok`` — SystemExit or a caller's timeout (pytest's) is not finished either."""
+    if isinstance(e, TargetError):   # one line, no traceback: an embedded target that could not start
+        error = mask_text(str(e))
+    elif isinstance(e, OSError) and space.is_no_space(e):   # the disk is full: one line, no traceback
+        error = str(space.no_space(run_dir))
+    elif isinstance(e, KeyboardInterrupt):
+        return "interrupted", f"interrupted ({str(e) or 'Ctrl-C'})"
+    elif not isinstance(e, Exception):
+        return "interrupted", mask_text(f"interrupted ({type(e).__name__}: {e})"[:300])
+    else:   # whatever it was (an OSError: a lost connection of a library's own, Dask's comm)
+        return "failed", _error_line(run_dir, run_id, e, out)
+    print(f"error  {run_id}: {error}", file=out, flush=True)
+    return "failed", error
 
 
 def _error_line(run_dir: Path, run_id: str, e: BaseException, out) -> str:

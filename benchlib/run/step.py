@@ -158,10 +158,18 @@ def _run_step(step, workload, tasks, on_intervals, status_out, progress, on_clie
     ended = datetime.now(timezone.utc)
     collector.close()
     clients.join(10)
+    return _outcome(step, workload, clients, collector, batch_units, defined,
+                    started, ended, start_ns, ended_ns)
+
+
+def _outcome(step, workload, clients, collector, batch_units, defined, started, ended,
+             start_ns: int, ended_ns: int) -> StepOutcome:
+    """A step's outcome from what its collector gathered: its status, its measured window
+    (from the common start to the last operation's completion), its latency and driver
+    rows, and the judgements on them (too many failed, an outage)."""
     status, error = collector.status, collector.error
     if collector.interrupted:
         status, error = "interrupted", error or f"interrupted ({collector.interrupted})"
-    # the measured window: from the common start to the last operation's completion
     results = [collector.results[i] for i in sorted(collector.results)]
     last = max((r.ended_ns for r in results if r.ended_ns), default=ended_ns)
     outcome = StepOutcome(step, started, ended, max(last - start_ns, 1) / NS, 0, 0, status, error,
