@@ -28,10 +28,10 @@ RUN_STATEMENT = {"kv": "SELECT v FROM", "ybio": "SELECT count(*), sum(scratch) F
 
 def kill_mysql(db: str, *, pattern: str | None = None, want: int = 2, wait_s: float = 60,
                poll_s: float = 0.2, settle_s: float = 0.3, keep_killing_s: float = 0.0,
-               ready=None) -> list[int]:
+               ready=None, over=None) -> list[int]:
     import pymysql
     killed: list[int] = []
-    gathering = Gathering(wait_s, ready)
+    gathering = Gathering(wait_s, ready, over)
     c = pymysql.connect(host="127.0.0.1", port=3306, user="root", autocommit=True)
     try:
         with c.cursor() as cur:
@@ -68,11 +68,11 @@ def kill_clients_later(db: str, *, min_conns: int = 2, settle_s: float = 0.8,
 
 
 def kill_mysql_url(url: str, pattern: str, want: int = 4, wait_s: float = 120, *,
-                   ready=None) -> list:
+                   ready=None, over=None) -> list:
     """:func:`kill_mysql` of the URL's database, as the PostgreSQL and Redis killers are
     called; an empty ``pattern``: any ``want`` connections of the database at once."""
     return kill_mysql(url.rsplit("/", 1)[1].split("?")[0], pattern=pattern or None, want=want,
-                      wait_s=wait_s, poll_s=0.02, ready=ready)
+                      wait_s=wait_s, poll_s=0.02, ready=ready, over=over)
 
 
 GATHER_S = 1.0   # once the loop is at work: how long the killer gathers its connections
@@ -87,26 +87,30 @@ class Gathering:
     the loop began. Then it gathers until it has seen ``want`` of them, or ``GATHER_S``
     has passed and it has seen at least one (it kills what it saw while the loop still
     runs, rather than wait for a count a loaded machine may not show before the loop
-    ends), or ``wait_s`` is over. Without ``ready``: until ``want`` or ``wait_s``."""
+    ends), or ``wait_s`` is over. Without ``ready``: until ``want`` or ``wait_s``.
+    ``over()`` true (the run has returned): no more to gather, it kills what it saw."""
 
-    def __init__(self, wait_s: float, ready=None):
+    def __init__(self, wait_s: float, ready=None, over=None):
         self.hard = time.monotonic() + wait_s
-        while ready is not None and not ready() and time.monotonic() < self.hard:
+        self.over = over or (lambda: False)
+        while ready is not None and not ready() and not self.over() and time.monotonic() < self.hard:
             time.sleep(0.05)
         self.soft = self.hard if ready is None else min(self.hard, time.monotonic() + GATHER_S)
 
     def more(self, seen, want: int) -> bool:
         now = time.monotonic()
-        return len(seen) < want and now < self.hard and (now < self.soft or not seen)
+        return (len(seen) < want and now < self.hard and (now < self.soft or not seen)
+                and not self.over())
 
 
-def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready=None) -> list:
+def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready=None,
+            over=None) -> list:
     """pg_terminate_backend of ``want`` client backends of the URL's database seen running a
     statement that starts with ``pattern``; the pids it ended."""
     import psycopg
     mine = ("FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
             "AND backend_type = 'client backend'")
-    gathering = Gathering(wait_s, ready)
+    gathering = Gathering(wait_s, ready, over)
     with psycopg.connect(url, autocommit=True) as c:
         seen = set()
         while gathering.more(seen, want):
@@ -117,12 +121,12 @@ def kill_pg(url: str, pattern: str, want: int = 4, wait_s: float = 120, *, ready
 
 
 def kill_redis(url: str, pattern: str = "", want: int = 4, wait_s: float = 120, *,
-               ready=None) -> list:
+               ready=None, over=None) -> list:
     """CLIENT KILL of ``want`` clients of the URL's database number (no one else's: the
     server is shared) seen running a workload's command (``pattern`` unused: Redis shows
     commands, not statements); the ids it killed."""
     import redis
-    gathering = Gathering(wait_s, ready)
+    gathering = Gathering(wait_s, ready, over)
     r = redis.Redis.from_url(url)
     try:
         seen = set()
