@@ -197,4 +197,4 @@ def test_requests_under_loop_secs_are_no_count_the_log_claims():
         spec = plan(exp)[0]
         wl = exp.workload_class()({**exp.workload_properties(), **spec.workload_point})
         (r1, _) = [s for s in wl.steps(exp, spec) if s.phase == "run"]
-        assert requests_total(wl.p, r1) == total, (loop_secs, r1.ops_total)
+        assert requests_total(r1) == total, (loop_secs, r1.ops_total)

@@ -98,7 +98,7 @@ class Progress:
                 "limit used")
 
 
-def requests_total(p, step) -> int | None:
+def requests_total(step) -> int | None:
     """The step's requests over all requesters, when the loop ends at a count (else None:
     the progress lines project the time limit's at the rate so far). ``requests`` with
     ``run.loop_secs`` set is no count: the loop's seconds win (workloads/stepplan.py), and
@@ -287,7 +287,7 @@ class LogWriter:
         then the retry counters, finals, totals."""
         p, threads = self.p, o.step.threads
         self.streams(o, "request_random_seed", threads)
-        total, limit = requests_total(p, o.step), time_limit(p, o.step)
+        total, limit = requests_total(o.step), time_limit(p, o.step)
         per = total // threads if total else -(-o.ops // threads)   # none given: about what each did
         counters = sorted((c for r in o.client_results for c in r.thread_counters), key=lambda c: c["thread"])
         began = {c["thread"]: _at(c.get("started"), o.started) for c in counters}

@@ -197,7 +197,7 @@ class LinkBenchWorkload(Workload):
             return LiveProgress(LoadProgress(self.p))
         if step.phase != "run":
             return None
-        return LiveProgress(Progress(self.p, requests_total(self.p, step), time_limit(self.p, step)))
+        return LiveProgress(Progress(self.p, requests_total(step), time_limit(self.p, step)))
 
     def extra_tables(self, run_id: str, outcomes: list) -> dict:
         """``returns``: per step and operation, how many ended OK, RETRY
