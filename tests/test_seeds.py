@@ -214,7 +214,10 @@ def test_a_run_drawn_by_another_seed_rule_is_not_resumed(tmp_path):
         meta = json.loads((run_dir / "meta.json").read_text())
         del meta["seed_rule"]
         (run_dir / "meta.json").write_text(json.dumps(meta))
-    run = {**RUN2, "loops": 2, "loop_secs": 1}   # a loop kept, killed in the last: all run again
+    # a loop kept, killed in the last: all run again. The kill comes after the loop's first
+    # completed second, so the loop must last longer than that: a 1-s loop could end and
+    # save its step before the kill (CI of stop 48 found r.L2 among the kept steps)
+    run = {**RUN2, "loops": 2, "loop_secs": 3}
     run_dir, _, _, out = kill_and_resume(tmp_path, {**_ycsb("seeds-old"), "run": run},
                                          after_kill=older, at="r.L2")
     assert "not resumed: its requests were drawn by another seed rule" in out, out
