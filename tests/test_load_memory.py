@@ -9,6 +9,7 @@ to set the cap in the load process, before its client exists.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import sqlite3
@@ -25,6 +26,7 @@ from benchlib.workloads.ycsb import YcsbWorkload
 
 HEADROOM = 160 << 20    # bytes the load process may map beyond what it has at the start
 DATA = 256 << 20        # bytes each test loads: more than HEADROOM
+M_ARENA_MAX = -8        # glibc's mallopt parameter (malloc.h)
 
 
 def _vm_size() -> int:
@@ -34,8 +36,24 @@ def _vm_size() -> int:
     raise RuntimeError("no VmSize in /proc/self/status")
 
 
+def _one_arena() -> None:
+    """glibc gives each thread that mallocs an arena of its own, 64 MB of address space
+    that RLIMIT_AS counts and that holds next to nothing: from here on, a new thread shares
+    the arenas there are. mallopt, not MALLOC_ARENA_MAX: glibc reads the environment only
+    as a process starts, and a client forked by a forkserver that an earlier test of this
+    worker started has that server's settings. So forked, a thread that first mallocs
+    after the cap takes a new arena and fails the load (a suite beside other work did,
+    at half its rows; a probe thread started after the cap does so every time)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_ARENA_MAX, 1)
+    except (OSError, AttributeError):
+        pass   # not glibc: no per-thread arenas to bound
+
+
 def _cap() -> None:
     """This process may map HEADROOM more than it does now (a lower cap already set stays)."""
+    _one_arena()
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     want = _vm_size() + HEADROOM
     if soft == resource.RLIM_INFINITY or soft > want:
@@ -63,9 +81,8 @@ class CappedYbio(_Capped, YbioWorkload):
 
 @pytest.fixture
 def capped(monkeypatch):
-    # one malloc arena in the load processes (they inherit the environment): glibc gives
-    # each thread heaps of its own, 64 MB of address space apiece that RLIMIT_AS counts
-    # and that hold next to nothing; with one, the address space follows what is allocated
+    # one malloc arena in a load process that starts now (spawned, or the forkserver's
+    # first children); _cap's mallopt sees to one forked by an older server
     monkeypatch.setenv("MALLOC_ARENA_MAX", "1")
     names = {"capped-ycsb": CappedYcsb, "capped-kv": CappedKv, "capped-ybio": CappedYbio}
     for name, cls in names.items():
