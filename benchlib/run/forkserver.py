@@ -12,7 +12,10 @@ What a spawned client had and a forked one keeps:
 
 - the controller's environment at the moment of the start (a forkserver's children
   inherit the server's, from when it started): the executor sends ``os.environ`` with the
-  task and the client sets it first (:func:`in_environment`);
+  task and the client sets it first (:func:`in_environment`). What a process reads only
+  as it starts (glibc's ``MALLOC_*`` tunables, ``LD_PRELOAD``) is the server's, from its
+  start: a controller that changes those between experiments restarts itself, or sets
+  ``BENCHLIB_START_METHOD=spawn``;
 - its working directory and ``sys.path``: multiprocessing's preparation data, as for spawn;
 - a client that outlives no controller: the server exits when the controller's end of its
   pipe closes, and the client dies with the server (``PR_SET_PDEATHSIG``,
