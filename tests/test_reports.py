@@ -214,6 +214,26 @@ def test_notebooks_share_a_kernel_as_if_each_had_its_own(tmp_path, monkeypatch):
 
 
 @pytest.mark.timeout(240)
+def test_a_notebook_run_alone_gets_a_unix_socket_kernel_in_the_notebooks_folder(tmp_path, monkeypatch):
+    """A notebook executed without a shared kernel (experiment.ipynb's log) gets one of its
+    own, started as a report's are: on Unix sockets, never a TCP port that another
+    kernel starting at that moment could draw too; in the notebooks' folder, without the
+    tables' cache; its output written as it goes."""
+    from benchlib.reports.execute import execute
+    from benchlib.store.runcache import CACHE_ENV
+    nbs, out = tmp_path / "nbs", tmp_path / "out" / "summary.ipynb"
+    nbs.mkdir()
+    _notebook(nbs / "summary.ipynb",   # the folder is known by its summary.ipynb
+              "import os\nfrom ipykernel.connect import get_connection_info\n"
+              f"print(get_connection_info(unpack=True)['transport'], os.getcwd(), os.environ.get({CACHE_ENV!r}))",
+              f"print('saved' if 'ipc' in open({str(out)!r}).read() else 'unsaved')")
+    monkeypatch.setenv("BENCHLIB_NOTEBOOKS", str(nbs))
+    assert execute("summary", out, {}, progress=False) is None
+    nb = nbformat.read(out, as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert text.split() == ["ipc", str(nbs), "None", "saved"], text
+
+
 def test_two_kernels_leave_the_callers_folder_alone(tmp_path, monkeypatch):
     """papermill's ``cwd`` is an os.chdir of the whole process around each execution: two
     kernels' threads undid it in the wrong order and left the caller in notebooks/ (a

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..masking import SECRETS_ENV, hide_secrets
-from .kernel import KERNEL, KERNEL_ARGUMENTS, fresh_namespace, renumber, shared_kernel
+from .kernel import KERNEL, fresh_namespace, renumber, shared_kernel
 
 
 class ReportError(Exception):
@@ -42,7 +42,22 @@ def execute(name: str, output: Path, parameters: dict, *, progress: bool | None 
             km=None) -> str | None:
     """Execute ``notebooks/<name>.ipynb`` into ``output``; None when it ran through, else
     one line naming the notebook and the failing cell (the output keeps the error).
-    ``km``: a started kernel (:func:`.kernel.shared_kernel`) to run it in, else its own."""
+    ``km``: a started kernel (:func:`.kernel.shared_kernel`) to run it in, else one of its
+    own, started the same way (Unix sockets, not a TCP port another kernel could draw),
+    without the tables' cache, and the output written after every cell (an experiment's
+    log, which a killed experiment keeps)."""
+    if km is not None:
+        return _execute(name, output, parameters, progress, km, save_each_cell=False)
+    try:
+        with shared_kernel(notebooks_dir(), cache=False) as own:
+            return _execute(name, output, parameters, progress, own, save_each_cell=True)
+    except Exception as e:  # noqa: BLE001 - no kernel: one line
+        msg = (str(e).strip().splitlines() or [""])[0]
+        return f"{name}.ipynb could not run: {type(e).__name__}: {msg}"
+
+
+def _execute(name: str, output: Path, parameters: dict, progress: bool | None, km,
+             save_each_cell: bool) -> str | None:
     without_slow_imports()
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -56,27 +71,23 @@ def execute(name: str, output: Path, parameters: dict, *, progress: bool | None 
         parameters = {k: v for k, v in parameters.items() if k in declared}
         papermill.execute_notebook(str(src), str(output), parameters=parameters,
                                    kernel_name=KERNEL, progress_bar=show_progress(progress),
-                                   # papermill's cwd is an os.chdir of the whole process for
-                                   # the execution: with two kernels' threads it was undone in
-                                   # the wrong order and left the caller in notebooks/ (a test
-                                   # after a report found no parameters/quickstart.yaml); a
-                                   # shared kernel was started in that folder already
-                                   cwd=None if km is not None else str(src.parent),
-                                   log_output=False, start_timeout=120,
-                                   extra_arguments=KERNEL_ARGUMENTS,
+                                   # no papermill cwd: it is an os.chdir of the whole process
+                                   # for the execution, which two kernels' threads undid in
+                                   # the wrong order, leaving the caller in notebooks/ (a
+                                   # test after a report found no parameters/quickstart.yaml);
+                                   # the kernel was started in that folder already
+                                   cwd=None, km=km, log_output=False,
                                    # a report's notebook is written once, when it ends (or
                                    # fails), not after every cell: each write validates it
-                                   **({"km": km, "request_save_on_cell_execute": False}
-                                      if km is not None else {}))
+                                   request_save_on_cell_execute=save_each_cell)
     except PapermillExecutionError as e:
-        count = _renumbered(output).get(e.exec_count, e.exec_count) if km is not None else e.exec_count
+        count = _renumbered(output).get(e.exec_count, e.exec_count)
         msg = (str(e.evalue).strip().splitlines() or [""])[0]
         return f"{name}.ipynb failed in cell In [{count}]: {e.ename}: {msg}"
     except Exception as e:  # noqa: BLE001 - no kernel, a broken notebook: one line, work kept
         msg = (str(e).strip().splitlines() or [""])[0]
         return f"{name}.ipynb could not run: {type(e).__name__}: {msg}"
-    if km is not None:
-        _renumbered(output)
+    _renumbered(output)
     return None
 
 

@@ -24,9 +24,10 @@ KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 @contextmanager
-def shared_kernel(cwd: Path, start_timeout: float = 120):
+def shared_kernel(cwd: Path, start_timeout: float = 120, cache: bool = True):
     """A started kernel manager (``jupyter_client``'s async one, as papermill's nbclient
-    uses), in ``cwd``, the tables' cache on; shut down on leaving.
+    uses), in ``cwd``, the tables' cache on unless ``cache`` is false (a notebook that
+    writes the run folders it reads: ``experiment.ipynb``); shut down on leaving.
 
     Its sockets are Unix ones in a private folder of its own (``transport="ipc"``), not
     TCP ports: jupyter_client picks a free port, closes it and lets the kernel bind it,
@@ -47,7 +48,7 @@ def shared_kernel(cwd: Path, start_timeout: float = 120):
           if own else AsyncKernelManager(kernel_name=KERNEL))
     try:
         run_sync(km.start_kernel)(extra_arguments=KERNEL_ARGUMENTS, cwd=str(cwd),
-                                  env={**os.environ, CACHE_ENV: "1"})
+                                  env={**os.environ, **({CACHE_ENV: "1"} if cache else {})})
         try:
             yield km
         finally:
