@@ -39,6 +39,40 @@ def wait_for_loop(exp_dir: Path, step: str, proc, timeout=180) -> Path:
     raise AssertionError(f"no second of {step} in {timeout} s")
 
 
+def wait_inside_loop(exp_dir: Path, step: str, proc, loop_s: float, timeout=180) -> Path:
+    """The run folder, once loop ``step`` is at work and well before its end: the step
+    before it saved (``.steps/<previous>.json``), then half the loop's ``loop_s`` or its
+    first completed second, whichever comes first.
+
+    Not the first completed second alone: the controller holds each second back until
+    the next one is complete (only then is the step's last, partial second known), so a
+    2-s loop's first line appears as the loop ends, and a kill that followed it raced the
+    step's save (pairs of suites at load 10: four resume tests found the killed loop
+    finished)."""
+    t0 = time.time()
+    started = None
+    while time.time() - t0 < timeout:
+        for meta in exp_dir.glob("*/meta.json"):
+            run_dir = meta.parent
+            try:
+                planned = json.loads(meta.read_text()).get("planned") or []
+            except ValueError:
+                continue                      # being written
+            if step not in planned or planned.index(step) == 0:
+                continue
+            previous = planned[planned.index(step) - 1]
+            if started is None and (run_dir / ".steps" / f"{previous}.json").exists():
+                started = time.time()
+            log = run_dir / "intervals.jsonl"
+            if started is not None and (time.time() - started >= loop_s / 2
+                                        or (log.exists() and f'"{step}"' in log.read_text())):
+                return run_dir
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended (exit {proc.returncode}): {proc.stderr.read()[-2000:]}")
+        time.sleep(0.02)
+    raise AssertionError(f"loop {step} not at work in {timeout} s")
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -48,14 +82,17 @@ def alive(pid: int) -> bool:
 
 
 def kill_and_resume(tmp_path, exp: dict, before_kill=lambda: None, after_kill=lambda run_dir: None,
-                    at: str = "r.L3"):
-    """Run ``exp``, SIGKILL it once loop ``at`` has a second, then run it again (exit 0):
-    (run folder, its steps and latency tables as the kill left them, the rerun's output)."""
+                    at: str = "r.L3", loop_s: float | None = None):
+    """Run ``exp``, SIGKILL it inside loop ``at`` (:func:`wait_inside_loop`; ``loop_s``: how
+    long a loop lasts, where the run's ``loop_secs`` does not say), then run it again
+    (exit 0): (run folder, its steps and latency tables as the kill left them, the
+    rerun's output)."""
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump(exp))
     data = tmp_path / "data"
+    loop_s = loop_s or exp["run"]["loop_secs"]
     proc = cli("run", path, "--data-dir", data, "--no-progress", start_new_session=True)
-    run_dir = wait_for_loop(data / exp["experiment"], at, proc)
+    run_dir = wait_inside_loop(data / exp["experiment"], at, proc, loop_s)
     before_kill()
     proc.kill()                                  # SIGKILL: nothing of it runs after this
     proc.communicate(timeout=60)

@@ -197,7 +197,8 @@ def test_a_resumed_loop_draws_the_stream_the_killed_one_drew(tmp_path):
     # two loops: the killed loop is the last, so no later loop's writes cover its keys
     run = {"threads": [1], "processes": 1, "loops": 2, "status_interval_s": 60, "driver": "python",
            **paced(300)}
-    run_dir, *_ = kill_and_resume(tmp_path, {**_ycsb("seeds-kill", **props), "run": run}, at="r.L2")
+    run_dir, *_ = kill_and_resume(tmp_path, {**_ycsb("seeds-kill", **props), "run": run}, at="r.L2",
+                                  loop_s=2)   # 600 updates at 300/s
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "ok" and meta["resumptions"][0]["from"] == "r.L2", meta
     (tmp_path / "whole").mkdir()
@@ -214,9 +215,9 @@ def test_a_run_drawn_by_another_seed_rule_is_not_resumed(tmp_path):
         meta = json.loads((run_dir / "meta.json").read_text())
         del meta["seed_rule"]
         (run_dir / "meta.json").write_text(json.dumps(meta))
-    # a loop kept, killed in the last: all run again. The kill comes after the loop's first
-    # completed second, so the loop must last longer than that: a 1-s loop could end and
-    # save its step before the kill (CI of stop 48 found r.L2 among the kept steps)
+    # a loop kept, killed in the last: all run again. 3-s loops: the kill comes half a loop
+    # in (resuming.wait_inside_loop); after a 1-s loop's first line it could come too late
+    # (CI of stop 48 found r.L2 among the kept steps)
     run = {**RUN2, "loops": 2, "loop_secs": 3}
     run_dir, _, _, out = kill_and_resume(tmp_path, {**_ycsb("seeds-old"), "run": run},
                                          after_kill=older, at="r.L2")
