@@ -240,6 +240,33 @@ def test_a_provisioned_redis_runs_with_its_settings_and_refuses_a_misspelled_one
 
 @pytest.mark.skipif(shutil.which("mariadbd") is None and not Path("/usr/sbin/mariadbd").exists(),
                     reason="no mariadbd here")
+def test_a_provisioned_mariadb_leaves_other_servers_temporary_tables_alone(tmp_path):
+    """mariadbd deletes the ``#sql*`` files of its tmpdir as it starts: on the shared /tmp,
+    a provisioned server (or its mariadb-install-db) removed the temporary tables of any
+    other MariaDB busy with one, the system's too. Its tmpdir is its own, gone with it."""
+    import tempfile
+
+    from benchlib.targets.base import make_target
+    from benchlib.targets.mysql_provisioned import _chown_mysql
+    fd, other = tempfile.mkstemp(prefix="#sql-benchlibtest-", suffix=".MAI", dir="/tmp")
+    os.close(fd)
+    _chown_mysql(Path(other))     # as another server's (the one a server may delete)
+    t = make_target("m", "mysql-provisioned", {}, tmp_path)
+    try:
+        t.start()
+        try:
+            own = t._q("SELECT @@tmpdir")[0][0]
+            assert own == str(tmp_path / ".provisioned" / "m.tmp")
+        finally:
+            t.stop()
+        assert Path(other).exists(), "the server's start deleted another server's temporary table"
+        assert not Path(own).exists()
+    finally:
+        Path(other).unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(shutil.which("mariadbd") is None and not Path("/usr/sbin/mariadbd").exists(),
+                    reason="no mariadbd here")
 def test_a_provisioned_mariadb_runs_with_its_settings_and_refuses_a_misspelled_one(tmp_path):
     from benchlib.targets.base import make_target
     from benchlib.registries.targets import check_options

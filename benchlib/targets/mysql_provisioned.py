@@ -124,14 +124,30 @@ def _chown_mysql(path: Path) -> None:
             up.chmod(up.stat().st_mode | 0o001)
 
 
+def _tmpdir(datadir: Path) -> Path:
+    """The server's own tmpdir, beside its data directory (made, the server's user's).
+
+    Not the shared /tmp: every mariadbd deletes the ``#sql*`` files of its tmpdir as it
+    starts (``mysql_rm_tmp_tables``, under ``--bootstrap`` too), the temporary tables of
+    any other server busy with one. Two suites side by side showed it: a
+    mariadb-install-db failed with "Unknown table 'mysql.tmp_user_sys'" as another
+    provisioned server started, and a run's query using a temporary table on disk would
+    have failed the same way."""
+    d = datadir.with_name(datadir.name + ".tmp")
+    d.mkdir(parents=True, exist_ok=True)
+    _chown_mysql(d)
+    return d
+
+
 def _server_args(exe: str, datadir: Path, port: int, settings: dict) -> list[str]:
     """mariadbd on ``datadir`` and ``port``, its socket in it (or in /tmp when that path
-    is too long for a socket)."""
+    is too long for a socket), its tmpdir its own (:func:`_tmpdir`; a ``tmpdir`` setting
+    comes later and wins)."""
     sock = datadir / "mysqld.sock"
     sock = sock if len(str(sock)) < 100 else Path(f"/tmp/benchlib-mariadb-{port}.sock")
     return [exe, "--no-defaults", f"--datadir={datadir}", f"--port={port}", "--bind-address=127.0.0.1",
-            f"--socket={sock}", f"--pid-file={datadir / 'mariadbd.pid'}", *_user(),
-            *(_flag(k, v) for k, v in settings.items())]
+            f"--socket={sock}", f"--pid-file={datadir / 'mariadbd.pid'}", f"--tmpdir={_tmpdir(datadir)}",
+            *_user(), *(_flag(k, v) for k, v in settings.items())]
 
 
 @functools.lru_cache(maxsize=None)
@@ -220,9 +236,14 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         tmp.mkdir(parents=True)
         _chown_mysql(tmp)
         on_disk = [_flag(k, v) for k, v in self.settings.items() if tag and k.replace("-", "_") in ON_DISK]
-        res = subprocess.run([_exe("mariadb-install-db"), "--no-defaults", f"--datadir={tmp}", *_user(),
-                              *on_disk, "--auth-root-authentication-method=normal", "--skip-test-db"],
-                             capture_output=True, text=True, timeout=300)
+        own_tmp = _tmpdir(tmp)   # its bootstrap server's, as a server's
+        try:
+            res = subprocess.run([_exe("mariadb-install-db"), "--no-defaults", f"--datadir={tmp}", *_user(),
+                                  f"--tmpdir={own_tmp}",
+                                  *on_disk, "--auth-root-authentication-method=normal", "--skip-test-db"],
+                                 capture_output=True, text=True, timeout=300)
+        finally:
+            shutil.rmtree(own_tmp, ignore_errors=True)
         if res.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
             raise TargetError(f"{self.name}: mariadb-install-db failed: {(res.stderr or res.stdout).strip()[-300:]}")
@@ -307,6 +328,7 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         self._stop_server()
         if (self.datadir / MARK).exists():
             shutil.rmtree(self.datadir, ignore_errors=True)
+        shutil.rmtree(self.datadir.with_name(self.datadir.name + ".tmp"), ignore_errors=True)
 
     def _stop_server(self) -> None:
         super().stop()
