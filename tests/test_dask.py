@@ -197,6 +197,20 @@ def test_executor_dask_alone_runs_on_a_local_cluster(data_dir):
     assert set(drivers["executor"]) == {"dask"} and drivers.query("step == 'r.L1'")["ops"].sum() == 3000
 
 
+def _scheduler_address(sched_file, sched, wait_s: float = 60) -> str:
+    """The address the scheduler wrote to its file, once the file is whole: it exists
+    before its JSON is in it (a pair of suites read it empty)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            return json.loads(sched_file.read_text())["address"]
+        except (FileNotFoundError, ValueError, KeyError):
+            if sched.poll() is not None:
+                raise AssertionError(f"the dask scheduler exited ({sched.returncode})") from None
+            time.sleep(0.1)
+    raise AssertionError(f"no scheduler address in {sched_file} in {wait_s} s")
+
+
 @pytest.fixture
 def own_scheduler(tmp_path):
     """A real Dask scheduler and two workers of this test's own (``dask scheduler``,
@@ -208,10 +222,7 @@ def own_scheduler(tmp_path):
     sched = subprocess.Popen([*dask_cli, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                               "--scheduler-file", str(sched_file)], start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not sched_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    address = json.loads(sched_file.read_text())["address"]
+    address = _scheduler_address(sched_file, sched)
     workers = subprocess.Popen(
         [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
          "--nworkers", "2", "--nthreads", "1", "--no-dashboard"], start_new_session=True,
