@@ -222,21 +222,25 @@ def own_scheduler(tmp_path):
     sched = subprocess.Popen([*dask_cli, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                               "--scheduler-file", str(sched_file)], start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    address = _scheduler_address(sched_file, sched)
-    workers = subprocess.Popen(
-        [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
-         "--nworkers", "2", "--nthreads", "1", "--no-dashboard"], start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ex = DaskExecutor.connect(address, workers=2)
-    try:
-        ex.client.wait_for_workers(2, timeout=60)
+    started = [sched]
+    try:   # killed whatever happens, a setup that failed too (it left a scheduler running)
+        address = _scheduler_address(sched_file, sched)
+        workers = subprocess.Popen(
+            [sys.executable, "-c", "from distributed.cli.dask_worker import main; main()", address,
+             "--nworkers", "2", "--nthreads", "1", "--no-dashboard"], start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(workers)
+        ex = DaskExecutor.connect(address, workers=2)
+        try:
+            ex.client.wait_for_workers(2, timeout=60)
+        finally:
+            ex.close()
+        yield address, sched, workers
     finally:
-        ex.close()
-    yield address, sched, workers
-    for p in (sched, workers):
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-        p.wait(30)
+        for p in started:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(30)
 
 
 @pytest.mark.slow
