@@ -124,6 +124,10 @@ def _chown_mysql(path: Path) -> None:
             up.chmod(up.stat().st_mode | 0o001)
 
 
+def _tmpdir_path(datadir: Path) -> Path:
+    return datadir.with_name(datadir.name + ".tmp")
+
+
 def _tmpdir(datadir: Path) -> Path:
     """The server's own tmpdir, beside its data directory (made, the server's user's).
 
@@ -133,7 +137,7 @@ def _tmpdir(datadir: Path) -> Path:
     mariadb-install-db failed with "Unknown table 'mysql.tmp_user_sys'" as another
     provisioned server started, and a run's query using a temporary table on disk would
     have failed the same way."""
-    d = datadir.with_name(datadir.name + ".tmp")
+    d = _tmpdir_path(datadir)
     d.mkdir(parents=True, exist_ok=True)
     _chown_mysql(d)
     return d
@@ -328,7 +332,7 @@ class ProvisionedMysqlTarget(provisioning.ProvisionedServer, MysqlTarget):
         self._stop_server()
         if (self.datadir / MARK).exists():
             shutil.rmtree(self.datadir, ignore_errors=True)
-        shutil.rmtree(self.datadir.with_name(self.datadir.name + ".tmp"), ignore_errors=True)
+        shutil.rmtree(_tmpdir_path(self.datadir), ignore_errors=True)
 
     def _stop_server(self) -> None:
         super().stop()
