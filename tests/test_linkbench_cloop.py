@@ -92,33 +92,42 @@ def test_c_path_refused_on_sqlite_in_one_line():
     assert "no C loop on sqlite" in LinkBenchWorkload.native_missing("sqlite")
 
 
-def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):
-    """The backend killed mid-chunk: the loop returns (F_BROKEN), the one reconnection
-    policy opens a new connection, and the plan goes on there where it stood, every
-    request counted once by the requester."""
+def _c_requester(url: str):
+    """A LinkBench requester on the C loop over libpq (seed 3), its tables made in ``url``."""
     from benchlib.registries.targets import target_class
-    from benchlib.run.recording import reopen
     from benchlib.targets.base import Endpoint
     from benchlib.workloads.linkbench.bindings import binding
     from benchlib.workloads.linkbench.properties import from_properties
     from benchlib.workloads.linkbench.requests import RequestClient
     p = from_properties({"maxid1": MAXID1, "data_file": SMALL})
     st = binding(target_class("postgres").dialect, p)
-    with psycopg.connect(pg_own_db, autocommit=True) as c:
+    with psycopg.connect(url, autocommit=True) as c:
         for sql in st.create_tables():
             c.execute(sql)
-    client = RequestClient(p, st, Endpoint("postgres", {"conninfo": pg_own_db}), 3, None, driver="c")
+    return RequestClient(p, st, Endpoint("postgres", {"conninfo": url}), 3, None, driver="c")
+
+
+def _terminate(url: str, pid: int) -> None:
+    """The backend ``pid`` ended by the server, and gone."""
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        while c.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+            time.sleep(0.01)
+
+
+def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):
+    """The backend killed mid-chunk: the loop returns (F_BROKEN), the one reconnection
+    policy opens a new connection, and the plan goes on there where it stood, every
+    request counted once by the requester."""
+    from benchlib.run.recording import reopen
+    client = _c_requester(pg_own_db)
     chunk = client.next_chunk(200)
     ops, plan = client.native, client.native.plan(chunk)
     i, _, flags = ops.run(plan, 0, 1 << 62, None, (0, 0, 0.0), 0)
     client.ops_done(plan.results(0, i)[0])
     assert i == 200 and flags == 0
     plan = client.native.plan(client.next_chunk(200))
-    with psycopg.connect(pg_own_db, autocommit=True) as c:
-        pid = client.native.conn.backend_pid
-        c.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        while c.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
-            time.sleep(0.01)   # until the backend is gone
+    _terminate(pg_own_db, client.native.conn.backend_pid)
     i1, _, flags = client.native.run(plan, 0, 1 << 62, None, (0, 0, 0.0), 0)
     client.ops_done(plan.results(0, i1)[0])
     assert flags & client.native.loop.F_BROKEN and 1 <= i1 < 200   # the first request on it
@@ -127,6 +136,30 @@ def test_c_requester_goes_on_after_its_connection_is_lost(pg_own_db):
     client.ops_done(plan.results(i1, i2)[0])
     assert i2 == 200 and flags == 0
     assert client.counters()["requests"] == 400
+    client.close()
+
+
+def test_a_connection_lost_between_chunks_is_reopened_for_the_next_plan(pg_own_db):
+    """The backend ended while the requester was between two chunks: the next plan's
+    MULTIGET_LINK statements cannot be prepared on it. That is a lost connection (a
+    ConnectionError, not a bad statement): the thread's plan_on reopens it by the one
+    policy and makes the plan there, and the requests run (a kill test's run failed with
+    "ValueError: m1: server closed the connection unexpectedly")."""
+    from benchlib.run.native import plan_on
+    client = _c_requester(pg_own_db)
+    chunk = client.next_chunk(400)
+    lengths = {len(a[2]) for code, a in zip(chunk.codes, chunk.args) if code == 4}
+    assert lengths, "the chunk has no MULTIGET_LINK: nothing to prepare"
+    old = client.native.conn
+    _terminate(pg_own_db, old.backend_pid)
+    with pytest.raises(ConnectionError, match=r"^m\d+: "):
+        client.native.plan(chunk)
+    plan = plan_on(client, chunk, "test")
+    assert client.native.conn is not old and client.reconnects == 1
+    i, _, flags = client.native.run(plan, 0, 1 << 62, None, (0, 0, 0.0), 0)
+    client.ops_done(plan.results(0, i)[0])
+    assert i == 400 and flags == 0
+    assert client.counters()["requests"] == 400 and not client.counters()["errors"]
     client.close()
 
 

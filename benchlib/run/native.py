@@ -27,6 +27,20 @@ from .recording import CHUNK_OPS, NS, RecordingThread, reopen
 COUNTED = np.array(sorted(NOT_ERRORS), np.int8)   # statuses whose units count
 
 
+def plan_on(client, chunk, what: str):
+    """``client``'s plan of ``chunk`` on its connection; where making it talks to the
+    server (LinkBench's MULTIGET_LINK statements prepared for the chunk's IN-list lengths)
+    and finds the connection lost (ended between two chunks), the one reconnection policy
+    opens it again (:func:`.recording.reopen`) and the plan is made there."""
+    try:
+        return client.native.plan(chunk)
+    except Exception:
+        if not client.is_broken():
+            raise
+    reopen(client, what)
+    return client.native.plan(chunk)
+
+
 class NativeThread(RecordingThread):
     """One client, its connection's operations run by ``client.native`` in C."""
 
@@ -49,7 +63,7 @@ class NativeThread(RecordingThread):
         issued = 0
         self.last_ns = start
         while chunk is not None:
-            plan = self.client.native.plan(chunk)
+            plan = plan_on(self.client, chunk, f"client {self.gindex}")
             i = 0
             while i < len(plan):
                 i1, t1, flags = self.client.native.run(plan, i, next_tick, end, pacing, issued)

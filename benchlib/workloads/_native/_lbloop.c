@@ -84,7 +84,10 @@ static int prepare_one(PGconn *pg, const char *name, PyObject *sql) {
     r = PQprepare(pg, name, PyBytes_AS_STRING(sql), 0, NULL);
     Py_END_ALLOW_THREADS
     int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok) error_line(PyExc_ValueError, name, r ? PQresultErrorMessage(r) : PQerrorMessage(pg));
+    /* a connection the server ended (between two chunks, say: the next plan prepares its
+     * MULTIGET_LINK statements) is a lost one for the reconnection policy, not a bad statement */
+    if (!ok) error_line(PQstatus(pg) == CONNECTION_BAD ? PyExc_ConnectionError : PyExc_ValueError, name,
+                        r ? PQresultErrorMessage(r) : PQerrorMessage(pg));
     PQclear(r);
     return ok ? 0 : -1;
 }
