@@ -39,19 +39,19 @@ def wait_for_loop(exp_dir: Path, step: str, proc, timeout=180) -> Path:
     raise AssertionError(f"no second of {step} in {timeout} s")
 
 
-def wait_inside_loop(exp_dir: Path, step: str, proc, loop_s: float, timeout=180) -> Path:
-    """The run folder, once loop ``step`` is at work and well before its end: the step
-    before it saved (``.steps/<previous>.json``), then half the loop's ``loop_s`` or its
-    first completed second, whichever comes first.
+def loop_at_work(exp_dir: Path, step: str, lead_s: float):
+    """A probe of a run under ``exp_dir``: its folder once loop ``step`` is at work, else
+    None. At work: the step before it saved (``.steps/<previous>.json``) ``lead_s`` ago, or
+    the step's first completed second is in ``intervals.jsonl``, whichever comes first.
 
     Not the first completed second alone: the controller holds each second back until
     the next one is complete (only then is the step's last, partial second known), so a
     2-s loop's first line appears as the loop ends, and a kill that followed it raced the
     step's save (pairs of suites at load 10: four resume tests found the killed loop
-    finished)."""
-    t0 = time.time()
-    started = None
-    while time.time() - t0 < timeout:
+    finished, a LinkBench kill test killed idle sessions)."""
+    started: dict[Path, float] = {}
+
+    def probe() -> Path | None:
         for meta in exp_dir.glob("*/meta.json"):
             run_dir = meta.parent
             try:
@@ -61,12 +61,27 @@ def wait_inside_loop(exp_dir: Path, step: str, proc, loop_s: float, timeout=180)
             if step not in planned or planned.index(step) == 0:
                 continue
             previous = planned[planned.index(step) - 1]
-            if started is None and (run_dir / ".steps" / f"{previous}.json").exists():
-                started = time.time()
+            if run_dir not in started and (run_dir / ".steps" / f"{previous}.json").exists():
+                started[run_dir] = time.monotonic()
+            if run_dir not in started:
+                continue
             log = run_dir / "intervals.jsonl"
-            if started is not None and (time.time() - started >= loop_s / 2
-                                        or (log.exists() and f'"{step}"' in log.read_text())):
+            if (time.monotonic() - started[run_dir] >= lead_s
+                    or (log.exists() and f'"{step}"' in log.read_text())):
                 return run_dir
+        return None
+    return probe
+
+
+def wait_inside_loop(exp_dir: Path, step: str, proc, loop_s: float, timeout=180) -> Path:
+    """The run folder, once loop ``step`` (``loop_s`` long) is at work and well before its
+    end: :func:`loop_at_work` with half the loop as the lead."""
+    probe = loop_at_work(exp_dir, step, loop_s / 2)
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        run_dir = probe()
+        if run_dir is not None:
+            return run_dir
         if proc.poll() is not None:
             raise AssertionError(f"the run ended (exit {proc.returncode}): {proc.stderr.read()[-2000:]}")
         time.sleep(0.02)

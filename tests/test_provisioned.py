@@ -15,7 +15,7 @@ import psutil
 import pytest
 import yaml
 from conftest import small_experiment
-from resuming import alive, cli, wait_for_loop
+from resuming import alive, cli, wait_inside_loop, wait_until
 
 from benchlib import cli as benchlib_cli
 from benchlib import load_results
@@ -191,8 +191,10 @@ def test_sigkill_of_benchlib_leaves_no_server(tmp_path):
     (tmp_path / "e.yaml").write_text(yaml.safe_dump(exp))
     data = tmp_path / "data"
     proc = cli("run", tmp_path / "e.yaml", "--data-dir", data, "--no-progress", start_new_session=True)
-    wait_for_loop(data / "provkill", "r.L1", proc)
-    pids = _servers_in(data)
+    wait_inside_loop(data / "provkill", "r.L1", proc, loop_s=2)
+    # the loaded data is copied for the configuration between l.pre and r.L1: its server
+    # may be starting again as the loop's lead passes
+    pids = wait_until(lambda: _servers_in(data), 60)
     assert pids
     proc.send_signal(signal.SIGKILL)             # nothing of benchlib runs after this
     proc.communicate(timeout=60)

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from conftest import driver_url
 from killing import KILLERS, RUN_STATEMENT
+from resuming import loop_at_work
 
 from benchlib import load_results, run_experiment
 from benchlib.params import validate
@@ -93,11 +94,15 @@ def _figures(workload: str, url: str, step, killed: list) -> None:
           f"{step.ops_per_s:,.0f} ops/s")
 
 
-def _in_step(folder: Path, step: str):
-    """A function that says the run's ``step`` is at work: its seconds are in the run's own
-    folder (the killers wait on it, not on a count of connections that preflight, the
-    load, the controller and the sampler may make up before the loop)."""
-    return lambda: any(f'"{step}"' in p.read_text() for p in folder.glob("*/intervals.jsonl"))
+def _in_step(folder: Path, step: str, loop_s: float):
+    """A function that says the run's ``step`` (``loop_s`` long) is at work, from the run's
+    own folder (:func:`resuming.loop_at_work`: a quarter of the loop after the step before
+    it saved, or its first second): the killers wait on it, not on a count of connections
+    that preflight, the load, the controller and the sampler may make up before the loop,
+    nor on the loop's first line alone, which comes a second late (a second is held until
+    the next is complete)."""
+    probe = loop_at_work(folder, step, loop_s / 4)
+    return lambda: probe() is not None
 
 
 def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
@@ -106,7 +111,7 @@ def _run_and_kill(workload: str, url: str, kind: str, tmp_path):
         exp = _experiment(workload, url, name, loop_secs)
         pattern = RUN_STATEMENT[workload.split("-")[0]].format(name=name)
         killed: list = []
-        ready, over = _in_step(tmp_path / "d" / name, "r.L1"), threading.Event()
+        ready, over = _in_step(tmp_path / "d" / name, "r.L1", loop_secs), threading.Event()
         killer = threading.Thread(target=lambda: killed.extend(
             KILLERS[kind](url, pattern, ready=ready, over=over.is_set)))
         killer.start()
@@ -191,7 +196,8 @@ def _run_and_kill_lb(url: str, kind: str, phase: str, tmp_path, driver: str = "a
     pattern = (LOAD_STATEMENT[kind] if phase == "load" else "%") + name
     # the run's clients once its loop is at work (the load's loaders, by their statements,
     # are theirs alone: a load of a few seconds is not waited for)
-    ready = None if phase == "load" else _in_step(tmp_path / "d" / name, "r.L1")
+    ready = None if phase == "load" else _in_step(tmp_path / "d" / name, "r.L1",
+                                                      exp.run.loop_secs)
     killer = threading.Thread(target=lambda: killed.extend(
         KILLERS[kind](url, pattern, want, 120, ready=ready)))
     killer.start()

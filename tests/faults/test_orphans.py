@@ -20,7 +20,7 @@ import yaml
 from conftest import small_experiment
 from benchlib.run import semaphores
 from benchlib.workloads import keycounter
-from resuming import (children, cli, line_reader, session_pids, shm_segments, wait_for_loop,
+from resuming import (children, cli, line_reader, session_pids, shm_segments, wait_inside_loop,
                       wait_line, wait_until)
 
 GONE_S = 10      # what the issue allows: nothing of the run 10 s after the kill
@@ -67,7 +67,7 @@ def test_nothing_of_a_killed_run_lives_on(tmp_path, pg_own_db, moment):
     if moment == "clients_starting":   # r.L1's processes started, not yet connected
         assert wait_until(lambda: _spawned(proc.pid), 60, 0.005), "no client process spawned"
     elif moment in ("in_loop", "whole_group"):
-        wait_for_loop(tmp_path / "data" / "orph", "r.L1", proc)
+        wait_inside_loop(tmp_path / "data" / "orph", "r.L1", proc, loop_s=2)
     pids = session_pids(proc.pid)
     segments = shm_segments(pids)
     assert segments, "the run maps no insert counter segment: nothing to check"
