@@ -49,6 +49,14 @@ def _achieved(exp_dir) -> float:
     return loop.ops / loop.secs
 
 
+def _steady(exp_dir, pace: float) -> bool:
+    """Every whole second of the run loop within 1 % of its pace."""
+    iv = load_results(exp_dir)["intervals"]
+    per_s = iv[iv.step == "r.L1"].groupby("second").agg(ops=("ops", "sum"), secs=("interval_s", "first"))
+    whole = per_s[per_s.secs >= 0.999]
+    return len(whole) > 0 and bool(((whole.ops / whole.secs - pace).abs() <= 0.01 * pace).all())
+
+
 @pytest.mark.slow
 def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_path, capsys):
     full, half, again = paced(tmp_path, "full", 2000), paced(tmp_path, "half", 1000), \
@@ -59,11 +67,18 @@ def test_compare_finds_a_known_factor_and_no_difference_where_there_is_none(tmp_
     # behind its pace on a busy machine (CI: 0.500474 [0.500173, …] with full a few ops short)
     truth = _achieved(half) / _achieved(full)
     assert thr.ci_low <= max(0.5, truth) + 5e-4 and thr.ci_high >= min(0.5, truth) - 5e-4, (truth, thr)
-    assert thr.ci_high - thr.ci_low < 0.1
+    # the interval is made of the loops' seconds: narrow where every second kept its pace;
+    # where a loop fell behind in one and caught up in the next (a pair of suites: 1,879 then
+    # 2,121 ops, an interval 0.948 – 1.055 around 1.000), it holds what the runs achieved
+    steady = _steady(full, 2000) and _steady(half, 1000)
+    assert not steady or thr.ci_high - thr.ci_low < 0.1, thr
     assert thr.verdict == "worse"
     same = pairing.compare(load_results(full), load_results(again), [("full", "again")])
     row = same[same.metric == "ops_per_s"].iloc[0]
-    assert 0.97 < row.ci_low <= row.ratio <= row.ci_high < 1.03     # no difference to speak of
+    alike = _achieved(again) / _achieved(full)
+    assert row.ci_low <= min(1, alike) + 5e-4 and row.ci_high >= max(1, alike) - 5e-4, (alike, row)
+    if steady and _steady(again, 2000):   # no difference to speak of
+        assert 0.97 < row.ci_low <= row.ratio <= row.ci_high < 1.03, row
     # "not significant" where both achieved the same rate; on a loaded machine one may fall
     # behind its pace (1,980 against 1,998 ops/s; or 9,999 against 10,000 ops in 5 s, 0.1 %,
     # which a loop's steady seconds resolve): a real difference, and the verdict must then
