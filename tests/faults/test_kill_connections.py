@@ -172,9 +172,9 @@ def _lb_experiment(url: str, name: str, phase: str, driver: str = "auto") -> dic
     props = {"maxid1": 40001 if phase == "load" else 3001, "loaders": 1, "data_file": SMALL_DIST,
              **{t: f"{name}_{t}" for t in ("linktable", "counttable", "nodetable")}}
     run = ({"skip": True} if phase == "load" else
-           # 8 s: the killer starts at the loop's first line, ~2 s in (a second is held until the
-           # next is complete); in a 4-s loop at load 9 its kills landed after the loop's last
-           # request (a pair: linkbench-mysql-python killed 8 idle sessions, 0 errors)
+           # 8 s: its killer starts a quarter loop after the step before saved (_in_step); when
+           # it started at the loop's first line (~2 s in: a second is held until the next is
+           # complete), a 4-s loop at load 9 saw its kills land after the last request
            {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 8, "driver": driver})
     return validate({"experiment": name, "workload": "linkbench", "properties": props,
                      "targets": [{"name": "t", "url": url}], "load": {"batch_size": 256},
