@@ -8,8 +8,8 @@ reads) and A (reads and updates) with uniform keys too, through its C loop over 
 (``run.driver: c``) and its Python loop (``python``, multiplexed from 4 connections per
 process as by default); ``pgbench -S -M prepared`` on a scale-1 pgbench database
 stays beside them, the reference of the earlier figures. At 1, 4, 16 and 64 clients for
-``--secs`` each, alternating so all see the same machine; then the load of 100k
-records. Prints Markdown tables for BENCHMARKS.md: ops/s, ratios to the fair limit,
+``--secs`` each, alternating so all see the same machine (the order of the columns
+turning by one place each ``--reps`` repetition); then the load of 100k records. Prints Markdown tables for BENCHMARKS.md: ops/s, ratios to the fair limit,
 and client CPU µs per operation (pgbench: its process's CPU from RUSAGE_CHILDREN;
 benchlib: the client processes' own getrusage over the step, the steps table's
 client_cpu_s), and the client side's context switches per operation, voluntary (a wait
@@ -167,26 +167,32 @@ def benchlib_run(url: str, data_dir: Path, name: str, threads: int, secs: float 
 def _point(url: str, data: Path, n: int, mix: str, secs: int, records: int, scripts: dict, rep: int,
            python: bool = True, table: str = "ycsb_bench") -> dict:
     """One client count of one mix, alternating: pgbench's fair limit (for A also with the
-    update's value a 100-character parameter, ``pgbt``), benchlib's C loop,
-    benchlib's Python loop (multiplex auto, as a run gets by default); for C also -S.
+    update's value a 100-character parameter, ``pgbt``, and on benchlib's own table,
+    ``pgbk``), benchlib's C loop, benchlib's Python loop (multiplex auto, as a run gets by
+    default); for C also -S. The order turns by one place each repetition, so that no
+    column always runs first or last (after the others' updates, on a table they changed).
     Each column: (rate, client CPU µs/op, voluntary and involuntary switches per op)."""
-    r = {}
+    runs = []
     if mix == "C" and python:
-        r["S"] = pgbench(url, n, secs)
-    r["pgb"] = pgbench(url, n, secs, scripts[mix])
+        runs.append(("S", lambda: pgbench(url, n, secs)))
+    runs.append(("pgb", lambda: pgbench(url, n, secs, scripts[mix])))
     if mix == "A":   # the same read+update, its 100 characters a parameter as benchlib's
-        r["pgbt"] = pgbench(url, n, secs, scripts["At"])
+        runs.append(("pgbt", lambda: pgbench(url, n, secs, scripts["At"])))
     if mix == "A" and "Ak" in scripts:   # and on benchlib's table by its own key
-        r["pgbk"] = pgbench(url, n, secs, scripts["Ak"])
-    r["c"] = benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c", mix,
-                          "uniform", table, ordered="Ak" in scripts)
+        runs.append(("pgbk", lambda: pgbench(url, n, secs, scripts["Ak"])))
+    runs.append(("c", lambda: benchlib_run(url, data, f"{mix}c{n}-{rep}", n, secs, False, records, "auto", "c",
+                                           mix, "uniform", table, ordered="Ak" in scripts)))
     if python:
-        r["py"] = benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto", "python",
-                               mix, "uniform", table, ordered="Ak" in scripts)
-    r = {k: (v[0], v[1], v[2]["vol_per_op"], v[2]["invol_per_op"]) for k, v in r.items()}
+        runs.append(("py", lambda: benchlib_run(url, data, f"{mix}p{n}-{rep}", n, secs, False, records, "auto",
+                                                "python", mix, "uniform", table, ordered="Ak" in scripts)))
+    turn = rep % len(runs)
+    done = {k: f() for k, f in runs[turn:] + runs[:turn]}
+    order = list(done)
+    r = {k: (v[0], v[1], v[2]["vol_per_op"], v[2]["invol_per_op"]) for k, v in
+         ((k, done[k]) for k, _ in runs)}     # the columns in their usual order again
     print(f"{mix} clients {n}: " + ", ".join(f"{k} {v[0]:,.0f}/s {v[1]:.1f} µs {v[2]:.2f}+{v[3]:.2f} sw"
                                              for k, v in r.items())
-          + f"; load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
+          + f"; run in the order {' '.join(order)}; load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
     return r
 
 
