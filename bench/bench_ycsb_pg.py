@@ -9,8 +9,9 @@ reads) and A (reads and updates) with uniform keys too, through its C loop over 
 process as by default); ``pgbench -S -M prepared`` on a scale-1 pgbench database
 stays beside them, the reference of the earlier figures. At 1, 4, 16 and 64 clients for
 ``--secs`` each, alternating so all see the same machine (the order of the columns
-turning by one place each ``--reps`` repetition); then the load of 100k records. Prints Markdown tables for BENCHMARKS.md: ops/s, ratios to the fair limit,
-and client CPU µs per operation (pgbench: its process's CPU from RUSAGE_CHILDREN;
+turning by one place each ``--reps`` repetition); then the load of 100k records.
+Prints Markdown tables for BENCHMARKS.md: ops/s, ratios to the fair limit, and client
+CPU µs per operation (pgbench: its process's CPU from RUSAGE_CHILDREN;
 benchlib: the client processes' own getrusage over the step, the steps table's
 client_cpu_s), and the client side's context switches per operation, voluntary (a wait
 that slept) and involuntary (a preemption): pgbench's process from os.wait4, benchlib's

@@ -177,12 +177,12 @@ def _lb_experiment(url: str, name: str, phase: str, driver: str = "auto") -> dic
              **{t: f"{name}_{t}" for t in ("linktable", "counttable", "nodetable")}}
     run = ({"skip": True} if phase == "load" else
            # 8 s: its killer starts once the loop's first second is on disk (_in_step), ~2 s in
-           # (a second is held until the next is complete), 3 s at most later; a 4-s loop at
-           # load 9 saw its kills land after the last request. Not a quarter loop after the
-           # step before saved: on a host where a context switch costs ~50 µs, the 4
-           # requesters were still preparing their statements then, and each reopened its
-           # killed connections before its first request: no request failed (both suites of
-           # a pair, session 19)
+           # (a second is held until the next is complete), and kills within ~1.3 s (its
+           # gathering and settling); a 4-s loop at load 9 saw its kills land after the last
+           # request. Not a quarter loop after the step before saved: on a host where a round
+           # trip costs a client ~50 µs of CPU, the 4 requesters were still preparing their
+           # statements then, and each reopened its killed connections before its first
+           # request: no request failed (both suites of a pair, session 19)
            {"threads": [THREADS], "processes": 1, "loops": 1, "loop_secs": 8, "driver": driver})
     return validate({"experiment": name, "workload": "linkbench", "properties": props,
                      "targets": [{"name": "t", "url": url}], "load": {"batch_size": 256},
